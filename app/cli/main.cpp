@@ -1,0 +1,2 @@
+// placeholder: replaced by the CLI implementation
+int main() { return 0; }

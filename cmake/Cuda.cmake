@@ -1,0 +1,22 @@
+# Decides whether the CUDA backend is built. AUTO turns it on only when a CUDA
+# compiler is found, so the same tree configures on laptops without the toolkit.
+include(CheckLanguage)
+set(PIPESCOPE_HAVE_CUDA OFF)
+if(PIPESCOPE_WITH_CUDA STREQUAL "AUTO" OR PIPESCOPE_WITH_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(PIPESCOPE_HAVE_CUDA ON)
+  elseif(NOT PIPESCOPE_WITH_CUDA STREQUAL "AUTO")
+    message(FATAL_ERROR "PIPESCOPE_WITH_CUDA=ON but no CUDA compiler was found. "
+                        "Install the CUDA toolkit (nvcc) or configure with -DPIPESCOPE_WITH_CUDA=OFF.")
+  else()
+    message(STATUS "pipescope: no CUDA compiler found; building without the CUDA backend")
+  endif()
+endif()

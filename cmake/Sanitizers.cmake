@@ -1,0 +1,10 @@
+# Sanitizer builds apply to everything we compile (not to prebuilt system libraries).
+if(PIPESCOPE_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(PIPESCOPE_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT PIPESCOPE_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "PIPESCOPE_SANITIZE must be empty, 'address' or 'thread', not '${PIPESCOPE_SANITIZE}'")
+endif()

@@ -1,0 +1,77 @@
+#pragma once
+// Parameters of the simulator's device model. Built-in profiles live as JSON in
+// resources/profiles/ (embedded at build time); `pipescope-cli calibrate` writes a
+// profile measured on a real GPU in the same format.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pipescope {
+
+/// Achieved bandwidth for one transfer size; profiles hold a curve per direction
+/// and memory kind, interpolated log-linearly in size.
+struct BandwidthPoint {
+  std::uint64_t bytes = 0;
+  double gbps = 0;  ///< 1e9 bytes per second
+  bool operator==(const BandwidthPoint&) const = default;
+};
+
+struct DeviceProfile {
+  std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
+  std::string description;  ///< one line for lists
+  std::string deviceName;   ///< GPU it describes ("NVIDIA H200")
+  std::string source;       ///< "built-in from ANCHORS.md" or "calibrated on <device>, driver <v>, <date>"
+
+  // Engines and queues.
+  int copyEngines = 2;          ///< 1 = one engine shared by both directions
+  int hardwareQueues = 32;      ///< 1 = single queue (pre-Hyper-Q): engines run work in issue order
+  bool delayedKernelSignal = false;  ///< Fermi: back-to-back kernels signal completion together
+
+  // Copies (GB/s = 1e9 B/s). The curves win over the flat figures when present.
+  double h2dPinnedGBps = 55.2;
+  double d2hPinnedGBps = 55.2;
+  double h2dPageableGBps = 8.0;
+  double d2hPageableGBps = 15.2;
+  double bidirectionalGBps = 96.0;  ///< both directions at once, together
+  std::vector<BandwidthPoint> h2dPinnedCurve, d2hPinnedCurve, h2dPageableCurve, d2hPageableCurve;
+  double copyLatencyNs = 2000;      ///< fixed engine cost per copy (DMA setup)
+  double mappedReadGBps = 50.0;     ///< kernel reading host memory over PCIe (zero-copy)
+  double managedMigrationGBps = 20.0;  ///< on-demand page migration of managed memory
+
+  // Compute.
+  double modelGflops = 45000;       ///< custom model kernel rate, GFLOP/s
+  double deviceMemoryGBps = 4000;   ///< normalize kernel (bytes read + written)
+  double gemmTflops = 400;          ///< light/heavy presets' GEMMs
+  double kernelGapNs = 1550;        ///< minimum spacing of back-to-back kernels on the GPU
+
+  // Host-side API costs (ns).
+  double kernelLaunchNs = 3700;
+  double memcpyAsyncCallNs = 2500;
+  double memcpySyncCallNs = 5000;   ///< fixed cost of a blocking cudaMemcpy beyond the copy
+  double eventRecordNs = 1300;
+  double syncWakeNs = 5000;         ///< from device completion to the host returning from a sync
+  double spinSyncWakeNs = 1000;
+  double yieldSyncWakeNs = 2500;
+
+  // Host CPU (pre/postprocessing), for this host.
+  double cpuNsPerOp = 0.25;         ///< one unit of preprocess/postprocess work on one byte
+
+  std::uint64_t deviceMemoryBytes = 141ull << 30;
+
+  bool operator==(const DeviceProfile&) const = default;
+};
+
+nlohmann::json profileToJson(const DeviceProfile& profile);
+/// Throws std::invalid_argument naming the field on a missing/wrong value.
+DeviceProfile profileFromJson(const nlohmann::json& j);
+
+std::vector<std::string> builtinProfileNames();
+std::optional<DeviceProfile> builtinProfile(const std::string& name);
+/// A built-in profile name or a path to a profile JSON file. On failure returns
+/// nullopt and sets `error` to a message naming the file or listing known names.
+std::optional<DeviceProfile> loadDeviceProfile(const std::string& nameOrPath, std::string& error);
+
+}  // namespace pipescope

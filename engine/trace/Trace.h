@@ -1,0 +1,84 @@
+#pragma once
+// Everything one run produced. Shared between the engine thread (writer) and the
+// UI/CLI (readers): the op store has its own lock-free publication, the small
+// metadata (lanes, names, outcome) is guarded by a mutex and read as copies.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/PipelineConfig.h"
+#include "trace/DeviceInfo.h"
+#include "trace/Lane.h"
+#include "trace/Op.h"
+#include "trace/TraceStore.h"
+
+namespace pipescope {
+
+enum class RunState : std::uint8_t { NotStarted, Running, Finished, Stopped, Failed };
+std::string_view toString(RunState s);
+
+struct RunOutcome {
+  RunState state = RunState::NotStarted;
+  std::string message;  ///< the error for Failed, a note otherwise
+  bool operator==(const RunOutcome&) const = default;
+};
+
+/// A configuration that took effect from `firstBatch` on (live changes).
+struct ConfigChange {
+  std::int32_t firstBatch = 0;
+  PipelineConfig config;
+  bool operator==(const ConfigChange&) const = default;
+};
+
+class Trace {
+ public:
+  explicit Trace(std::uint64_t maxOps = 0) : ops_(maxOps) {}
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  TraceStore& ops() { return ops_; }
+  const TraceStore& ops() const { return ops_; }
+
+  // Configuration: the first entry is the one the run started with.
+  void setConfig(const PipelineConfig& config);
+  void addConfigChange(std::int32_t firstBatch, const PipelineConfig& config);
+  PipelineConfig config() const;  ///< the configuration the run started with
+  std::vector<ConfigChange> configHistory() const;
+
+  void setDevice(const DeviceInfo& device);
+  DeviceInfo device() const;
+
+  /// Adds a lane, or returns the existing one with the same kind and index.
+  std::uint16_t lane(LaneKind kind, int index, const std::string& name);
+  std::vector<Lane> lanes() const;
+  std::size_t laneCount() const;
+
+  /// Interns an op name ("normalize", "cudaLaunchKernel", an imported kernel name).
+  /// Index 0 is reserved for "use the op kind's name".
+  std::uint16_t internName(const std::string& name);
+  std::vector<std::string> names() const;
+  /// The name an op should be shown with.
+  std::string opName(const Op& op) const;
+
+  void setOutcome(RunOutcome outcome);
+  RunOutcome outcome() const;
+
+  /// Number of batches the run completed (the metrics' N).
+  void setCompletedBatches(std::int64_t n);
+  std::int64_t completedBatches() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<ConfigChange> configs_;
+  DeviceInfo device_;
+  std::vector<Lane> lanes_;
+  std::vector<std::string> names_{std::string()};
+  std::unordered_map<std::string, std::uint16_t> nameIndex_;
+  RunOutcome outcome_;
+  std::int64_t completedBatches_ = 0;
+  TraceStore ops_;
+};
+
+}  // namespace pipescope

@@ -1,0 +1,87 @@
+#pragma once
+// Append-only op storage shared by one writer (the engine thread) and readers (the
+// UI, the CLI's progress line). The writer fills fixed-size chunks and makes them
+// visible with publish(); a reader takes a snapshot, which holds the chunks alive
+// and never blocks the writer for longer than a vector copy of chunk pointers.
+// A bounded window drops whole chunks from the front; op indices stay global so a
+// reader can tell what it missed.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "trace/Op.h"
+
+namespace pipescope {
+
+class TraceView;
+
+class TraceStore {
+ public:
+  static constexpr std::size_t kChunkOps = 4096;
+  struct Chunk {
+    Op ops[kChunkOps];
+  };
+
+  /// maxOps = 0 keeps everything; otherwise old chunks are dropped to stay near it.
+  explicit TraceStore(std::uint64_t maxOps = 0);
+  TraceStore(const TraceStore&) = delete;
+  TraceStore& operator=(const TraceStore&) = delete;
+
+  // --- writer side (one thread) ---
+  void append(const Op& op);
+  /// Makes every appended op visible to readers (call per batch, not per op).
+  void publish();
+
+  // --- reader side (any thread) ---
+  /// Ops [firstIndex, publishedCount) as of now.
+  TraceView snapshot() const;
+  std::uint64_t publishedCount() const { return published_.load(std::memory_order_acquire); }
+  /// Ops dropped from the front by the bounded window.
+  std::uint64_t droppedCount() const;
+  std::uint64_t maxOps() const { return maxOps_; }
+
+ private:
+  std::uint64_t maxOps_;
+  mutable std::mutex chunksMutex_;  // guards chunks_ and first_ (changed once per chunk)
+  std::vector<std::shared_ptr<Chunk>> chunks_;
+  std::uint64_t first_ = 0;  // global index of chunks_[0]->ops[0]
+  std::uint64_t written_ = 0;  // writer-only
+  Chunk* current_ = nullptr;   // writer-only: the chunk being filled
+  std::atomic<std::uint64_t> published_{0};
+};
+
+/// An immutable, cheap-to-copy window of ops [begin, end) in global indices.
+class TraceView {
+ public:
+  TraceView() = default;
+  TraceView(std::vector<std::shared_ptr<const TraceStore::Chunk>> chunks, std::uint64_t chunkBase,
+            std::uint64_t begin, std::uint64_t end)
+      : chunks_(std::move(chunks)), chunkBase_(chunkBase), begin_(begin), end_(end) {}
+
+  std::uint64_t begin() const { return begin_; }
+  std::uint64_t end() const { return end_; }
+  std::uint64_t size() const { return end_ - begin_; }
+  bool empty() const { return begin_ == end_; }
+  /// Op by global index; must be in [begin(), end()).
+  const Op& at(std::uint64_t globalIndex) const {
+    const std::uint64_t rel = globalIndex - chunkBase_;
+    return chunks_[rel / TraceStore::kChunkOps]->ops[rel % TraceStore::kChunkOps];
+  }
+  /// Op by position in the view, 0-based.
+  const Op& operator[](std::uint64_t i) const { return at(begin_ + i); }
+
+  template <typename F>
+  void forEach(F&& f) const {
+    for (std::uint64_t i = begin_; i < end_; ++i) f(at(i));
+  }
+
+ private:
+  std::vector<std::shared_ptr<const TraceStore::Chunk>> chunks_;
+  std::uint64_t chunkBase_ = 0;
+  std::uint64_t begin_ = 0;
+  std::uint64_t end_ = 0;
+};
+
+}  // namespace pipescope
