@@ -317,7 +317,9 @@ MetricsInput inputFor(const Trace& trace) {
 
 Metrics computeMetrics(const Trace& trace) {
   MetricsInput in = inputFor(trace);
-  in.completedBatches = trace.completedBatches();
+  // With a bounded live window the run's batch count no longer matches the ops kept:
+  // count the batches that finished inside the window instead.
+  if (trace.ops().droppedCount() == 0) in.completedBatches = trace.completedBatches();
   return computeMetrics(in);
 }
 
@@ -325,7 +327,7 @@ Metrics computeMetrics(const Trace& trace, std::int64_t fromNs, std::int64_t toN
   MetricsInput in = inputFor(trace);
   in.fromNs = fromNs;
   in.toNs = toNs;
-  if (toNs <= fromNs) in.completedBatches = trace.completedBatches();
+  if (toNs <= fromNs && trace.ops().droppedCount() == 0) in.completedBatches = trace.completedBatches();
   return computeMetrics(in);
 }
 
