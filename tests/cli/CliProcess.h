@@ -1,0 +1,111 @@
+#pragma once
+// Runs the built pipescope-cli (PIPESCOPE_CLI) as a child process and collects its
+// exit code, stdout and stderr, so the tests see exactly what a user sees.
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace pipescope::testing {
+
+struct CliResult {
+  int exitCode = -1;  ///< -1 when the process ended by a signal
+  std::string out;
+  std::string err;
+};
+
+class CliProcess {
+ public:
+  explicit CliProcess(const std::vector<std::string>& args) {
+    int outPipe[2], errPipe[2];
+    if (::pipe(outPipe) != 0 || ::pipe(errPipe) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2);
+    posix_spawn_file_actions_addclose(&actions, outPipe[0]);
+    posix_spawn_file_actions_addclose(&actions, errPipe[0]);
+    std::vector<std::string> argv{PIPESCOPE_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    if (posix_spawn(&pid_, PIPESCOPE_CLI, &actions, nullptr, cargv.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(outPipe[1]);
+    ::close(errPipe[1]);
+    outFd_ = outPipe[0];
+    errFd_ = errPipe[0];
+  }
+  ~CliProcess() {
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (outFd_ >= 0) ::close(outFd_);
+    if (errFd_ >= 0) ::close(errFd_);
+  }
+  CliProcess(const CliProcess&) = delete;
+  CliProcess& operator=(const CliProcess&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+
+  /// Reads output until stderr contains `text` or both pipes close; true if found.
+  bool waitForStderr(const std::string& text) {
+    while (result_.err.find(text) == std::string::npos)
+      if (!pump()) return result_.err.find(text) != std::string::npos;
+    return true;
+  }
+
+  /// Reads everything, waits for the exit and returns what the process did.
+  CliResult finish() {
+    while (pump()) {
+    }
+    int status = 0;
+    if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
+      reaped_ = true;
+      result_.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    return result_;
+  }
+
+ private:
+  // One poll round; false once both pipes are closed.
+  bool pump() {
+    pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
+    if (outFd_ < 0 && errFd_ < 0) return false;
+    if (::poll(fds, 2, -1) < 0) return false;
+    char buf[4096];
+    for (int i = 0; i < 2; ++i) {
+      int& fd = i == 0 ? outFd_ : errFd_;
+      if (fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? result_.out : result_.err).append(buf, std::size_t(n));
+      } else {
+        ::close(fd);
+        fd = -1;
+      }
+    }
+    return outFd_ >= 0 || errFd_ >= 0;
+  }
+
+  pid_t pid_ = -1;
+  int outFd_ = -1, errFd_ = -1;
+  bool reaped_ = false;
+  CliResult result_;
+};
+
+inline CliResult runCli(const std::vector<std::string>& args) {
+  CliProcess p(args);
+  return p.finish();
+}
+
+}  // namespace pipescope::testing
