@@ -1,2 +1,62 @@
-// placeholder: replaced by the CLI implementation
-int main() { return 0; }
+// pipescope-cli: the Qt-free command line tool. Sub-commands register themselves
+// (Commands.h); this file only dispatches and prints the tool's help.
+#include <algorithm>
+#include <iostream>
+
+#include "Commands.h"
+
+using namespace pipescope::cli;
+
+namespace {
+
+void printHelp(std::ostream& out) {
+  out << "usage: pipescope-cli COMMAND [options]\n\n"
+         "pipescope shows how a CPU-GPU pipeline spends its time. This tool runs the pipeline\n"
+         "headless (on a CUDA GPU or on the simulator) and prints what limited it.\n\n"
+         "Commands:\n";
+  auto commands = commandRegistry();
+  std::sort(commands.begin(), commands.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+  std::size_t width = 0;
+  for (const auto& c : commands) width = std::max(width, c.name.size());
+  for (const auto& c : commands) out << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
+  out << "\nOptions:\n"
+         "  --help, -h   this help; 'pipescope-cli COMMAND --help' documents a command's options\n"
+         "  --version    the version\n\n"
+         "Exit status: 0 success, 1 the run or analysis failed, 2 bad command line.\n"
+         "Example: pipescope-cli run --preset multi-stream --backend sim\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    printHelp(std::cerr);
+    return kExitUsage;
+  }
+  const std::string& first = args.front();
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (first == "help" && args.size() > 1) {
+      args = {args[1], "--help"};
+    } else {
+      printHelp(std::cout);
+      return kExitOk;
+    }
+  }
+  if (args.front() == "--version") {
+    std::cout << "pipescope-cli " << PIPESCOPE_VERSION << "\n";
+    return kExitOk;
+  }
+  for (const auto& c : commandRegistry()) {
+    if (c.name != args.front()) continue;
+    try {
+      return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
+    } catch (const std::exception& e) {
+      // Commands report their own errors; this is the last line of defence.
+      std::cerr << "pipescope-cli " << c.name << ": " << e.what() << "\n";
+      return kExitRunFailed;
+    }
+  }
+  std::cerr << "pipescope-cli: unknown command '" << args.front() << "'. Run 'pipescope-cli --help' for the list.\n";
+  return kExitUsage;
+}

@@ -2,17 +2,36 @@
 // The one definition of every figure pipescope reports (DESIGN.md, "Metrics"). The
 // CLI summary, the UI's metrics panel, the charts, the sweep and the tests all call
 // these functions; nothing else computes a metric.
+//
+// Conventions:
+// - an op is one record that sits on its stream/host lane (`lane`) and, for GPU ops,
+//   on a hardware engine lane (`engineLane`); per-kind figures (H2D busy, compute
+//   busy) are unions over the ops of that kind, so an op counts once however many
+//   lanes show it;
+// - busy time is always the union of [start, end) intervals, never a sum;
+// - host lanes are busy with CPU stages and API calls, not while they wait in a
+//   synchronisation, nor while a blocking copy call waits for its copy engine;
+// - annotations (imported user ranges) take no part in any figure.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "config/PipelineConfig.h"
+#include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
 
 enum class Bottleneck : std::uint8_t { CopyBound, ComputeBound, HostBound, LatencyBound, Unknown };
+/// "copy-bound", "compute-bound", "host-bound", "latency-bound", "unknown".
 std::string_view toString(Bottleneck b);
+
+/// A resource (engine or host thread) counts as saturated from this busy fraction on;
+/// below it for every resource, the run is latency-bound.
+inline constexpr double kSaturatedBusyFraction = 0.6;
 
 struct LaneBusy {
   std::uint16_t lane = 0;
@@ -33,7 +52,7 @@ struct StageTimes {
 
 struct Metrics {
   std::int64_t batches = 0;
-  std::int64_t samples = 0;
+  std::int64_t samples = 0;     ///< 0 when the trace has no configuration (imported)
   std::int64_t ops = 0;
   std::int64_t firstNs = 0;     ///< earliest op start
   std::int64_t lastNs = 0;      ///< latest op end
@@ -54,7 +73,8 @@ struct Metrics {
   double computeBusy = 0;       ///< fraction of makespan the compute engine ran kernels
   double h2dBusy = 0;           ///< fraction for H2D copies (either engine)
   double d2hBusy = 0;
-  double submitThreadBusy = 0;  ///< API calls, syncs excluded
+  double copyBusy = 0;          ///< fraction with any copy running (the one engine of 1-engine devices)
+  double submitThreadBusy = 0;  ///< API calls, syncs excluded (mean over submit lanes)
   double workersBusy = 0;       ///< mean over CPU worker lanes
   double gpuIdle = 0;           ///< fraction of makespan with no GPU op running
 
@@ -73,15 +93,37 @@ struct Metrics {
 /// Ideal makespan for N batches with per-batch stage times h, k, d:
 /// separate copy engines: max(h,k,d)*N + (h+k+d - max(h,k,d));
 /// one copy engine:       max(h+d,k)*N + (h+k+d - max(h+d,k)).
+/// 0 for N <= 0.
 double idealBound(double h, double k, double d, std::int64_t batches, int copyEngines);
 
-/// Metrics over the published ops of a trace (or a window [fromNs, toNs) of it when
-/// toNs > fromNs: ops are clipped to the window).
+/// Everything computeMetrics needs, for callers that hold the pieces (a window of a
+/// live trace, an imported trace without configuration).
+struct MetricsInput {
+  TraceView ops;
+  std::vector<Lane> lanes;
+  std::optional<PipelineConfig> config;  ///< nullopt: samples are unknown
+  DeviceInfo device;
+  /// Batches the run completed; 0 counts the batches whose last op ends in the window.
+  std::int64_t completedBatches = 0;
+  /// Window [fromNs, toNs): ops are clipped to it. toNs <= fromNs means the whole trace.
+  std::int64_t fromNs = 0;
+  std::int64_t toNs = 0;
+};
+
+Metrics computeMetrics(const MetricsInput& input);
+/// Metrics over the published ops of a trace.
 Metrics computeMetrics(const Trace& trace);
+/// The same over a window [fromNs, toNs) of a trace (the timeline's range selection);
+/// batches are those whose last op ends inside the window.
+Metrics computeMetrics(const Trace& trace, std::int64_t fromNs, std::int64_t toNs);
 Metrics computeMetrics(const TraceView& ops, const std::vector<Lane>& lanes, const PipelineConfig& config,
                        const DeviceInfo& device, std::int64_t completedBatches);
 
 /// Union length of [start, end) intervals (any order); the basis of every busy figure.
 double unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals);
+
+/// Copy engines to assume for the bound: the device's count when known (>= 2 counts
+/// as 2), else 1 when the trace has a shared copy-engine lane, else 2.
+int effectiveCopyEngines(const DeviceInfo& device, const std::vector<Lane>& lanes);
 
 }  // namespace pipescope

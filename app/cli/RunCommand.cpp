@@ -1,0 +1,115 @@
+// `pipescope-cli run`: one pipeline run with a summary of what limited it.
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unistd.h>
+
+#include "Commands.h"
+#include "InterruptGuard.h"
+#include "RunOptions.h"
+#include "RunProgress.h"
+#include "RunSummary.h"
+#include "TraceOutput.h"
+#include "runner/EngineThread.h"
+
+namespace pipescope::cli {
+
+namespace {
+
+int usageError(const std::string& message) {
+  std::cerr << "pipescope-cli run: " << message << "\nSee 'pipescope-cli run --help'.\n";
+  return kExitUsage;
+}
+
+int invalidConfig(const std::vector<ConfigIssue>& issues) {
+  std::cerr << "pipescope-cli run: invalid configuration:\n";
+  for (const auto& i : issues) std::cerr << "  --" << i.message() << "\n";
+  std::cerr << "See 'pipescope-cli run --help'.\n";
+  return kExitUsage;
+}
+
+int runMain(const std::vector<std::string>& args) {
+  RunOptionParser parser;
+  if (wantsHelp(args)) {
+    std::cout << parser.help();
+    return kExitOk;
+  }
+  RunRequest req;
+  try {
+    req = parser.parse(args);
+  } catch (const UsageError& e) {
+    return usageError(e.what());
+  } catch (const std::exception& e) {  // an unreadable or malformed --config file
+    return usageError(e.what());
+  }
+  if (auto issues = validate(req.config); !issues.empty()) return invalidConfig(issues);
+
+  BackendSelection selection = makeBackend(req.backend);
+  if (!selection.backend) {
+    std::cerr << "pipescope-cli run: " << selection.error << "\n";
+    return kExitRunFailed;
+  }
+  EngineThread engine(std::move(selection.backend));
+  InterruptGuard interrupt;
+  std::shared_ptr<Trace> trace;
+  try {
+    trace = engine.start(req.config, req.maxOps);
+  } catch (const ConfigError& e) {
+    return invalidConfig(e.issues());
+  }
+
+  RunProgress progress(!req.noProgress && (req.progress || ::isatty(STDERR_FILENO)), req.config.batchCount);
+  bool stopRequested = false;
+  while (engine.running()) {
+    if (!stopRequested && interrupt.interrupted()) {
+      engine.requestStop();
+      stopRequested = true;
+    }
+    progress.update(*trace);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  engine.wait();
+  progress.finish();
+
+  RunReport report;
+  report.config = req.config;
+  report.presetName = req.presetName;
+  report.device = trace->device();
+  report.backendNote = selection.note;
+  report.outcome = trace->outcome();
+  report.metrics = computeMetrics(*trace);
+  report.droppedOps = trace->ops().droppedCount();
+
+  int exitCode = kExitOk;
+  if (!req.tracePath.empty()) {
+    try {
+      saveTrace(*trace, req.tracePath);
+      report.tracePath = req.tracePath;
+    } catch (const std::exception& e) {
+      std::cerr << "pipescope-cli run: " << e.what() << "\n";
+      exitCode = kExitRunFailed;
+    }
+  }
+
+  if (req.json)
+    std::cout << summaryJson(report).dump(2) << "\n";
+  else if (!req.quiet)
+    std::cout << formatSummary(report);
+  std::cout.flush();
+
+  if (report.outcome.state == RunState::Failed) {
+    std::cerr << "pipescope-cli run: the run failed: " << report.outcome.message << "\n";
+    return kExitRunFailed;
+  }
+  if (report.outcome.state == RunState::Stopped && !req.quiet)
+    std::cerr << "pipescope-cli run: stopped on request; the summary covers what was recorded.\n";
+  return exitCode;
+}
+
+const bool registered = registerCommand(
+    {"run", "run the pipeline on a GPU or the simulator and explain what limited it", runMain});
+
+}  // namespace
+
+}  // namespace pipescope::cli

@@ -1,0 +1,225 @@
+#include "RunOptions.h"
+
+#include <cmath>
+#include <limits>
+
+#include "config/ConfigJson.h"
+#include "config/Presets.h"
+#include "sim/DeviceProfile.h"
+
+namespace pipescope::cli {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& e : v) s += (s.empty() ? "" : sep) + e;
+  return s;
+}
+
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+RunOptionParser::RunOptionParser() {
+  using namespace limits;
+  const PipelineConfig d;
+  auto knob = [this](std::string name, std::string valueName, std::string help,
+                     std::function<void(PipelineConfig&, const std::string&)> set) {
+    options_.value(name, std::move(valueName), std::move(help), [this, set](const std::string& v) {
+      // Values are checked now (so errors come in command-line order) and applied
+      // after the presets and config files.
+      PipelineConfig probe;
+      set(probe, v);
+      knobSteps_.push_back([this, set, v] { set(request_.config, v); });
+    });
+  };
+  auto knobFlag = [this](std::string name, std::string help, std::function<void(PipelineConfig&)> set) {
+    options_.flag(std::move(name), std::move(help), [this, set] { knobSteps_.push_back([this, set] { set(request_.config); }); });
+  };
+  // Integer knobs accept any int here so that validate() explains an out-of-range
+  // value with its reason; only non-numbers and overflow are rejected while parsing.
+  auto intKnob = [&](const char* name, const char* valueName, std::string help, int PipelineConfig::*field) {
+    knob(name, valueName, std::move(help), [name, field](PipelineConfig& c, const std::string& v) {
+      c.*field = int(parseInteger(name, v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+    });
+  };
+  auto numKnob = [&](const char* name, const char* valueName, std::string help, double PipelineConfig::*field) {
+    knob(name, valueName, std::move(help),
+         [name, field](PipelineConfig& c, const std::string& v) { c.*field = parseNumber(name, v); });
+  };
+
+  options_.group("Configuration sources (knob options below always override them)");
+  options_.value("preset", "NAME",
+                 "start from a built-in preset: " + join(presetNames(), ", ") + " (see 'pipescope-cli presets')",
+                 [this](const std::string& v) {
+                   auto p = findPreset(v);
+                   if (!p)
+                     throw UsageError("--preset = '" + v + "': unknown preset; known presets: " +
+                                      join(presetNames(), ", "));
+                   request_.presetName = v;
+                   baseSteps_.push_back([this, cfg = p->config] { request_.config = cfg; });
+                 });
+  options_.value("config", "FILE.json",
+                 "read configuration fields from a JSON file (the keys are the option names below, e.g. "
+                 "{\"streams\": 4, \"memory\": \"pinned\"}); applied on top of --preset",
+                 [this](const std::string& v) {
+                   request_.configFiles.push_back(v);
+                   baseSteps_.push_back([this, v] { request_.config = loadConfigFile(v, request_.config); });
+                 });
+
+  options_.group("Transfers and streams");
+  knob("mode", "MODE", "transfer mode: " + choices(transferModeNames()) + " (default " + std::string(toString(d.mode)) +
+                           "); blocking = cudaMemcpy and a sync per batch, async = cudaMemcpyAsync on streams",
+       [](PipelineConfig& c, const std::string& v) {
+         c.mode = parseChoice<TransferMode>("mode", v, parseTransferMode, choices(transferModeNames()));
+       });
+  knob("memory", "KIND", "host memory: " + choices(hostMemoryNames()) + " (default " + std::string(toString(d.memory)) + ")",
+       [](PipelineConfig& c, const std::string& v) {
+         c.memory = parseChoice<HostMemory>("memory", v, parseHostMemory, choices(hostMemoryNames()));
+       });
+  intKnob("streams", "N", "CUDA streams, 1.." + std::to_string(kMaxStreams) + " (default 1; 1 in blocking mode)", &PipelineConfig::streams);
+  knob("order", "ORDER",
+       "issue order: " + choices(issueOrderNames()) +
+           " (default depth-first: all stages of batch i, then i+1; breadth-first: all H2D, then all kernels, then "
+           "all D2H)",
+       [](PipelineConfig& c, const std::string& v) {
+         c.order = parseChoice<IssueOrder>("order", v, parseIssueOrder, choices(issueOrderNames()));
+       });
+  knob("sync", "HOW", "host synchronisation: " + choices(syncModeNames()) + " (default " + std::string(toString(d.sync)) + ")",
+       [](PipelineConfig& c, const std::string& v) {
+         c.sync = parseChoice<SyncMode>("sync", v, parseSyncMode, choices(syncModeNames()));
+       });
+
+  options_.group("Batches");
+  intKnob("batch-samples", "N",
+          "samples per batch, 1.." + std::to_string(kMaxBatchSamples) + " (default " + std::to_string(d.batchSamples) +
+              "); batch bytes = samples x sample bytes, at most " + formatBytes(kMaxBatchBytes),
+          &PipelineConfig::batchSamples);
+  knob("sample-bytes", "BYTES",
+       "input bytes per sample, 4 B.." + formatBytes(kMaxSampleBytes) + "; accepts units K, M, G (binary): 512K, 32M (default " +
+           formatBytes(d.sampleBytes) + ")",
+       [](PipelineConfig& c, const std::string& v) { c.sampleBytes = parseByteCount("sample-bytes", v); });
+  intKnob("batches", "N",
+          "batches to run, 0.." + std::to_string(kMaxBatchCount) + " (default " + std::to_string(d.batchCount) +
+              "); 0 runs until Ctrl-C",
+          &PipelineConfig::batchCount);
+
+  options_.group("GPU work");
+  knobFlag("normalize", "run the normalisation kernel (default)", [](PipelineConfig& c) { c.normalizeKernel = true; });
+  knobFlag("no-normalize", "skip the normalisation kernel", [](PipelineConfig& c) { c.normalizeKernel = false; });
+  knob("model", "MODEL",
+       "model stage: " + choices(modelPresetNames()) +
+           " (default custom: a synthetic kernel costing --model-flops-per-byte; light/heavy: GEMMs sized like a "
+           "small/large image network)",
+       [](PipelineConfig& c, const std::string& v) {
+         c.model = parseChoice<ModelPreset>("model", v, parseModelPreset, choices(modelPresetNames()));
+       });
+  numKnob("model-flops-per-byte", "X",
+          "arithmetic intensity of the custom model, FLOP per input byte, 0.." + num(kMaxModelFlopsPerByte) +
+              " (default " + num(d.modelFlopsPerByte) + "; 0 skips the model)",
+          &PipelineConfig::modelFlopsPerByte);
+
+  options_.group("CPU work");
+  intKnob("cpu-workers", "N",
+          "CPU threads sharing pre- and postprocessing, 1.." + std::to_string(kMaxCpuWorkers) + " (default " +
+              std::to_string(d.cpuWorkers) + ")",
+          &PipelineConfig::cpuWorkers);
+  numKnob("preprocess-ops-per-byte", "X",
+          "CPU work per input byte, 0.." + num(kMaxCpuOpsPerByte) + " (default 0 = no preprocessing)",
+          &PipelineConfig::preprocessOpsPerByte);
+  numKnob("postprocess-ops-per-byte", "X",
+          "CPU work per output byte, 0.." + num(kMaxCpuOpsPerByte) + " (default 0 = no postprocessing)",
+          &PipelineConfig::postprocessOpsPerByte);
+
+  options_.group("Data movement");
+  knob("residency", "WHERE",
+       "input data: " + choices(dataResidencyNames()) +
+           " (default every-batch: copied in each batch; resident: copied once and kept on the GPU)",
+       [](PipelineConfig& c, const std::string& v) {
+         c.residency = parseChoice<DataResidency>("residency", v, parseDataResidency, choices(dataResidencyNames()));
+       });
+  numKnob("output-ratio", "X",
+          "output bytes per input byte, greater than 0, at most " + num(kMaxOutputRatio) + " (default 1)",
+          &PipelineConfig::outputRatio);
+  numKnob("roi", "FRACTION",
+          "fraction of the output copied back (region of interest), greater than 0, at most 1 (default 1)",
+          &PipelineConfig::roiFraction);
+  intKnob("chunks", "N",
+          "pieces each copy is split into, 1.." + std::to_string(kMaxTransferChunks) + " (default 1 = one large copy)",
+          &PipelineConfig::transferChunks);
+
+  options_.group("Backend");
+  options_.value("backend", "KIND",
+                 "sim|cuda|auto (default auto: the CUDA GPU when there is one, else the simulator)",
+                 [this](const std::string& v) {
+                   request_.backend.choice = parseChoice<BackendChoice>("backend", v, parseBackendChoice, "sim|cuda|auto");
+                 });
+  options_.value("profile", "NAME|FILE",
+                 "simulator device profile: a built-in name (" + join(builtinProfileNames(), ", ") +
+                     ") or a profile JSON file (default h200; see 'pipescope-cli profiles')",
+                 [this](const std::string& v) {
+                   std::string error;
+                   if (!loadDeviceProfile(v, error)) throw UsageError("--profile = '" + v + "': " + error);
+                   request_.backend.simulatorProfile = v;
+                 });
+  options_.value("device", "N", "CUDA device index, 0..63 (default 0)", [this](const std::string& v) {
+    request_.backend.cudaDevice = int(parseInteger("device", v, 0, 63));
+  });
+  options_.value("slowdown", "X",
+                 "simulator: wall-clock seconds per simulated second, 0..10000 (default 0 = as fast as possible)",
+                 [this](const std::string& v) {
+                   const double x = parseNumber("slowdown", v);
+                   if (x < 0 || x > 10000) throw UsageError("--slowdown = " + v + ": allowed 0..10000");
+                   request_.backend.simulatorSlowdown = x;
+                 });
+
+  options_.group("Output");
+  options_.value("trace", "FILE", "write the recorded trace to FILE (versioned JSON; written atomically)",
+                 [this](const std::string& v) {
+                   if (v.empty()) throw UsageError("--trace needs a file name");
+                   request_.tracePath = v;
+                 });
+  options_.value("max-ops", "N",
+                 "keep at most about N ops in memory, 0..10^10 (default 0 = keep all; runs with --batches 0 keep "
+                 "4194304); metrics then cover the ops kept",
+                 [this](const std::string& v) { request_.maxOps = std::uint64_t(parseInteger("max-ops", v, 0, 10'000'000'000)); });
+  options_.flag("json", "print the summary as JSON on stdout (for scripts); messages still go to stderr",
+                [this] { request_.json = true; });
+  options_.flag("quiet", "print no summary table (errors still go to stderr)", [this] { request_.quiet = true; });
+  options_.flag("progress", "show progress on stderr even when it is not a terminal", [this] { request_.progress = true; });
+  options_.flag("no-progress", "never show progress", [this] { request_.noProgress = true; });
+}
+
+RunRequest RunOptionParser::parse(const std::vector<std::string>& args) {
+  request_ = RunRequest{};
+  baseSteps_.clear();
+  knobSteps_.clear();
+  options_.parse(args);
+  for (auto& step : baseSteps_) step();
+  for (auto& step : knobSteps_) step();
+  if (request_.maxOps == 0 && request_.config.runsUntilStopped()) request_.maxOps = 4u << 20;
+  return request_;
+}
+
+std::string RunOptionParser::help() const {
+  return "usage: pipescope-cli run [options]\n"
+         "\n"
+         "Runs the pipeline (CPU preprocessing, H2D copy, GPU compute, D2H copy, CPU postprocessing) on a CUDA GPU\n"
+         "or on the simulator, records every operation, and prints what the run achieved and what limited it.\n"
+         "Ctrl-C stops the run cleanly and still prints the summary of what was recorded.\n"
+         "Option values go after a space or '=': --streams 4, --streams=4.\n" +
+         options_.help() +
+         "\nExit status: 0 the run finished (or was stopped with Ctrl-C), 1 the run failed, 2 bad option or value.\n"
+         "\nExamples:\n"
+         "  pipescope-cli run --preset multi-stream --backend sim\n"
+         "  pipescope-cli run --preset naive --sample-bytes 1M --batches 64 --trace naive.json\n"
+         "  pipescope-cli run --config my.json --streams 8 --json\n";
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,192 @@
+#include "RunSummary.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "config/ConfigJson.h"
+
+namespace pipescope::cli {
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return fmt("%.0f%%", fraction * 100.0); }
+
+// Three significant figures, without a trailing ".0" for large numbers.
+std::string figure(double v) {
+  if (std::fabs(v) >= 100 || (v == std::round(v) && std::fabs(v) < 1e15)) return fmt("%.0f", v);
+  if (std::fabs(v) >= 10) return fmt("%.1f", v);
+  return fmt("%.2f", v);
+}
+
+std::string row(const std::string& label, const std::string& value) {
+  constexpr std::size_t kLabel = 18;
+  return "  " + label + std::string(label.size() < kLabel ? kLabel - label.size() : 1, ' ') + value + "\n";
+}
+
+std::string gpuWork(const PipelineConfig& c) {
+  std::string s = c.normalizeKernel ? "normalize + " : "";
+  if (c.model == ModelPreset::Custom)
+    s += c.modelFlopsPerByte > 0 ? "custom model, " + figure(c.modelFlopsPerByte) + " FLOP/byte" : "no model";
+  else
+    s += std::string(toString(c.model)) + " model (GEMMs)";
+  return s;
+}
+
+std::string bandwidthRow(double busy, double wall, std::uint64_t bytes) {
+  if (bytes == 0) return "no copies";
+  return figure(busy) + " GB/s while copying, " + figure(wall) + " GB/s over the run (" + formatBytes(bytes) + ")";
+}
+
+std::string laneBusyList(const Metrics& m) {
+  std::string s;
+  auto add = [&s](const std::string& what, double f) { s += (s.empty() ? "" : ", ") + what + " " + percent(f); };
+  if (m.copyEngines <= 1) {
+    add("copy engine", m.copyBusy);
+    add("compute", m.computeBusy);
+  } else {
+    add("H2D engine", m.h2dBusy);
+    add("compute", m.computeBusy);
+    add("D2H engine", m.d2hBusy);
+  }
+  add("submit thread", m.submitThreadBusy);
+  bool workers = false;
+  for (const auto& l : m.lanes) workers = workers || l.kind == LaneKind::HostWorker;
+  if (workers) add("CPU workers (mean)", m.workersBusy);
+  return s;
+}
+
+}  // namespace
+
+std::string formatDuration(double ns) {
+  const double a = std::fabs(ns);
+  if (a < 1e3) return fmt("%.0f ns", ns);
+  if (a < 1e6) return figure(ns / 1e3) + " µs";
+  if (a < 1e9) return figure(ns / 1e6) + " ms";
+  return figure(ns / 1e9) + " s";
+}
+
+std::string formatSummary(const RunReport& r) {
+  const PipelineConfig& c = r.config;
+  const Metrics& m = r.metrics;
+  std::string s;
+  s += "Configuration" + (r.presetName.empty() ? std::string() : " (preset " + r.presetName + ")") + "\n";
+  s += row("transfers", std::string(toString(c.mode)) + ", " + std::string(toString(c.memory)) + " host memory, " +
+                            std::to_string(c.streams) + (c.streams == 1 ? " stream" : " streams") + ", " +
+                            std::string(toString(c.order)));
+  s += row("batch", std::to_string(c.batchSamples) + " samples x " + formatBytes(c.sampleBytes) + " = " +
+                        formatBytes(c.batchBytes()) + ", " +
+                        (c.runsUntilStopped() ? std::string("until stopped") : std::to_string(c.batchCount) + " batches"));
+  s += row("GPU work", gpuWork(c));
+  s += row("CPU work", std::to_string(c.cpuWorkers) + (c.cpuWorkers == 1 ? " worker" : " workers") + ", preprocess " +
+                           figure(c.preprocessOpsPerByte) + " ops/byte, postprocess " +
+                           figure(c.postprocessOpsPerByte) + " ops/byte");
+  s += row("data movement", std::string(toString(c.residency)) + ", output " + figure(c.outputRatio) + "x input, ROI " +
+                                figure(c.roiFraction) + ", " + std::to_string(c.transferChunks) +
+                                (c.transferChunks == 1 ? " chunk" : " chunks") + " per copy, " +
+                                formatBytes(c.d2hBytes()) + " back per batch");
+  s += row("sync", std::string(toString(c.sync)));
+
+  s += "Device\n";
+  const std::string device = r.device.backend == "simulator"
+                                 ? "simulator, device profile '" + r.device.profile + "'"
+                                 : r.device.backend + ": " + r.device.summary();
+  s += row("backend", device +
+                          (r.device.timingSource.empty() ? "" : " (timing: " + r.device.timingSource + ")"));
+  if (!r.backendNote.empty()) s += row("note", r.backendNote);
+  if (!r.device.note.empty() && r.device.note != r.backendNote) s += row("note", r.device.note);
+
+  s += "Results (" + std::string(toString(r.outcome.state)) + ", " + std::to_string(m.batches) + " batches, " +
+       std::to_string(m.ops) + " ops)\n";
+  if (r.droppedOps > 0)
+    s += row("note", "the oldest " + std::to_string(r.droppedOps) +
+                         " ops were dropped to bound memory; figures cover the ops kept");
+  if (m.ops == 0) {
+    s += row("makespan", "nothing was recorded");
+  } else {
+    s += row("makespan", formatDuration(m.makespanNs));
+    s += row("throughput", figure(m.batchesPerSec) + " batches/s, " + figure(m.samplesPerSec) + " samples/s");
+    s += row("H2D", bandwidthRow(m.h2dGBpsBusy, m.h2dGBpsWall, m.h2dBytes));
+    s += row("D2H", bandwidthRow(m.d2hGBpsBusy, m.d2hGBpsWall, m.d2hBytes));
+    s += row("busy", laneBusyList(m));
+    s += row("GPU idle", percent(m.gpuIdle));
+    s += row("overlap", percent(m.computeOverlappedByCopy) + " of kernel time has a copy beside it; " +
+                            percent(m.copyOverlappedByCompute) + " of copy time has a kernel beside it");
+    s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " + formatDuration(m.perBatch.h2dNs) +
+                                ", kernels " + formatDuration(m.perBatch.kernelNs) + ", D2H " +
+                                formatDuration(m.perBatch.d2hNs) + "; " + std::to_string(m.copyEngines) +
+                                (m.copyEngines == 1 ? " copy engine)" : " copy engines)"));
+    s += row("efficiency", percent(m.efficiency) + " (ideal bound / makespan)");
+  }
+  s += "Bottleneck\n  " + m.bottleneckSentence + "\n";
+  if (!r.tracePath.empty()) s += "Trace written to " + r.tracePath + "\n";
+  return s;
+}
+
+nlohmann::json summaryJson(const RunReport& r) {
+  using nlohmann::json;
+  const Metrics& m = r.metrics;
+  json lanes = json::array();
+  for (const auto& l : m.lanes)
+    lanes.push_back({{"lane", l.lane}, {"kind", toString(l.kind)}, {"name", l.name}, {"busy_ns", l.busyNs},
+                     {"busy_fraction", l.fraction}});
+  json j;
+  j["pipescope_summary_version"] = 1;
+  j["preset"] = r.presetName.empty() ? json(nullptr) : json(r.presetName);
+  j["config"] = configToJson(r.config);
+  j["device"] = {{"backend", r.device.backend},
+                 {"name", r.device.name},
+                 {"summary", r.device.summary()},
+                 {"profile", r.device.profile},
+                 {"copy_engines", r.device.copyEngines},
+                 {"timing_source", r.device.timingSource},
+                 {"note", r.backendNote.empty() ? r.device.note : r.backendNote}};
+  j["outcome"] = {{"state", toString(r.outcome.state)}, {"message", r.outcome.message}};
+  j["metrics"] = {
+      {"batches", m.batches},
+      {"samples", m.samples},
+      {"ops", m.ops},
+      {"dropped_ops", r.droppedOps},
+      {"makespan_ns", m.makespanNs},
+      {"makespan_ms", m.makespanNs / 1e6},
+      {"batches_per_s", m.batchesPerSec},
+      {"samples_per_s", m.samplesPerSec},
+      {"h2d_bytes", m.h2dBytes},
+      {"d2h_bytes", m.d2hBytes},
+      {"h2d_gbps_busy", m.h2dGBpsBusy},
+      {"h2d_gbps_wall", m.h2dGBpsWall},
+      {"d2h_gbps_busy", m.d2hGBpsBusy},
+      {"d2h_gbps_wall", m.d2hGBpsWall},
+      {"h2d_busy", m.h2dBusy},
+      {"d2h_busy", m.d2hBusy},
+      {"copy_busy", m.copyBusy},
+      {"compute_busy", m.computeBusy},
+      {"submit_thread_busy", m.submitThreadBusy},
+      {"workers_busy", m.workersBusy},
+      {"gpu_idle", m.gpuIdle},
+      {"compute_overlapped_by_copy", m.computeOverlappedByCopy},
+      {"copy_overlapped_by_compute", m.copyOverlappedByCompute},
+      {"per_batch_ns",
+       {{"h2d", m.perBatch.h2dNs},
+        {"kernel", m.perBatch.kernelNs},
+        {"d2h", m.perBatch.d2hNs},
+        {"preprocess", m.perBatch.preprocessNs},
+        {"postprocess", m.perBatch.postprocessNs}}},
+      {"copy_engines", m.copyEngines},
+      {"ideal_bound_ns", m.idealBoundNs},
+      {"ideal_bound_ms", m.idealBoundNs / 1e6},
+      {"efficiency", m.efficiency},
+      {"bottleneck", toString(m.bottleneck)},
+      {"bottleneck_sentence", m.bottleneckSentence},
+      {"lanes", lanes}};
+  j["trace"] = r.tracePath.empty() ? json(nullptr) : json(r.tracePath);
+  return j;
+}
+
+}  // namespace pipescope::cli

@@ -1,0 +1,33 @@
+#pragma once
+// The summary `pipescope-cli run` prints: a table for people, JSON for scripts. Both
+// carry the same figures, all from computeMetrics().
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "config/PipelineConfig.h"
+#include "metrics/Metrics.h"
+#include "trace/DeviceInfo.h"
+#include "trace/Trace.h"
+
+namespace pipescope::cli {
+
+struct RunReport {
+  PipelineConfig config;
+  std::string presetName;   ///< empty when none was given
+  DeviceInfo device;
+  std::string backendNote;  ///< why `auto` chose what it chose
+  RunOutcome outcome;
+  Metrics metrics;
+  std::string tracePath;    ///< empty when no trace was written
+  std::uint64_t droppedOps = 0;
+};
+
+std::string formatSummary(const RunReport& report);
+nlohmann::json summaryJson(const RunReport& report);
+
+/// "850 ns", "12.3 µs", "24.1 ms", "1.23 s".
+std::string formatDuration(double ns);
+
+}  // namespace pipescope::cli

@@ -1,0 +1,23 @@
+#include "TraceOutput.h"
+
+#include "io/TraceJsonWriter.h"
+#if __has_include("io/NativeFormat.h")
+#include "io/NativeFormat.h"
+#define PIPESCOPE_CLI_HAS_NATIVE_FORMAT 1
+#endif
+
+namespace pipescope::cli {
+
+void saveTrace(const Trace& trace, const std::string& path) {
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+#ifdef PIPESCOPE_CLI_HAS_NATIVE_FORMAT
+  if (!json) {
+    saveNativeTrace(trace, path);
+    return;
+  }
+#endif
+  (void)json;
+  saveTraceJson(trace, path);
+}
+
+}  // namespace pipescope::cli

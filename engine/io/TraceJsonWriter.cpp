@@ -1,0 +1,100 @@
+#include "io/TraceJsonWriter.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "config/ConfigJson.h"
+
+namespace pipescope {
+
+namespace {
+
+nlohmann::json deviceJson(const DeviceInfo& d) {
+  return {{"backend", d.backend},
+          {"name", d.name},
+          {"profile", d.profile},
+          {"compute_capability", std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
+          {"copy_engines", d.copyEngines},
+          {"pcie_generation", d.pcieGeneration},
+          {"pcie_width", d.pcieWidth},
+          {"memory_bytes", d.memoryBytes},
+          {"driver_version", d.driverVersion},
+          {"runtime_version", d.runtimeVersion},
+          {"timing_source", d.timingSource},
+          {"note", d.note}};
+}
+
+}  // namespace
+
+void writeTraceJson(const Trace& trace, std::ostream& out) {
+  using nlohmann::json;
+  const TraceView ops = trace.ops().snapshot();
+  json head;
+  head["format"] = kTraceJsonFormat;
+  head["version"] = kTraceJsonVersion;
+  json history = json::array();
+  for (const auto& change : trace.configHistory())
+    history.push_back({{"first_batch", change.firstBatch}, {"config", configToJson(change.config)}});
+  head["config_history"] = history;
+  head["device"] = deviceJson(trace.device());
+  const RunOutcome outcome = trace.outcome();
+  head["outcome"] = {{"state", toString(outcome.state)}, {"message", outcome.message}};
+  head["completed_batches"] = trace.completedBatches();
+  head["first_op_index"] = ops.begin();
+  json lanes = json::array();
+  for (const auto& l : trace.lanes())
+    lanes.push_back({{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}});
+  head["lanes"] = lanes;
+  head["names"] = trace.names();
+  head["op_fields"] = {"kind",  "batch",  "stream", "lane", "engine_lane", "name",       "flags",
+                       "submit", "ready", "start",  "end",  "bytes",       "correlation"};
+
+  // The header is written by nlohmann; ops are streamed so a large trace never
+  // exists twice in memory.
+  std::string text = head.dump(1);
+  text.erase(text.find_last_of('}'));  // reopen the object to append "ops"
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  out << text << ",\n \"ops\": [";
+  bool first = true;
+  ops.forEach([&](const Op& op) {
+    out << (first ? "\n  [" : ",\n  [") << json(toString(op.kind)).dump() << ',' << op.batch << ',' << op.stream << ','
+        << (op.lane == kNoLane ? -1 : int(op.lane)) << ',' << (op.engineLane == kNoLane ? -1 : int(op.engineLane))
+        << ',' << op.name << ',' << int(op.flags) << ',' << op.submit << ',' << op.ready << ',' << op.start << ','
+        << op.end << ',' << op.bytes << ',' << op.correlation << ']';
+    first = false;
+  });
+  out << "\n ]\n}\n";
+}
+
+void saveTraceJson(const Trace& trace, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write trace file '" + path + "': " + std::strerror(errno));
+    writeTraceJson(trace, out);
+    out.flush();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::error_code ec;
+      fs::remove(temp, ec);
+      throw std::runtime_error("cannot write trace file '" + path + "': " + why);
+    }
+  }
+  std::error_code ec;
+  fs::rename(temp, target, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(temp, ec);
+    throw std::runtime_error("cannot write trace file '" + path + "': " + why);
+  }
+}
+
+}  // namespace pipescope

@@ -1,0 +1,49 @@
+#include "metrics/Intervals.h"
+
+#include <algorithm>
+
+namespace pipescope {
+
+Intervals mergeIntervals(Intervals v) {
+  std::erase_if(v, [](const Interval& i) { return i.second <= i.first; });
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  out.reserve(v.size());
+  for (const auto& i : v) {
+    if (!out.empty() && i.first <= out.back().second)
+      out.back().second = std::max(out.back().second, i.second);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+double totalLength(const Intervals& merged) {
+  double sum = 0;
+  for (const auto& [s, e] : merged) sum += double(e - s);
+  return sum;
+}
+
+Intervals intersectMerged(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::int64_t s = std::max(a[i].first, b[j].first);
+    const std::int64_t e = std::min(a[i].second, b[j].second);
+    if (s < e) out.emplace_back(s, e);
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
+  }
+  return out;
+}
+
+Intervals uniteMerged(const Intervals& a, const Intervals& b) {
+  Intervals all;
+  all.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all));
+  return mergeIntervals(std::move(all));
+}
+
+}  // namespace pipescope

@@ -1,0 +1,345 @@
+#include "metrics/Metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "metrics/Intervals.h"
+
+namespace pipescope {
+
+std::string_view toString(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::CopyBound: return "copy-bound";
+    case Bottleneck::ComputeBound: return "compute-bound";
+    case Bottleneck::HostBound: return "host-bound";
+    case Bottleneck::LatencyBound: return "latency-bound";
+    case Bottleneck::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+double idealBound(double h, double k, double d, std::int64_t batches, int copyEngines) {
+  if (batches <= 0) return 0;
+  const double slowest = copyEngines <= 1 ? std::max(h + d, k) : std::max({h, k, d});
+  return slowest * double(batches) + (h + k + d - slowest);
+}
+
+double unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals) {
+  return totalLength(mergeIntervals(std::move(intervals)));
+}
+
+int effectiveCopyEngines(const DeviceInfo& device, const std::vector<Lane>& lanes) {
+  if (device.copyEngines >= 2) return 2;
+  if (device.copyEngines == 1) return 1;
+  for (const auto& l : lanes)
+    if (l.kind == LaneKind::CopyEngine) return 1;
+  return 2;
+}
+
+namespace {
+
+// Host work: what a thread spends its own time on. Syncs are waiting, annotations
+// carry no pipeline meaning, GPU kinds run elsewhere.
+bool isHostWork(OpKind k) { return !isGpuKind(k) && k != OpKind::HostSync && k != OpKind::Annotation; }
+
+// A copy whose API call holds the host until the copy is done (blocking cudaMemcpy,
+// or any pageable copy): the submit thread is waiting then, not working.
+bool holdsHost(const Op& op) { return isCopyKind(op.kind) && (op.flags & (kOpBlockingCall | kOpPageable)) != 0; }
+
+int pct(double fraction) { return int(std::lround(fraction * 100.0)); }
+std::string pctText(double fraction) { return std::to_string(pct(fraction)) + "%"; }
+
+// The intervals the ops of a trace window cover, sorted out by what they mean.
+struct Collected {
+  Intervals h2d, d2h, kernel, gpuAll, holdsHost;
+  std::vector<Intervals> perLane;           // by lane id: what the lane is busy with
+  std::vector<double> apiNsPerLane, cpuNsPerLane;  // host lanes: API calls vs CPU stages
+  StageTimes sums;                          // stage duration sums (not yet per batch)
+  std::unordered_map<std::int32_t, std::int64_t> batchEnd;  // batch -> its last op end
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::int64_t last = std::numeric_limits<std::int64_t>::min();
+  std::int64_t ops = 0;
+  double h2dBytes = 0, d2hBytes = 0;
+  bool pageableCopies = false;
+};
+
+Collected collect(const MetricsInput& in) {
+  Collected c;
+  c.perLane.resize(in.lanes.size());
+  c.apiNsPerLane.assign(in.lanes.size(), 0);
+  c.cpuNsPerLane.assign(in.lanes.size(), 0);
+  std::vector<LaneKind> laneKind(in.lanes.size(), LaneKind::HostOther);
+  for (std::size_t i = 0; i < in.lanes.size(); ++i) laneKind[i] = in.lanes[i].kind;
+  const bool windowed = in.toNs > in.fromNs;
+
+  in.ops.forEach([&](const Op& op) {
+    if (op.kind == OpKind::Annotation || op.end < op.start) return;  // inconsistent imports are skipped
+    std::int64_t s = op.start, e = op.end;
+    if (windowed) {
+      s = std::max(s, in.fromNs);
+      e = std::min(e, in.toNs);
+      if (e < s || (e == s && (op.start >= in.toNs || op.end < in.fromNs))) return;
+    }
+    ++c.ops;
+    c.first = std::min(c.first, s);
+    c.last = std::max(c.last, e);
+    if (op.batch != kNoBatch) {
+      auto [it, inserted] = c.batchEnd.try_emplace(op.batch, op.end);
+      if (!inserted) it->second = std::max(it->second, op.end);
+    }
+    const double dur = double(e - s);
+    // Bytes of a clipped copy count in proportion to the part inside the window.
+    const double share = op.end > op.start ? dur / double(op.end - op.start) : 1.0;
+    switch (op.kind) {
+      case OpKind::CopyH2D:
+        c.h2d.emplace_back(s, e);
+        c.sums.h2dNs += dur;
+        c.h2dBytes += double(op.bytes) * share;
+        break;
+      case OpKind::CopyD2H:
+        c.d2h.emplace_back(s, e);
+        c.sums.d2hNs += dur;
+        c.d2hBytes += double(op.bytes) * share;
+        break;
+      case OpKind::Kernel:
+        c.kernel.emplace_back(s, e);
+        c.sums.kernelNs += dur;
+        break;
+      case OpKind::Preprocess: c.sums.preprocessNs += dur; break;
+      case OpKind::Postprocess: c.sums.postprocessNs += dur; break;
+      default: break;
+    }
+    if (isGpuKind(op.kind)) c.gpuAll.emplace_back(s, e);
+    if (holdsHost(op)) c.holdsHost.emplace_back(s, e);
+    if (isCopyKind(op.kind) && (op.flags & kOpPageable)) c.pageableCopies = true;
+
+    if (op.lane < c.perLane.size()) {
+      const bool hostLane = isHostLane(laneKind[op.lane]);
+      if (hostLane ? isHostWork(op.kind) : (op.kind != OpKind::HostSync)) c.perLane[op.lane].emplace_back(s, e);
+      if (hostLane && op.kind == OpKind::ApiCall) c.apiNsPerLane[op.lane] += dur;
+      if (hostLane && (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess))
+        c.cpuNsPerLane[op.lane] += dur;
+    }
+    if (op.engineLane != op.lane && op.engineLane < c.perLane.size() && isGpuKind(op.kind))
+      c.perLane[op.engineLane].emplace_back(s, e);
+  });
+  return c;
+}
+
+std::int64_t countBatches(const MetricsInput& in, const Collected& c) {
+  if (in.completedBatches > 0) return in.completedBatches;
+  const bool windowed = in.toNs > in.fromNs;
+  std::int64_t n = 0;
+  for (const auto& [batch, end] : c.batchEnd)
+    if (!windowed || (end > in.fromNs && end <= in.toNs)) ++n;
+  return n;
+}
+
+// One resource that could limit throughput, for the bottleneck verdict.
+struct Resource {
+  Bottleneck cls;
+  std::string subject;  // "the H2D copy engine", "kernels", "CPU worker 'worker 0'"
+  double fraction;
+  std::size_t lane = 0;  // host resources: the lane
+};
+
+std::string engineSummary(const Metrics& m) {
+  if (m.copyEngines <= 1) return "copies " + pctText(m.copyBusy) + ", kernels " + pctText(m.computeBusy);
+  return "H2D " + pctText(m.h2dBusy) + ", kernels " + pctText(m.computeBusy) + ", D2H " + pctText(m.d2hBusy);
+}
+
+void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
+  if (m.ops == 0 || m.makespanNs <= 0) {
+    m.bottleneck = Bottleneck::Unknown;
+    m.bottleneckSentence = m.ops == 0 ? "No operations were recorded, so there is no bottleneck to explain."
+                                      : "The recorded operations take no time, so there is no bottleneck to explain.";
+    return;
+  }
+  const bool anyCopies = m.h2dBusyNs > 0 || m.d2hBusyNs > 0;
+  std::vector<Resource> resources;
+  if (m.copyEngines <= 1) {
+    resources.push_back({Bottleneck::CopyBound, "the copy engine (both directions)", m.copyBusy});
+  } else {
+    resources.push_back({Bottleneck::CopyBound, "the H2D copy engine", m.h2dBusy});
+    resources.push_back({Bottleneck::CopyBound, "the D2H copy engine", m.d2hBusy});
+  }
+  resources.push_back({Bottleneck::ComputeBound, "kernels", m.computeBusy});
+  for (const auto& lb : m.lanes) {
+    if (!isHostLane(lb.kind)) continue;
+    std::string subject = lb.kind == LaneKind::HostSubmit   ? "the submit thread"
+                          : lb.kind == LaneKind::HostWorker ? "CPU worker '" + lb.name + "'"
+                                                            : "host thread '" + lb.name + "'";
+    resources.push_back({Bottleneck::HostBound, subject, lb.fraction, lb.lane});
+  }
+  // Ties go to the engine listed first: the GPU side is where the lesson is.
+  const auto busiest = std::max_element(resources.begin(), resources.end(),
+                                        [](const Resource& a, const Resource& b) { return a.fraction < b.fraction; });
+
+  if (busiest->fraction < kSaturatedBusyFraction) {
+    m.bottleneck = Bottleneck::LatencyBound;
+    std::string advice;
+    if (in.config && !in.config->isAsync())
+      advice = c.pageableCopies ? "pinned memory, async copies and several streams would help most"
+                                : "async copies and several streams would let them overlap";
+    else if (in.config && in.config->streams == 1)
+      advice = "several streams would let them overlap";
+    else if (in.config)
+      advice = "larger batches or more streams would amortise the per-batch latency";
+    else
+      advice = "overlapping them (async copies, several streams) would help most";
+    m.bottleneckSentence = "Latency-bound: nothing is busy more than " + pctText(busiest->fraction) +
+                           " of the time (" + engineSummary(m) + ") and the GPU is idle " + pctText(m.gpuIdle) +
+                           "; the stages wait for each other, so " + advice + ".";
+    return;
+  }
+
+  m.bottleneck = busiest->cls;
+  switch (busiest->cls) {
+    case Bottleneck::CopyBound:
+      m.bottleneckSentence = "Copy-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) +
+                             " of the time while kernels run " + pctText(m.computeBusy) + "; " +
+                             (c.pageableCopies ? "pinned host memory would make the copies several times faster."
+                                               : "faster or fewer copies would help most.");
+      break;
+    case Bottleneck::ComputeBound: {
+      std::string copies;
+      if (!anyCopies)
+        copies = "no copies run";
+      else if (m.copyEngines <= 1)
+        copies = "the copy engine is busy " + pctText(m.copyBusy);
+      else if (m.h2dBusy >= m.d2hBusy)
+        copies = "the busiest copy engine (H2D) is busy " + pctText(m.h2dBusy);
+      else
+        copies = "the busiest copy engine (D2H) is busy " + pctText(m.d2hBusy);
+      m.bottleneckSentence = "Compute-bound: kernels run " + pctText(m.computeBusy) + " of the time while " + copies +
+                             "; a cheaper model or a faster GPU would help most.";
+      break;
+    }
+    case Bottleneck::HostBound: {
+      const bool apiDominates = c.apiNsPerLane[busiest->lane] > c.cpuNsPerLane[busiest->lane];
+      m.bottleneckSentence =
+          "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) + " of the time " +
+          (apiDominates ? "in CUDA API calls" : "with CPU work") + " while kernels run " + pctText(m.computeBusy) +
+          "; " +
+          (apiDominates ? "fewer, larger operations (bigger batches, fewer chunks) would help most."
+                        : "more CPU workers or less CPU work per batch would help most.");
+      break;
+    }
+    default: break;
+  }
+}
+
+}  // namespace
+
+Metrics computeMetrics(const MetricsInput& in) {
+  Metrics m;
+  const Collected c = collect(in);
+  m.ops = c.ops;
+  m.copyEngines = effectiveCopyEngines(in.device, in.lanes);
+  m.batches = countBatches(in, c);
+  m.samples = in.config ? m.batches * std::int64_t(in.config->batchSamples) : 0;
+  if (c.ops > 0) {
+    m.firstNs = c.first;
+    m.lastNs = c.last;
+    m.makespanNs = double(c.last - c.first);
+  }
+  const double span = m.makespanNs;
+  auto perWall = [span](double v) { return span > 0 ? v / span : 0.0; };
+  auto ratio = [](double num, double den) { return den > 0 ? num / den : 0.0; };
+
+  m.batchesPerSec = perWall(double(m.batches)) * 1e9;
+  m.samplesPerSec = perWall(double(m.samples)) * 1e9;
+
+  const Intervals h2d = mergeIntervals(c.h2d), d2h = mergeIntervals(c.d2h), kernel = mergeIntervals(c.kernel);
+  const Intervals copies = uniteMerged(h2d, d2h);
+  m.h2dBytes = std::uint64_t(std::llround(c.h2dBytes));
+  m.d2hBytes = std::uint64_t(std::llround(c.d2hBytes));
+  m.h2dBusyNs = totalLength(h2d);
+  m.d2hBusyNs = totalLength(d2h);
+  // 1 GB/s = 1e9 B/s = 1 byte per ns.
+  m.h2dGBpsBusy = ratio(c.h2dBytes, m.h2dBusyNs);
+  m.d2hGBpsBusy = ratio(c.d2hBytes, m.d2hBusyNs);
+  m.h2dGBpsWall = perWall(c.h2dBytes);
+  m.d2hGBpsWall = perWall(c.d2hBytes);
+
+  const double kernelNs = totalLength(kernel), copyNs = totalLength(copies);
+  m.computeBusy = perWall(kernelNs);
+  m.h2dBusy = perWall(m.h2dBusyNs);
+  m.d2hBusy = perWall(m.d2hBusyNs);
+  m.copyBusy = perWall(copyNs);
+  m.gpuIdle = span > 0 ? 1.0 - perWall(unionLength(c.gpuAll)) : 0.0;
+  const double bothNs = totalLength(intersectMerged(kernel, copies));
+  m.computeOverlappedByCopy = ratio(bothNs, kernelNs);
+  m.copyOverlappedByCompute = ratio(bothNs, copyNs);
+
+  const Intervals holds = mergeIntervals(c.holdsHost);
+  const double holdsNs = totalLength(holds);
+  double submitSum = 0, workerSum = 0;
+  int submitLanes = 0, workerLanes = 0;
+  for (std::size_t i = 0; i < in.lanes.size(); ++i) {
+    const Lane& lane = in.lanes[i];
+    Intervals busy = mergeIntervals(c.perLane[i]);
+    double busyNs = totalLength(busy);
+    // |busy \ holds| = |busy U holds| - |holds|: a blocking copy call is waiting, not working.
+    if (lane.kind == LaneKind::HostSubmit && holdsNs > 0) busyNs = totalLength(uniteMerged(busy, holds)) - holdsNs;
+    const double fraction = perWall(busyNs);
+    m.lanes.push_back({lane.id, lane.kind, lane.name, busyNs, fraction});
+    if (lane.kind == LaneKind::HostSubmit) submitSum += fraction, ++submitLanes;
+    if (lane.kind == LaneKind::HostWorker) workerSum += fraction, ++workerLanes;
+  }
+  m.submitThreadBusy = submitLanes > 0 ? submitSum / submitLanes : 0.0;
+  m.workersBusy = workerLanes > 0 ? workerSum / workerLanes : 0.0;
+
+  if (m.batches > 0) {
+    const double n = double(m.batches);
+    m.perBatch = {c.sums.h2dNs / n, c.sums.kernelNs / n, c.sums.d2hNs / n, c.sums.preprocessNs / n,
+                  c.sums.postprocessNs / n};
+  }
+  m.idealBoundNs = idealBound(m.perBatch.h2dNs, m.perBatch.kernelNs, m.perBatch.d2hNs, m.batches, m.copyEngines);
+  m.efficiency = ratio(m.idealBoundNs, span);
+
+  classify(m, in, c);
+  return m;
+}
+
+namespace {
+MetricsInput inputFor(const Trace& trace) {
+  MetricsInput in;
+  in.ops = trace.ops().snapshot();
+  in.lanes = trace.lanes();
+  if (!trace.configHistory().empty()) in.config = trace.config();
+  in.device = trace.device();
+  return in;
+}
+}  // namespace
+
+Metrics computeMetrics(const Trace& trace) {
+  MetricsInput in = inputFor(trace);
+  // With a bounded live window the run's batch count no longer matches the ops kept:
+  // count the batches that finished inside the window instead.
+  if (trace.ops().droppedCount() == 0) in.completedBatches = trace.completedBatches();
+  return computeMetrics(in);
+}
+
+Metrics computeMetrics(const Trace& trace, std::int64_t fromNs, std::int64_t toNs) {
+  MetricsInput in = inputFor(trace);
+  in.fromNs = fromNs;
+  in.toNs = toNs;
+  if (toNs <= fromNs && trace.ops().droppedCount() == 0) in.completedBatches = trace.completedBatches();
+  return computeMetrics(in);
+}
+
+Metrics computeMetrics(const TraceView& ops, const std::vector<Lane>& lanes, const PipelineConfig& config,
+                       const DeviceInfo& device, std::int64_t completedBatches) {
+  MetricsInput in;
+  in.ops = ops;
+  in.lanes = lanes;
+  in.config = config;
+  in.device = device;
+  in.completedBatches = completedBatches;
+  return computeMetrics(in);
+}
+
+}  // namespace pipescope

@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+
+#include "MetricsTestTraces.h"
+#include "metrics/TimeSeries.h"
+
+using namespace pipescope;
+using pipescope::testing::TraceBuilder;
+
+TEST(TimeSeries, BinWidthIsAReadableStep) {
+  EXPECT_EQ(readableBinWidth(1000, 200), 5);
+  EXPECT_EQ(readableBinWidth(1000, 3), 500);     // 334 needed
+  EXPECT_EQ(readableBinWidth(1000, 1000), 1);
+  EXPECT_EQ(readableBinWidth(25'000'000, 200), 200'000);  // 125 µs needed -> 200 µs
+  EXPECT_EQ(readableBinWidth(10, 100), 1);       // never below 1 ns
+}
+
+TEST(TimeSeries, EmptyRangeGivesNoBins) {
+  TraceBuilder b;
+  Trace& t = b.kernel(0, 0, 10).done(1);
+  EXPECT_EQ(computeTimeSeries(t.ops().snapshot(), t.config(), 10, 10).size(), 0u);
+  EXPECT_EQ(computeTimeSeries(t.ops().snapshot(), t.config(), 0, 10, 0).size(), 0u);
+}
+
+TEST(TimeSeries, BinsHoldBusyBandwidthOverlapAndThroughput) {
+  TraceBuilder b;  // 8 samples per batch
+  // H2D [0,10) 100 bytes, kernel [5,15), batch 0 complete at 15.
+  Trace& t = b.h2d(0, 0, 10, 100).kernel(0, 5, 15).done(1);
+  const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 20, 2);
+  ASSERT_EQ(ts.size(), 2u);
+  EXPECT_EQ(ts.binNs, 10);
+  EXPECT_DOUBLE_EQ(ts.timeNs[0], 5.0);
+  EXPECT_DOUBLE_EQ(ts.timeNs[1], 15.0);
+  EXPECT_DOUBLE_EQ(ts.h2dBusy[0], 1.0);
+  EXPECT_DOUBLE_EQ(ts.h2dBusy[1], 0.0);
+  EXPECT_DOUBLE_EQ(ts.computeBusy[0], 0.5);
+  EXPECT_DOUBLE_EQ(ts.computeBusy[1], 0.5);
+  EXPECT_DOUBLE_EQ(ts.overlap[0], 1.0);  // the kernel's 5 ns in bin 0 all ran beside the copy
+  EXPECT_DOUBLE_EQ(ts.overlap[1], 0.0);
+  EXPECT_DOUBLE_EQ(ts.h2dGBps[0], 10.0);  // 100 bytes in 10 ns
+  EXPECT_DOUBLE_EQ(ts.h2dGBps[1], 0.0);
+  EXPECT_DOUBLE_EQ(ts.batchesPerSec[0], 0.0);
+  EXPECT_DOUBLE_EQ(ts.batchesPerSec[1], 1.0 / 10e-9);
+  EXPECT_DOUBLE_EQ(ts.samplesPerSec[1], 8.0 / 10e-9);
+}
+
+TEST(TimeSeries, CopySpanningBinsIsSpreadByTime) {
+  TraceBuilder b;
+  Trace& t = b.d2h(0, 5, 25, 200).done(1);
+  const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 30, 3);
+  ASSERT_EQ(ts.size(), 3u);
+  // 10 bytes per ns: 50 bytes in bin 0, 100 in bin 1, 50 in bin 2.
+  EXPECT_DOUBLE_EQ(ts.d2hGBps[0], 5.0);
+  EXPECT_DOUBLE_EQ(ts.d2hGBps[1], 10.0);
+  EXPECT_DOUBLE_EQ(ts.d2hGBps[2], 5.0);
+  EXPECT_DOUBLE_EQ(ts.d2hBusy[0], 0.5);
+  EXPECT_DOUBLE_EQ(ts.d2hBusy[1], 1.0);
+}
+
+TEST(TimeSeries, OverlappingCopiesCountOnceInBusy) {
+  TraceBuilder b;
+  Trace& t = b.gpu(OpKind::CopyH2D, 0, 0, 10, 0, b.stream0).gpu(OpKind::CopyH2D, 1, 0, 10, 0, b.stream1).done(2);
+  const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 10, 1);
+  ASSERT_EQ(ts.size(), 1u);
+  EXPECT_DOUBLE_EQ(ts.h2dBusy[0], 1.0);
+}
