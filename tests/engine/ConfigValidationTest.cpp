@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"mapped_resident", [](PipelineConfig& c) { c.memory = HostMemory::Mapped; c.residency = DataResidency::KeepResident; }, "residency", "every-batch"},
         BadValueCase{"mapped_chunks", [](PipelineConfig& c) { c.memory = HostMemory::Mapped; c.transferChunks = 4; }, "chunks", "1 with mapped"},
         BadValueCase{"no_gpu_stage", [](PipelineConfig& c) { c.normalizeKernel = false; c.modelFlopsPerByte = 0; }, "model-flops-per-byte", "greater than 0"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& p) { return std::string(p.param.name); });
 
 TEST(ConfigValidation, ReportsEveryProblemAtOnce) {
   PipelineConfig c;

@@ -1,0 +1,301 @@
+// In one process: a plain hand-written pipeline (no instrumentation) against
+// pipescope's CUDA backend on the same configurations, plus pinned copy bandwidth
+// from a plain cudaMemcpy loop against what pipescope reports. Prints tables.
+// Targets (docs/performance.md): makespan within 2% of the reference per row,
+// bandwidth within 2%, async pinned 8 streams >= 95% of the ideal bound.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/CudaBackend.h"
+#include "cuda/CudaError.h"
+#include "cuda/Kernels.h"
+
+using namespace pipescope;
+#define CHECK(call) PIPESCOPE_CUDA_CHECK(call)
+
+namespace {
+
+double nowMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// The uninstrumented reference: the same algorithm, kernels and buffers, nothing recorded.
+class Reference {
+ public:
+  explicit Reference(const PipelineConfig& c) : c_(c), streams_(c.isAsync() ? c.streams : 1) {
+    for (int s = 0; s < streams_; ++s) {
+      Slot slot;
+      if (c.isAsync()) CHECK(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking));
+      if (c.memory == HostMemory::Pinned) {
+        CHECK(cudaMallocHost(&slot.hin, c.batchBytes()));
+        CHECK(cudaMallocHost(&slot.hout, c.outputBytes()));
+      } else {
+        slot.hin = std::malloc(c.batchBytes());
+        slot.hout = std::malloc(c.outputBytes());
+      }
+      std::memset(slot.hin, 0, c.batchBytes());
+      std::memset(slot.hout, 0, c.outputBytes());
+      CHECK(cudaMalloc(&slot.din, c.batchBytes()));
+      CHECK(cudaMalloc(&slot.dout, c.outputBytes()));
+      CHECK(cudaMemset(slot.din, 0, c.batchBytes()));
+      slots_.push_back(slot);
+    }
+    CHECK(cudaDeviceSynchronize());
+  }
+  ~Reference() {
+    cudaDeviceSynchronize();
+    for (Slot& s : slots_) {
+      if (s.stream) cudaStreamDestroy(s.stream);
+      if (c_.memory == HostMemory::Pinned) {
+        cudaFreeHost(s.hin);
+        cudaFreeHost(s.hout);
+      } else {
+        std::free(s.hin);
+        std::free(s.hout);
+      }
+      cudaFree(s.din);
+      cudaFree(s.dout);
+    }
+  }
+
+  /// Makespan in ms: first call to last batch back on the host.
+  double run() {
+    const std::size_t nIn = c_.batchBytes() / 4, nOut = c_.outputBytes() / 4;
+    const std::uint32_t fmas = cuda::modelFmasPerElement(c_.modelFlopsPerByte);
+    const double t0 = nowMs();
+    for (int b = 0; b < c_.batchCount; ++b) {
+      Slot& s = slots_[std::size_t(b % streams_)];
+      auto* din = static_cast<float*>(s.din);
+      auto* dout = static_cast<float*>(s.dout);
+      if (!c_.isAsync()) {
+        CHECK(cudaMemcpy(din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice));
+        CHECK(cuda::launchNormalize(din, din, nIn, nullptr));
+        CHECK(cuda::launchModel(din, nIn, dout, nOut, fmas, nullptr));
+        CHECK(cudaMemcpy(s.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost));
+        continue;
+      }
+      if (b >= streams_) CHECK(cudaStreamSynchronize(s.stream));
+      CHECK(cudaMemcpyAsync(din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice, s.stream));
+      CHECK(cuda::launchNormalize(din, din, nIn, s.stream));
+      CHECK(cuda::launchModel(din, nIn, dout, nOut, fmas, s.stream));
+      CHECK(cudaMemcpyAsync(s.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost, s.stream));
+    }
+    for (Slot& s : slots_) CHECK(cudaStreamSynchronize(s.stream));
+    return nowMs() - t0;
+  }
+
+ private:
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    void *hin = nullptr, *hout = nullptr, *din = nullptr, *dout = nullptr;
+  };
+  PipelineConfig c_;
+  int streams_;
+  std::vector<Slot> slots_;
+};
+
+struct PipescopeRun {
+  double makespanMs = 0;
+  double h = 0, k = 0, d = 0;  // mean per-batch stage times, ns
+  double h2dGBps = 0, d2hGBps = 0;
+  double modelNs = 0;
+  std::string timing;
+  bool ok = false;
+};
+
+PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
+  Trace trace;
+  trace.setConfig(c);
+  RunControl control;
+  const RunOutcome o = backend.run(c, trace, control);
+  PipescopeRun r;
+  if (o.state != RunState::Finished) {
+    std::fprintf(stderr, "pipescope run failed: %s\n", o.message.c_str());
+    return r;
+  }
+  std::int64_t first = INT64_MAX, last = INT64_MIN;
+  double hBytes = 0, hNs = 0, dBytes = 0, dNs = 0, modelNs = 0;
+  int models = 0;
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    first = std::min(first, op.start);
+    last = std::max(last, op.end);
+    if (op.kind == OpKind::CopyH2D) {
+      r.h += double(op.duration());
+      hBytes += double(op.bytes);
+      hNs += double(op.duration());
+    } else if (op.kind == OpKind::CopyD2H) {
+      r.d += double(op.duration());
+      dBytes += double(op.bytes);
+      dNs += double(op.duration());
+    } else if (op.kind == OpKind::Kernel) {
+      r.k += double(op.duration());
+      if (trace.opName(op) == "model") {
+        modelNs += double(op.duration());
+        ++models;
+      }
+    }
+  });
+  const double n = double(std::max<std::int64_t>(1, trace.completedBatches()));
+  r.h /= n;
+  r.k /= n;
+  r.d /= n;
+  r.h2dGBps = hNs > 0 ? hBytes / hNs : 0;
+  r.d2hGBps = dNs > 0 ? dBytes / dNs : 0;
+  r.modelNs = models ? modelNs / models : 0;
+  r.makespanMs = double(last - first) / 1e6;
+  r.timing = trace.device().timingSource;
+  r.ok = true;
+  return r;
+}
+
+double idealBoundMs(const PipescopeRun& r, int batches, int copyEngines) {
+  double mx = 0, sum = 0;
+  if (copyEngines >= 2) {
+    mx = std::max({r.h, r.k, r.d});
+    sum = r.h + r.k + r.d;
+  } else {
+    mx = std::max(r.h + r.d, r.k);
+    sum = r.h + r.k + r.d;
+  }
+  return (mx * batches + (sum - mx)) / 1e6;
+}
+
+/// Plain loop: `reps` back-to-back pinned copies timed with events (GB/s).
+double plainBandwidth(bool h2d, std::size_t bytes, int reps) {
+  void *h = nullptr, *d = nullptr;
+  CHECK(cudaMallocHost(&h, bytes));
+  CHECK(cudaMalloc(&d, bytes));
+  std::memset(h, 0, bytes);
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  auto once = [&] {
+    CHECK(h2d ? cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s)
+              : cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+  };
+  for (int i = 0; i < 3; ++i) once();
+  CHECK(cudaEventRecord(a, s));
+  for (int i = 0; i < reps; ++i) once();
+  CHECK(cudaEventRecord(b, s));
+  CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  CHECK(cudaEventElapsedTime(&ms, a, b));
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaStreamDestroy(s);
+  cudaFreeHost(h);
+  cudaFree(d);
+  return double(bytes) * reps / (double(ms) * 1e6);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  if (argc > 1) reps = std::max(1, std::atoi(argv[1]));
+  const CudaProbe probe = probeCuda();
+  if (probe.status != CudaProbe::Status::Available) {
+    std::printf("no CUDA device (%s): nothing to measure\n", probe.message.c_str());
+    return 0;
+  }
+  std::string error;
+  auto backend = makeCudaBackend(0, error);
+  if (!backend) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const DeviceInfo dev = backend->describe();
+  std::printf("device: %s, cc %d.%d, %d copy engines, PCIe Gen%d x%d, driver %s, runtime %s\n", dev.name.c_str(),
+              dev.computeMajor, dev.computeMinor, dev.copyEngines, dev.pcieGeneration, dev.pcieWidth,
+              dev.driverVersion.c_str(), dev.runtimeVersion.c_str());
+
+  PipelineConfig base;  // 32 batches of 64 x 512 KiB = 32 MiB, 800 flops/byte
+  base.batchSamples = 64;
+  base.sampleBytes = 512 * 1024;
+  base.batchCount = 32;
+  struct Row {
+    std::string name;
+    PipelineConfig config;
+  };
+  std::vector<Row> rows;
+  auto add = [&](std::string name, TransferMode m, HostMemory mem, int streams, double fpb) {
+    PipelineConfig c = base;
+    c.mode = m;
+    c.memory = mem;
+    c.streams = streams;
+    c.modelFlopsPerByte = fpb;
+    rows.push_back({std::move(name), c});
+  };
+  add("blocking pageable", TransferMode::Blocking, HostMemory::Pageable, 1, 800);
+  add("blocking pinned", TransferMode::Blocking, HostMemory::Pinned, 1, 800);
+  add("async pinned 1 stream", TransferMode::Async, HostMemory::Pinned, 1, 800);
+  add("async pinned 2 streams", TransferMode::Async, HostMemory::Pinned, 2, 800);
+  add("async pinned 4 streams", TransferMode::Async, HostMemory::Pinned, 4, 800);
+  add("async pinned 8 streams", TransferMode::Async, HostMemory::Pinned, 8, 800);
+  add("compute-heavy (3200 f/B, 4 str)", TransferMode::Async, HostMemory::Pinned, 4, 3200);
+  add("copy-heavy (100 f/B, 4 str)", TransferMode::Async, HostMemory::Pinned, 4, 100);
+
+  std::printf("\nmakespan, median of %d runs each, reference and pipescope alternating (32 batches x 32 MiB)\n\n", reps);
+  std::printf("| configuration | reference ms | pipescope ms | ratio | ideal ms | pipescope/ideal eff. |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  PipescopeRun lastPinned;
+  for (const Row& row : rows) {
+    Reference ref(row.config);
+    ref.run();                            // warm-up
+    runPipescope(*backend, row.config);   // warm-up
+    std::vector<double> rt, pt;
+    PipescopeRun pr;
+    for (int i = 0; i < reps; ++i) {
+      rt.push_back(ref.run());
+      pr = runPipescope(*backend, row.config);
+      if (!pr.ok) return 1;
+      pt.push_back(pr.makespanMs);
+    }
+    const double r = median(rt), p = median(pt);
+    const double ideal = idealBoundMs(pr, row.config.batchCount, dev.copyEngines);
+    std::printf("| %s | %.2f | %.2f | %.3f | %.2f | %.1f%% |\n", row.name.c_str(), r, p, p / r, ideal,
+                100.0 * ideal / p);
+    if (row.name == "blocking pinned") lastPinned = pr;
+    std::fflush(stdout);
+  }
+  std::printf("\nper-batch stage times from pipescope (blocking pinned): H2D %.3f ms, kernels %.3f ms "
+              "(model kernel %.3f ms at 800 flops/byte), D2H %.3f ms; timing source %s\n",
+              lastPinned.h / 1e6, lastPinned.k / 1e6, lastPinned.modelNs / 1e6, lastPinned.d / 1e6,
+              lastPinned.timing.c_str());
+
+  // Bandwidth: plain loop vs what pipescope reports for the same copies.
+  const std::size_t bytes = 32ull << 20;
+  PipelineConfig bw = base;
+  bw.mode = TransferMode::Async;
+  bw.streams = 1;
+  bw.normalizeKernel = false;
+  bw.modelFlopsPerByte = 0;
+  bw.batchCount = 20;
+  runPipescope(*backend, bw);
+  std::vector<double> ph, pd, lh, ld;
+  for (int i = 0; i < reps; ++i) {
+    lh.push_back(plainBandwidth(true, bytes, 20));
+    ld.push_back(plainBandwidth(false, bytes, 20));
+    const PipescopeRun r = runPipescope(*backend, bw);
+    ph.push_back(r.h2dGBps);
+    pd.push_back(r.d2hGBps);
+  }
+  std::printf("\npinned copy bandwidth, 32 MiB, GB/s (1e9 B/s), median of %d\n\n", reps);
+  std::printf("| direction | plain cudaMemcpyAsync loop | pipescope reported | ratio |\n| --- | ---: | ---: | ---: |\n");
+  std::printf("| H2D | %.2f | %.2f | %.3f |\n", median(lh), median(ph), median(ph) / median(lh));
+  std::printf("| D2H | %.2f | %.2f | %.3f |\n", median(ld), median(pd), median(pd) / median(ld));
+  return 0;
+}

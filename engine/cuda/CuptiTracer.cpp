@@ -1,0 +1,186 @@
+#include "cuda/CuptiTracer.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include <cupti.h>
+
+#include "cuda/CudaError.h"
+
+namespace pipescope::cuda {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 4 << 20;
+constexpr CUpti_ExternalCorrelationKind kOurKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+
+// CUPTI calls the buffer callbacks on its own thread; everything they touch lives here.
+struct Shared {
+  std::mutex mutex;
+  std::unordered_map<std::uint32_t, std::uint64_t> corrToExternal;  // CUPTI correlation -> our id
+  std::unordered_map<std::uint32_t, GpuInterval> corrTimes;         // CUPTI correlation -> GPU interval
+  std::uint64_t dropped = 0;
+  bool callbacksRegistered = false;
+};
+Shared& shared() {
+  static Shared s;
+  return s;
+}
+
+void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end) {
+  if (into.records == 0 || start < into.start) into.start = start;
+  if (into.records == 0 || end > into.end) into.end = end;
+  ++into.records;
+}
+
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *maxNumRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer, size_t /*size*/, size_t validSize) {
+  Shared& s = shared();
+  {
+    std::lock_guard lock(s.mutex);
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+      switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+          auto* r = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(record);
+          if (r->externalKind == kOurKind) s.corrToExternal[r->correlationId] = r->externalId;
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+          auto* r = reinterpret_cast<CUpti_ActivityKernel10*>(record);
+          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+          auto* r = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
+          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+          auto* r = reinterpret_cast<CUpti_ActivityMemset4*>(record);
+          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          break;
+        }
+        default: break;  // runtime/driver API records exist only to carry the external ids
+      }
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, streamId, &dropped) == CUPTI_SUCCESS) s.dropped += dropped;
+  }
+  std::free(buffer);
+}
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+std::string resultText(CUptiResult r) {
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) return "CUPTI error " + std::to_string(int(r));
+  return text;
+}
+
+}  // namespace
+
+CuptiTracer::~CuptiTracer() {
+  if (active_) {
+    try {
+      stop();
+    } catch (...) {  // destructors never throw; the run already reported its error
+    }
+  }
+}
+
+bool CuptiTracer::start(std::string& whyNot) {
+  Shared& s = shared();
+  {
+    std::lock_guard lock(s.mutex);
+    s.corrToExternal.clear();
+    s.corrTimes.clear();
+    s.dropped = 0;
+  }
+  if (!s.callbacksRegistered) {
+    const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (r != CUPTI_SUCCESS) {
+      whyNot = "cuptiActivityRegisterCallbacks failed: " + resultText(r);
+      return false;
+    }
+    s.callbacksRegistered = true;
+  }
+  std::size_t enabled = 0;
+  for (CUpti_ActivityKind k : kKinds) {
+    const CUptiResult r = cuptiActivityEnable(k);
+    if (r != CUPTI_SUCCESS) {
+      whyNot = "cuptiActivityEnable(" + std::to_string(int(k)) + ") failed: " + resultText(r) +
+               " (another profiler may be attached)";
+      for (std::size_t i = 0; i < enabled; ++i) cuptiActivityDisable(kKinds[i]);
+      return false;
+    }
+    ++enabled;
+  }
+  active_ = true;
+  return true;
+}
+
+void CuptiTracer::stop() {
+  if (!active_) return;
+  active_ = false;
+  flush(false);
+  for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+  flush(true);
+}
+
+void CuptiTracer::push(std::uint64_t id) {
+  if (active_) PIPESCOPE_CUPTI_CHECK(cuptiActivityPushExternalCorrelationId(kOurKind, id));
+}
+
+void CuptiTracer::pop() {
+  if (!active_) return;
+  std::uint64_t last = 0;
+  PIPESCOPE_CUPTI_CHECK(cuptiActivityPopExternalCorrelationId(kOurKind, &last));
+}
+
+void CuptiTracer::flush(bool forced) {
+  PIPESCOPE_CUPTI_CHECK(cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0));
+}
+
+void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, std::uint64_t firstLiveId) {
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  for (auto it = s.corrTimes.begin(); it != s.corrTimes.end();) {
+    auto ext = s.corrToExternal.find(it->first);
+    if (ext == s.corrToExternal.end()) {
+      ++it;
+      continue;
+    }
+    GpuInterval& dst = out[ext->second];
+    const GpuInterval& src = it->second;
+    if (dst.records == 0 || src.start < dst.start) dst.start = src.start;
+    if (dst.records == 0 || src.end > dst.end) dst.end = src.end;
+    dst.records += src.records;
+    it = s.corrTimes.erase(it);
+  }
+  for (auto it = s.corrToExternal.begin(); it != s.corrToExternal.end();)
+    it = it->second < firstLiveId ? s.corrToExternal.erase(it) : std::next(it);
+}
+
+std::uint64_t CuptiTracer::droppedRecords() const {
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  return s.dropped;
+}
+
+std::uint64_t CuptiTracer::timestamp() {
+  std::uint64_t t = 0;
+  PIPESCOPE_CUPTI_CHECK(cuptiGetTimestamp(&t));
+  return t;
+}
+
+}  // namespace pipescope::cuda

@@ -1,0 +1,51 @@
+#pragma once
+// Collects CUPTI activity records: the true engine start/end of every kernel,
+// memcpy and memset, tied to pipescope's own op ids through CUPTI's external
+// correlation. One tracer is active per process at a time (CUPTI is process-wide).
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+namespace pipescope::cuda {
+
+/// GPU execution interval in CUPTI's clock (ns).
+struct GpuInterval {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint32_t records = 0;  ///< how many activity records were merged (a GEMM may launch several kernels)
+};
+
+class CuptiTracer {
+ public:
+  CuptiTracer() = default;
+  ~CuptiTracer();  ///< stops tracing if still active
+  CuptiTracer(const CuptiTracer&) = delete;
+  CuptiTracer& operator=(const CuptiTracer&) = delete;
+
+  /// Enables activity collection; false with `whyNot` set when CUPTI cannot be used
+  /// (e.g. another profiler owns it). Nothing stays enabled after a failure.
+  bool start(std::string& whyNot);
+  /// Delivers pending records and disables collection.
+  void stop();
+  bool active() const { return active_; }
+
+  /// Marks the CUDA calls made until pop() on this thread as belonging to `id`.
+  void push(std::uint64_t id);
+  void pop();
+
+  /// Asks CUPTI for finished records (forced = also those of incomplete buffers).
+  void flush(bool forced);
+  /// Moves every resolved interval (external id -> merged interval) into `out`, and
+  /// forgets correlations of ids below `firstLiveId` (API calls that ran no GPU work).
+  void collect(std::unordered_map<std::uint64_t, GpuInterval>& out, std::uint64_t firstLiveId);
+  /// Records CUPTI dropped for lack of buffer space (reported in the trace's note).
+  std::uint64_t droppedRecords() const;
+
+  /// CUPTI's current timestamp (ns).
+  static std::uint64_t timestamp();
+
+ private:
+  bool active_ = false;
+};
+
+}  // namespace pipescope::cuda

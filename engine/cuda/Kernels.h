@@ -1,0 +1,23 @@
+#pragma once
+// The pipeline's GPU work. Launchers return the launch's error instead of throwing
+// so the caller records the API call's timing before checking it.
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace pipescope::cuda {
+
+/// out[i] = (in[i] - mean) * scale over n floats (in == out allowed).
+cudaError_t launchNormalize(const float* in, float* out, std::size_t n, cudaStream_t stream);
+
+/// The custom model: each of the nIn input elements runs `fmasPerElement` dependent
+/// fused multiply-adds (four independent chains for ILP); nOut outputs are written,
+/// output j taking input j % nIn. fmasPerElement = flopsPerByte * 4 bytes / 2 flops.
+cudaError_t launchModel(const float* in, std::size_t nIn, float* out, std::size_t nOut, std::uint32_t fmasPerElement,
+                        cudaStream_t stream);
+
+/// FMAs per element for a flops-per-byte knob (rounded, multiple of the 4 chains).
+std::uint32_t modelFmasPerElement(double flopsPerByte);
+
+}  // namespace pipescope::cuda

@@ -1,0 +1,247 @@
+#include "sim/DeviceProfile.h"
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+namespace pipescope {
+
+// Generated at build time from resources/profiles/*.json (cmake/EmbedFiles.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& embeddedProfiles();
+
+namespace {
+
+using nlohmann::json;
+
+/// Reads the profile's fields one by one so every error names the field, and
+/// remembers which keys were seen so unknown keys (typos) can be reported.
+class FieldReader {
+ public:
+  explicit FieldReader(const json& j) : j_(j) {
+    if (!j.is_object()) throw std::invalid_argument("a device profile must be a JSON object, got " + typeName(j));
+  }
+
+  void text(const char* key, std::string& out, bool required = false) {
+    const json* v = find(key, required);
+    if (!v) return;
+    if (!v->is_string()) fail(key, "a string", *v);
+    out = v->get<std::string>();
+  }
+  void integer(const char* key, int& out, int lo, int hi) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_number_integer()) fail(key, "an integer", *v);
+    const auto x = v->get<std::int64_t>();
+    if (x < lo || x > hi)
+      throw std::invalid_argument("device profile field '" + std::string(key) + "' = " + std::to_string(x) +
+                                  ": allowed " + std::to_string(lo) + ".." + std::to_string(hi));
+    out = int(x);
+  }
+  void bytes(const char* key, std::uint64_t& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_number_unsigned() || v->get<std::uint64_t>() == 0) fail(key, "a positive integer (bytes)", *v);
+    out = v->get<std::uint64_t>();
+  }
+  void boolean(const char* key, bool& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_boolean()) fail(key, "true or false", *v);
+    out = v->get<bool>();
+  }
+  /// A finite number; positive unless zero is allowed (costs may be 0, rates may not).
+  void number(const char* key, double& out, bool allowZero) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_number()) fail(key, allowZero ? "a number >= 0" : "a number > 0", *v);
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < 0 || (!allowZero && x == 0)) fail(key, allowZero ? "a number >= 0" : "a number > 0", *v);
+    out = x;
+  }
+  void curve(const char* key, std::vector<BandwidthPoint>& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_array()) fail(key, "an array of {\"bytes\": N, \"gbps\": X} points", *v);
+    out.clear();
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& p = (*v)[i];
+      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!p.is_object() || !p.contains("bytes") || !p.contains("gbps") || p.size() != 2)
+        throw std::invalid_argument("device profile field '" + where +
+                                    "' must be an object with exactly 'bytes' and 'gbps', got " + p.dump());
+      if (!p["bytes"].is_number_unsigned() || p["bytes"].get<std::uint64_t>() == 0)
+        throw std::invalid_argument("device profile field '" + where + ".bytes' must be a positive integer, got " +
+                                    p["bytes"].dump());
+      if (!p["gbps"].is_number() || !(p["gbps"].get<double>() > 0) || !std::isfinite(p["gbps"].get<double>()))
+        throw std::invalid_argument("device profile field '" + where + ".gbps' must be a number > 0, got " +
+                                    p["gbps"].dump());
+      BandwidthPoint bp{p["bytes"].get<std::uint64_t>(), p["gbps"].get<double>()};
+      if (!out.empty() && bp.bytes <= out.back().bytes)
+        throw std::invalid_argument("device profile field '" + where + ".bytes' = " + std::to_string(bp.bytes) +
+                                    ": points must be sorted by strictly increasing size");
+      out.push_back(bp);
+    }
+  }
+
+  void rejectUnknown() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!seen_.count(it.key()))
+        throw std::invalid_argument("device profile has an unknown field '" + it.key() +
+                                    "' (a typo? see docs/simulator.md for the fields)");
+  }
+
+ private:
+  static std::string typeName(const json& v) { return v.type_name(); }
+  [[noreturn]] static void fail(const char* key, const char* expected, const json& v) {
+    throw std::invalid_argument("device profile field '" + std::string(key) + "' must be " + expected + ", got " +
+                                v.dump());
+  }
+  const json* find(const char* key, bool required) {
+    seen_.insert({key, true});
+    auto it = j_.find(key);
+    if (it == j_.end()) {
+      if (required) throw std::invalid_argument("device profile is missing the field '" + std::string(key) + "'");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const json& j_;
+  std::unordered_map<std::string, bool> seen_;
+};
+
+json curveToJson(const std::vector<BandwidthPoint>& c) {
+  json a = json::array();
+  for (const auto& p : c) a.push_back({{"bytes", p.bytes}, {"gbps", p.gbps}});
+  return a;
+}
+
+}  // namespace
+
+json profileToJson(const DeviceProfile& p) {
+  json j;
+  j["name"] = p.name;
+  j["description"] = p.description;
+  j["deviceName"] = p.deviceName;
+  j["source"] = p.source;
+  j["copyEngines"] = p.copyEngines;
+  j["hardwareQueues"] = p.hardwareQueues;
+  j["delayedKernelSignal"] = p.delayedKernelSignal;
+  j["h2dPinnedGBps"] = p.h2dPinnedGBps;
+  j["d2hPinnedGBps"] = p.d2hPinnedGBps;
+  j["h2dPageableGBps"] = p.h2dPageableGBps;
+  j["d2hPageableGBps"] = p.d2hPageableGBps;
+  j["bidirectionalGBps"] = p.bidirectionalGBps;
+  j["h2dPinnedCurve"] = curveToJson(p.h2dPinnedCurve);
+  j["d2hPinnedCurve"] = curveToJson(p.d2hPinnedCurve);
+  j["h2dPageableCurve"] = curveToJson(p.h2dPageableCurve);
+  j["d2hPageableCurve"] = curveToJson(p.d2hPageableCurve);
+  j["copyLatencyNs"] = p.copyLatencyNs;
+  j["mappedReadGBps"] = p.mappedReadGBps;
+  j["managedMigrationGBps"] = p.managedMigrationGBps;
+  j["modelGflops"] = p.modelGflops;
+  j["deviceMemoryGBps"] = p.deviceMemoryGBps;
+  j["gemmTflops"] = p.gemmTflops;
+  j["kernelGapNs"] = p.kernelGapNs;
+  j["kernelLaunchNs"] = p.kernelLaunchNs;
+  j["memcpyAsyncCallNs"] = p.memcpyAsyncCallNs;
+  j["memcpySyncCallNs"] = p.memcpySyncCallNs;
+  j["eventRecordNs"] = p.eventRecordNs;
+  j["syncWakeNs"] = p.syncWakeNs;
+  j["spinSyncWakeNs"] = p.spinSyncWakeNs;
+  j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
+  j["cpuNsPerOp"] = p.cpuNsPerOp;
+  j["deviceMemoryBytes"] = p.deviceMemoryBytes;
+  return j;
+}
+
+DeviceProfile profileFromJson(const json& j) {
+  DeviceProfile p;
+  FieldReader r(j);
+  r.text("name", p.name, true);
+  if (p.name.empty()) throw std::invalid_argument("device profile field 'name' must not be empty");
+  r.text("description", p.description);
+  r.text("deviceName", p.deviceName);
+  r.text("source", p.source);
+  r.integer("copyEngines", p.copyEngines, 1, 2);
+  r.integer("hardwareQueues", p.hardwareQueues, 1, 128);
+  r.boolean("delayedKernelSignal", p.delayedKernelSignal);
+  r.number("h2dPinnedGBps", p.h2dPinnedGBps, false);
+  r.number("d2hPinnedGBps", p.d2hPinnedGBps, false);
+  r.number("h2dPageableGBps", p.h2dPageableGBps, false);
+  r.number("d2hPageableGBps", p.d2hPageableGBps, false);
+  r.number("bidirectionalGBps", p.bidirectionalGBps, false);
+  r.curve("h2dPinnedCurve", p.h2dPinnedCurve);
+  r.curve("d2hPinnedCurve", p.d2hPinnedCurve);
+  r.curve("h2dPageableCurve", p.h2dPageableCurve);
+  r.curve("d2hPageableCurve", p.d2hPageableCurve);
+  r.number("copyLatencyNs", p.copyLatencyNs, true);
+  r.number("mappedReadGBps", p.mappedReadGBps, false);
+  r.number("managedMigrationGBps", p.managedMigrationGBps, false);
+  r.number("modelGflops", p.modelGflops, false);
+  r.number("deviceMemoryGBps", p.deviceMemoryGBps, false);
+  r.number("gemmTflops", p.gemmTflops, false);
+  r.number("kernelGapNs", p.kernelGapNs, true);
+  r.number("kernelLaunchNs", p.kernelLaunchNs, true);
+  r.number("memcpyAsyncCallNs", p.memcpyAsyncCallNs, true);
+  r.number("memcpySyncCallNs", p.memcpySyncCallNs, true);
+  r.number("eventRecordNs", p.eventRecordNs, true);
+  r.number("syncWakeNs", p.syncWakeNs, true);
+  r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
+  r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
+  r.number("cpuNsPerOp", p.cpuNsPerOp, true);
+  r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
+  r.rejectUnknown();
+  return p;
+}
+
+std::vector<std::string> builtinProfileNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : embeddedProfiles()) names.emplace_back(name);
+  return names;
+}
+
+std::optional<DeviceProfile> builtinProfile(const std::string& name) {
+  for (const auto& [stem, text] : embeddedProfiles()) {
+    if (stem != name) continue;
+    // A broken built-in profile is a build bug; the profile tests parse every one.
+    return profileFromJson(json::parse(text));
+  }
+  return std::nullopt;
+}
+
+std::optional<DeviceProfile> loadDeviceProfile(const std::string& nameOrPath, std::string& error) {
+  try {
+    if (auto p = builtinProfile(nameOrPath)) return p;
+  } catch (const std::exception& e) {
+    error = "built-in device profile '" + nameOrPath + "' is broken: " + e.what();
+    return std::nullopt;
+  }
+  std::ifstream in(nameOrPath);
+  if (!in) {
+    std::string known;
+    for (const auto& n : builtinProfileNames()) known += (known.empty() ? "" : ", ") + n;
+    error = "unknown device profile '" + nameOrPath + "': it is neither a built-in profile (" + known +
+            ") nor a readable JSON file";
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return profileFromJson(json::parse(text.str()));
+  } catch (const json::parse_error& e) {
+    error = "device profile file '" + nameOrPath + "' is not valid JSON: " + e.what();
+  } catch (const std::exception& e) {
+    error = "device profile file '" + nameOrPath + "': " + e.what();
+  }
+  return std::nullopt;
+}
+
+}  // namespace pipescope

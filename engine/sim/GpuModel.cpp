@@ -1,0 +1,214 @@
+#include "sim/GpuModel.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace pipescope {
+
+GpuModel::GpuModel(const DeviceProfile& profile)
+    : profile_(profile), singleQueue_(profile.hardwareQueues <= 1), engines_(3) {}
+
+int GpuModel::engineSlot(EngineId e) const {
+  if (e == EngineId::Compute) return 2;
+  if (profile_.copyEngines <= 1) return 0;
+  return e == EngineId::H2D ? 0 : 1;
+}
+
+void GpuModel::push(double t, EventType type, std::uint64_t arg, std::uint32_t version) {
+  events_.push(Event{t, seq_++, type, arg, version});
+}
+
+std::uint64_t GpuModel::submit(const GpuCommand& cmd, double t) {
+  GpuOpState s;
+  s.cmd = cmd;
+  s.engineSlot = engineSlot(cmd.engine);
+  s.submit = t;
+  s.remainingSoloNs = cmd.soloNs;
+  const std::uint64_t id = nextId();
+  ops_.push_back(s);
+  push(t, EventType::Submit, id);
+  return id;
+}
+
+void GpuModel::runUntilDone(std::uint64_t id) {
+  while (!op(id).done())
+    if (!step()) throw std::logic_error("simulator: op " + std::to_string(id) + " can never complete");
+}
+
+void GpuModel::runAll() {
+  while (step()) {
+  }
+  for (std::uint64_t id = base_; id < nextId(); ++id)
+    if (!op(id).done()) throw std::logic_error("simulator: op " + std::to_string(id) + " never completed");
+}
+
+void GpuModel::forgetBefore(std::uint64_t id) {
+  while (base_ < id && !ops_.empty() && ops_.front().done()) {
+    ops_.pop_front();
+    ++base_;
+  }
+  // Kernel groups are only referenced by ops still alive; drop the settled ones.
+  while (groups_.size() > 1 && groups_.front().unfinished == 0 && groups_.front().finished.empty() &&
+         groupBase_ != openGroup_) {
+    groups_.pop_front();
+    ++groupBase_;
+  }
+}
+
+bool GpuModel::step() {
+  if (events_.empty()) return false;
+  const Event e = events_.top();
+  events_.pop();
+  if (e.type == EventType::Submit)
+    onSubmit(e.arg, e.t);
+  else
+    onEngineDone(int(e.arg), e.version, e.t);
+  return true;
+}
+
+void GpuModel::onSubmit(std::uint64_t id, double t) {
+  GpuOpState& s = mut(id);
+  if (profile_.delayedKernelSignal) {
+    // Fermi: kernels launched back to back, with no other command between them,
+    // report completion together when the last one ends.
+    if (s.cmd.kind == OpKind::Kernel) {
+      if (openGroup_ < 0) {
+        groups_.emplace_back();
+        openGroup_ = groupBase_ + int(groups_.size()) - 1;
+      }
+      s.kernelGroup = openGroup_;
+      ++groups_[std::size_t(openGroup_ - groupBase_)].unfinished;
+    } else {
+      openGroup_ = -1;
+    }
+  }
+  if (singleQueue_) engines_[std::size_t(s.engineSlot)].fifo.push_back(id);
+  const auto stream = std::size_t(s.cmd.stream);
+  if (streams_.size() <= stream) streams_.resize(stream + 1);
+  auto& queue = streams_[stream];
+  // Back-to-back kernels of one stream follow each other on the compute engine
+  // even when their completion is only signalled later (delayed kernel signal).
+  const bool afterEndedKernel = !queue.empty() && s.cmd.kind == OpKind::Kernel &&
+                                op(queue.back()).cmd.kind == OpKind::Kernel && op(queue.back()).end >= 0;
+  queue.push_back(id);
+  if (queue.size() == 1 || afterEndedKernel) makeReady(id, t);
+}
+
+void GpuModel::makeReady(std::uint64_t id, double t) {
+  GpuOpState& s = mut(id);
+  s.ready = t;
+  if (!singleQueue_) engines_[std::size_t(s.engineSlot)].ready.push_back(id);
+  dispatch(s.engineSlot, t);
+}
+
+void GpuModel::dispatch(int slot, double t) {
+  Engine& e = engines_[std::size_t(slot)];
+  if (e.busy) return;
+  if (singleQueue_) {
+    // One hardware queue: the engine takes its commands strictly in issue order,
+    // so a command waiting on its stream blocks every command behind it.
+    if (e.fifo.empty() || op(e.fifo.front()).ready < 0) return;
+    const std::uint64_t id = e.fifo.front();
+    e.fifo.pop_front();
+    startOp(slot, id, t);
+    return;
+  }
+  if (e.ready.empty()) return;
+  // Hyper-Q: the command that became ready first (ties: issued first).
+  auto best = std::min_element(e.ready.begin(), e.ready.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return op(a).ready != op(b).ready ? op(a).ready < op(b).ready : a < b;
+  });
+  const std::uint64_t id = *best;
+  e.ready.erase(best);
+  startOp(slot, id, t);
+}
+
+void GpuModel::startOp(int slot, std::uint64_t id, double t) {
+  Engine& e = engines_[std::size_t(slot)];
+  GpuOpState& s = mut(id);
+  e.busy = true;
+  e.current = id;
+  if (isCopyKind(s.cmd.kind)) {
+    s.start = t;
+    advanceCopies(t);
+    s.lastUpdate = t;
+    transferring_.push_back(id);
+    rescheduleCopies(t);
+    return;
+  }
+  double start = t;
+  if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
+  s.start = start;
+  push(start + s.cmd.soloNs, EventType::EngineDone, std::uint64_t(slot), ++e.version);
+}
+
+void GpuModel::advanceCopies(double t) {
+  for (std::uint64_t id : transferring_) {
+    GpuOpState& s = mut(id);
+    s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
+    s.lastUpdate = t;
+  }
+}
+
+void GpuModel::rescheduleCopies(double t) {
+  // Fluid sharing: while both directions move data their rates scale down together
+  // so the sum stays within the bidirectional cap.
+  double factor = 1;
+  if (transferring_.size() > 1) {
+    double sum = 0;
+    for (std::uint64_t id : transferring_) sum += op(id).cmd.gbps;
+    if (sum > profile_.bidirectionalGBps) factor = profile_.bidirectionalGBps / sum;
+  }
+  for (std::uint64_t id : transferring_) {
+    GpuOpState& s = mut(id);
+    s.rateFactor = factor;
+    Engine& e = engines_[std::size_t(s.engineSlot)];
+    push(t + s.remainingSoloNs / factor, EventType::EngineDone, std::uint64_t(s.engineSlot), ++e.version);
+  }
+}
+
+void GpuModel::onEngineDone(int slot, std::uint32_t version, double t) {
+  Engine& e = engines_[std::size_t(slot)];
+  if (!e.busy || version != e.version) return;  // superseded by a rate change
+  const std::uint64_t id = e.current;
+  GpuOpState& s = mut(id);
+  s.end = t;
+  e.busy = false;
+  if (isCopyKind(s.cmd.kind)) {
+    advanceCopies(t);
+    transferring_.erase(std::find(transferring_.begin(), transferring_.end(), id));
+    rescheduleCopies(t);
+  } else {
+    e.lastKernelEnd = t;
+  }
+  if (s.kernelGroup >= 0) {
+    KernelGroup& g = groups_[std::size_t(s.kernelGroup - groupBase_)];
+    --g.unfinished;
+    g.finished.push_back(id);
+    auto& queue = streams_[std::size_t(s.cmd.stream)];
+    auto self = std::find(queue.begin(), queue.end(), id);
+    if (self != queue.end() && self + 1 != queue.end() && op(*(self + 1)).cmd.kind == OpKind::Kernel &&
+        op(*(self + 1)).ready < 0)
+      makeReady(*(self + 1), t);
+    if (g.unfinished == 0) {
+      std::vector<std::uint64_t> finished;
+      finished.swap(g.finished);
+      for (std::uint64_t k : finished) signal(k, t);
+    }
+  } else {
+    signal(id, t);
+  }
+  dispatch(slot, t);
+}
+
+void GpuModel::signal(std::uint64_t id, double t) {
+  GpuOpState& s = mut(id);
+  s.signal = t;
+  auto& stream = streams_[std::size_t(s.cmd.stream)];
+  if (stream.empty() || stream.front() != id) throw std::logic_error("simulator: stream order violated");
+  stream.pop_front();
+  if (!stream.empty() && op(stream.front()).ready < 0) makeReady(stream.front(), t);
+}
+
+}  // namespace pipescope

@@ -1,0 +1,382 @@
+#include "sim/Simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include "sim/StageCosts.h"
+
+namespace pipescope {
+
+namespace {
+
+std::int64_t ns(double t) { return std::llround(t); }
+
+}  // namespace
+
+Simulator::Simulator(const DeviceProfile& profile, Trace& trace, RunControl& control, double slowdown)
+    : profile_(profile), trace_(trace), control_(control), slowdown_(slowdown), gpu_(profile) {}
+
+double Simulator::wakeNs() const {
+  switch (cfg_.sync) {
+    case SyncMode::Spin: return profile_.spinSyncWakeNs;
+    case SyncMode::Yield: return profile_.yieldSyncWakeNs;
+    case SyncMode::Blocking: return profile_.syncWakeNs;
+  }
+  return profile_.syncWakeNs;
+}
+
+void Simulator::setupLanes() {
+  submitLane_ = trace_.lane(LaneKind::HostSubmit, 0, "submit thread");
+  if (profile_.copyEngines <= 1) {
+    engineLanes_[0] = engineLanes_[1] = trace_.lane(LaneKind::CopyEngine, 0, "copy engine");
+  } else {
+    engineLanes_[0] = trace_.lane(LaneKind::CopyEngineH2D, 0, "H2D copy engine");
+    engineLanes_[1] = trace_.lane(LaneKind::CopyEngineD2H, 0, "D2H copy engine");
+  }
+  engineLanes_[2] = trace_.lane(LaneKind::ComputeEngine, 0, "compute engine");
+  names_.normalize = trace_.internName("normalize");
+  names_.model = trace_.internName("model");
+  names_.memcpyAsync = trace_.internName("cudaMemcpyAsync");
+  names_.memcpy = trace_.internName("cudaMemcpy");
+  names_.memcpyWait = trace_.internName("wait for copy");
+  names_.launch = trace_.internName("cudaLaunchKernel");
+  names_.eventRecord = trace_.internName("cudaEventRecord");
+  names_.eventSync = trace_.internName("cudaEventSynchronize");
+  names_.deviceSync = trace_.internName("cudaDeviceSynchronize");
+  names_.prefetchCall = trace_.internName("cudaMemPrefetchAsync");
+  names_.prefetch = trace_.internName("prefetch");
+  names_.migration = trace_.internName("page migration");
+}
+
+std::uint16_t Simulator::streamLane(int stream) {
+  const auto s = std::size_t(stream);
+  if (streamLanes_.size() <= s) streamLanes_.resize(s + 1, kNoLane);
+  if (streamLanes_[s] == kNoLane) streamLanes_[s] = trace_.lane(LaneKind::Stream, stream, "stream " + std::to_string(stream));
+  return streamLanes_[s];
+}
+
+std::uint16_t Simulator::workerLane(int worker) {
+  const auto w = std::size_t(worker);
+  if (workerLanes_.size() <= w) workerLanes_.resize(w + 1, kNoLane);
+  if (workerLanes_[w] == kNoLane)
+    workerLanes_[w] = trace_.lane(LaneKind::HostWorker, worker, "CPU worker " + std::to_string(worker));
+  return workerLanes_[w];
+}
+
+void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte) {
+  if (opsPerByte <= 0 || bytes == 0) return;
+  // Fork-join: the batch is split evenly over the workers, the submit thread waits for all.
+  const double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers);
+  const std::uint64_t share = bytes / std::uint64_t(cfg_.cpuWorkers);
+  for (int w = 0; w < cfg_.cpuWorkers; ++w) {
+    Op op;
+    op.kind = kind;
+    op.lane = workerLane(w);
+    op.batch = batch;
+    op.bytes = w + 1 == cfg_.cpuWorkers ? bytes - share * std::uint64_t(cfg_.cpuWorkers - 1) : share;
+    op.submit = op.ready = op.start = ns(hostT_);
+    op.end = ns(hostT_ + cost);
+    trace_.ops().append(op);
+  }
+  hostT_ += cost;
+}
+
+void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlation) {
+  Op op;
+  op.kind = OpKind::ApiCall;
+  op.lane = submitLane_;
+  op.name = name;
+  op.correlation = correlation;
+  op.submit = op.ready = op.start = ns(hostT_);
+  op.end = ns(hostT_ + cost);
+  trace_.ops().append(op);
+  hostT_ += cost;
+}
+
+void Simulator::hostWait(std::uint64_t opId, std::uint16_t name) {
+  gpu_.runUntilDone(opId);
+  const double signal = gpu_.op(opId).signal;
+  const double end = std::max(hostT_, signal + wakeNs());
+  if (end > hostT_) {
+    Op op;
+    op.kind = OpKind::HostSync;
+    op.lane = submitLane_;
+    op.name = name;
+    op.submit = op.ready = op.start = ns(hostT_);
+    op.end = ns(end);
+    trace_.ops().append(op);
+  }
+  hostT_ = end;
+  lastWaited_ = opId;
+}
+
+std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
+                                  std::uint8_t flags, std::uint16_t apiName, double apiCost) {
+  const std::uint64_t id = gpu_.nextId();
+  streamLane(cmd.stream);
+  if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
+  gpu_.submit(cmd, hostT_);
+  meta_.push_back(OpMeta{batch, bytes, name, flags});
+  streamLastOp_[std::size_t(cmd.stream)] = id;
+  return id;
+}
+
+std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes,
+                                   bool hostBlocking) {
+  const CopyDirection dir = kind == OpKind::CopyH2D ? CopyDirection::H2D : CopyDirection::D2H;
+  const bool pageable = cfg_.memory == HostMemory::Pageable;
+  GpuCommand cmd;
+  cmd.kind = kind;
+  cmd.stream = stream;
+  cmd.engine = kind == OpKind::CopyH2D ? EngineId::H2D : EngineId::D2H;
+  cmd.soloNs = copySoloNs(profile_, dir, pageable, bytes);
+  cmd.gbps = copyGBps(profile_, dir, pageable, bytes);
+  std::uint8_t flags = pageable ? kOpPageable : 0;
+  const bool blockingCall = !cfg_.isAsync();
+  if (blockingCall) flags |= kOpBlockingCall;
+  const std::uint64_t id = issueGpu(cmd, batch, bytes, 0, flags, blockingCall ? names_.memcpy : names_.memcpyAsync,
+                                    blockingCall ? profile_.memcpySyncCallNs : profile_.memcpyAsyncCallNs);
+  // A blocking cudaMemcpy, and a cudaMemcpyAsync from pageable memory, return only
+  // once the copy is done.
+  if (hostBlocking) hostWait(id, names_.memcpyWait);
+  return id;
+}
+
+std::uint64_t Simulator::issueKernel(std::int32_t batch, int stream, std::uint16_t name, double kernelNs,
+                                     std::uint8_t flags) {
+  GpuCommand cmd;
+  cmd.kind = OpKind::Kernel;
+  cmd.stream = stream;
+  cmd.engine = EngineId::Compute;
+  cmd.soloNs = kernelNs;
+  return issueGpu(cmd, batch, cfg_.batchBytes(), name, flags, names_.launch, profile_.kernelLaunchNs);
+}
+
+void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
+  const bool blockingCopies = !cfg_.isAsync() || cfg_.memory == HostMemory::Pageable;
+  const auto s = std::size_t(stream);
+  const bool resident = cfg_.residency == DataResidency::KeepResident && streamHasData_[s];
+  switch (stage) {
+    case Stage::H2D: {
+      if (resident || cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed) return;
+      if (cfg_.memory == HostMemory::ManagedPrefetch) {
+        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D,
+                       copySoloNs(profile_, CopyDirection::H2D, false, cfg_.batchBytes()),
+                       copyGBps(profile_, CopyDirection::H2D, false, cfg_.batchBytes())};
+        issueGpu(cmd, batch, cfg_.batchBytes(), names_.prefetch, kOpManaged, names_.prefetchCall,
+                 profile_.memcpyAsyncCallNs);
+        return;
+      }
+      const std::uint64_t total = cfg_.batchBytes();
+      const auto chunks = std::uint64_t(cfg_.transferChunks);
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        const std::uint64_t bytes = c + 1 == chunks ? total - (total / chunks) * (chunks - 1) : total / chunks;
+        if (bytes > 0) issueCopy(OpKind::CopyH2D, batch, stream, bytes, blockingCopies);
+      }
+      return;
+    }
+    case Stage::Kernels: {
+      const std::uint64_t in = cfg_.batchBytes();
+      const std::uint64_t out = cfg_.outputBytes();
+      const bool model = cfg_.model != ModelPreset::Custom || cfg_.modelFlopsPerByte > 0;
+      struct K {
+        std::uint16_t name;
+        double ns;
+      };
+      std::vector<K> kernels;
+      if (cfg_.normalizeKernel) kernels.push_back({names_.normalize, normalizeKernelNs(profile_, in)});
+      if (model) kernels.push_back({names_.model, modelKernelNs(profile_, cfg_)});
+      std::uint8_t flags = 0;
+      if (cfg_.memory == HostMemory::Mapped) {
+        // Zero-copy: the first kernel reads its input, the last writes its output, over PCIe.
+        flags = kOpMapped;
+        if (kernels.size() == 1) {
+          kernels[0].ns = std::max(kernels[0].ns, double(in + out) / profile_.mappedReadGBps);
+        } else {
+          kernels.front().ns = std::max(kernels.front().ns, double(in) / profile_.mappedReadGBps);
+          kernels.back().ns = std::max(kernels.back().ns, double(out) / profile_.mappedReadGBps);
+        }
+      } else if (cfg_.memory == HostMemory::Managed) {
+        flags = kOpManaged;
+        if (!resident) kernels.front().ns += double(in) / profile_.managedMigrationGBps;
+      }
+      for (const K& k : kernels) issueKernel(batch, stream, k.name, k.ns, flags);
+      streamHasData_[s] = true;
+      return;
+    }
+    case Stage::D2H: {
+      const std::uint64_t total = cfg_.d2hBytes();
+      if (cfg_.memory == HostMemory::Mapped || total == 0) return;
+      if (cfg_.memory == HostMemory::Managed || cfg_.memory == HostMemory::ManagedPrefetch) {
+        // Managed output comes back on demand (page migration) or by a prefetch to the host.
+        const bool prefetch = cfg_.memory == HostMemory::ManagedPrefetch;
+        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H,
+                       prefetch ? copySoloNs(profile_, CopyDirection::D2H, false, total)
+                                : profile_.copyLatencyNs + double(total) / profile_.managedMigrationGBps,
+                       prefetch ? copyGBps(profile_, CopyDirection::D2H, false, total) : profile_.managedMigrationGBps};
+        issueGpu(cmd, batch, total, prefetch ? names_.prefetch : names_.migration, kOpManaged,
+                 prefetch ? names_.prefetchCall : 0, prefetch ? profile_.memcpyAsyncCallNs : 0);
+        return;
+      }
+      const auto chunks = std::uint64_t(cfg_.transferChunks);
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        const std::uint64_t bytes = c + 1 == chunks ? total - (total / chunks) * (chunks - 1) : total / chunks;
+        if (bytes > 0) issueCopy(OpKind::CopyD2H, batch, stream, bytes, blockingCopies);
+      }
+      return;
+    }
+  }
+}
+
+void Simulator::runBlockingBatch(std::int32_t batch) {
+  cpuStage(OpKind::Preprocess, batch, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+  issueAsyncStage(Stage::H2D, batch, 0);
+  issueAsyncStage(Stage::Kernels, batch, 0);
+  issueAsyncStage(Stage::D2H, batch, 0);
+  // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
+  if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
+  cpuStage(OpKind::Postprocess, batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
+  ++completed_;
+  trace_.setCompletedBatches(completed_);
+}
+
+void Simulator::finishIssuing(std::int32_t batch, int stream) {
+  apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
+  inFlight_.push_back(InFlightBatch{batch, stream, streamLastOp_[std::size_t(stream)]});
+}
+
+void Simulator::retireOldest() {
+  const InFlightBatch b = inFlight_.front();
+  hostWait(b.lastOp, names_.eventSync);
+  inFlight_.pop_front();
+  cpuStage(OpKind::Postprocess, b.batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
+  ++completed_;
+  trace_.setCompletedBatches(completed_);
+}
+
+void Simulator::drain() {
+  while (!inFlight_.empty()) retireOldest();
+}
+
+void Simulator::flushDoneOps() {
+  while (flushed_ < gpu_.nextId()) {
+    const GpuOpState& s = gpu_.op(flushed_);
+    if (!s.done()) break;
+    const OpMeta& m = meta_.front();
+    Op op;
+    op.kind = s.cmd.kind;
+    op.submit = ns(s.submit);
+    op.ready = ns(s.ready);
+    op.start = ns(s.start);
+    op.end = ns(s.end);
+    op.bytes = m.bytes;
+    op.batch = m.batch;
+    op.correlation = std::uint32_t(flushed_ + 1);
+    op.lane = streamLane(s.cmd.stream);
+    op.engineLane = engineLanes_[s.engineSlot];
+    op.name = m.name;
+    op.stream = std::int16_t(s.cmd.stream);
+    op.flags = m.flags;
+    trace_.ops().append(op);
+    meta_.pop_front();
+    ++flushed_;
+  }
+  // Keep the ops the host may still wait on (the end of each in-flight batch).
+  gpu_.forgetBefore(inFlight_.empty() ? flushed_ : std::min(flushed_, inFlight_.front().lastOp));
+}
+
+void Simulator::publishBatch() {
+  flushDoneOps();
+  trace_.ops().publish();
+  if (slowdown_ <= 0) return;
+  // Pace publication so simulated time maps onto wall time (the live view).
+  const auto target = wallStart_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                       std::chrono::duration<double, std::nano>(hostT_ * slowdown_));
+  while (!control_.stopRequested()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= target) break;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(target - now, std::chrono::milliseconds(10)));
+  }
+}
+
+void Simulator::startConfig(const PipelineConfig& config) {
+  cfg_ = config;
+  streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
+  if (streamLastOp_.size() < std::size_t(limits::kMaxStreams)) streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
+  for (int s = 0; s < cfg_.streams; ++s) streamLane(s);
+  if (cfg_.preprocessOpsPerByte > 0 || cfg_.postprocessOpsPerByte > 0)
+    for (int w = 0; w < cfg_.cpuWorkers; ++w) workerLane(w);
+}
+
+std::string Simulator::invalidMessage(const PipelineConfig& config) {
+  std::string message;
+  for (const auto& issue : validate(config)) message += (message.empty() ? "" : "; ") + issue.message();
+  return message;
+}
+
+RunOutcome Simulator::run(const PipelineConfig& config) {
+  if (auto problem = invalidMessage(config); !problem.empty())
+    return {RunState::Failed, "invalid configuration: " + problem};
+  setupLanes();
+  startConfig(config);
+  wallStart_ = std::chrono::steady_clock::now();
+  std::int32_t batch = 0;
+  bool stopped = false;
+  while (cfg_.batchCount == 0 || batch < cfg_.batchCount) {
+    if (control_.stopRequested()) {
+      stopped = true;
+      break;
+    }
+    if (auto next = control_.takePendingConfig()) {
+      if (auto problem = invalidMessage(*next); !problem.empty()) {
+        drain();
+        publishBatch();
+        return {RunState::Failed, "invalid configuration change at batch " + std::to_string(batch) + ": " + problem};
+      }
+      drain();
+      trace_.addConfigChange(batch, *next);
+      startConfig(*next);
+      continue;
+    }
+    if (!cfg_.isAsync()) {
+      runBlockingBatch(batch);
+      ++batch;
+    } else if (cfg_.order == IssueOrder::DepthFirst) {
+      const int stream = batch % cfg_.streams;
+      // Each stream owns one input and one output buffer: reuse waits for its last batch.
+      if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
+      cpuStage(OpKind::Preprocess, batch, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+      issueAsyncStage(Stage::H2D, batch, stream);
+      issueAsyncStage(Stage::Kernels, batch, stream);
+      issueAsyncStage(Stage::D2H, batch, stream);
+      finishIssuing(batch, stream);
+      ++batch;
+    } else {
+      int group = cfg_.streams;
+      if (cfg_.batchCount > 0) group = std::min(group, cfg_.batchCount - batch);
+      for (int j = 0; j < group; ++j) {
+        if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
+        cpuStage(OpKind::Preprocess, batch + j, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+      }
+      for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
+        for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, (batch + j) % cfg_.streams);
+      for (int j = 0; j < group; ++j) finishIssuing(batch + j, (batch + j) % cfg_.streams);
+      batch += group;
+    }
+    publishBatch();
+  }
+  if (stopped) {
+    // Work already issued still runs on the device; record it so nothing issued is lost.
+    gpu_.runAll();
+    publishBatch();
+    return {RunState::Stopped, "stopped after " + std::to_string(completed_) + " batches"};
+  }
+  drain();
+  gpu_.runAll();
+  publishBatch();
+  return {RunState::Finished, {}};
+}
+
+}  // namespace pipescope

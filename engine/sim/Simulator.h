@@ -1,0 +1,92 @@
+#pragma once
+// The simulator's host side: runs the pipeline algorithm of docs/simulator.md (the
+// same one the CUDA backend runs) against a GpuModel, and records every host and
+// device operation into a Trace. Deterministic: the same configuration and profile
+// always give the same trace.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "backend/Backend.h"
+#include "sim/DeviceProfile.h"
+#include "sim/GpuModel.h"
+
+namespace pipescope {
+
+class Simulator {
+ public:
+  /// slowdown: wall seconds per simulated second when publishing (0 = as fast as possible).
+  Simulator(const DeviceProfile& profile, Trace& trace, RunControl& control, double slowdown = 0.0);
+  RunOutcome run(const PipelineConfig& config);
+
+ private:
+  struct InFlightBatch {
+    std::int32_t batch = 0;
+    int stream = 0;
+    std::uint64_t lastOp = 0;  // the GPU op whose completion ends the batch
+  };
+  enum class Stage : std::uint8_t { H2D, Kernels, D2H };
+
+  void setupLanes();
+  void startConfig(const PipelineConfig& config);
+  static std::string invalidMessage(const PipelineConfig& config);
+  std::uint16_t streamLane(int stream);
+  std::uint16_t workerLane(int worker);
+
+  void runBlockingBatch(std::int32_t batch);
+  void issueAsyncStage(Stage stage, std::int32_t batch, int stream);
+  void finishIssuing(std::int32_t batch, int stream);
+  void retireOldest();
+  void drain();
+
+  void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte);
+  void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
+  void hostWait(std::uint64_t opId, std::uint16_t name);
+  std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes, bool hostBlocking);
+  std::uint64_t issueKernel(std::int32_t batch, int stream, std::uint16_t name, double ns, std::uint8_t flags);
+  std::uint64_t issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
+                         std::uint8_t flags, std::uint16_t apiName, double apiCost);
+
+  void flushDoneOps();
+  void publishBatch();
+  double wakeNs() const;
+
+  DeviceProfile profile_;
+  Trace& trace_;
+  RunControl& control_;
+  double slowdown_;
+  std::chrono::steady_clock::time_point wallStart_;
+
+  PipelineConfig cfg_;
+  GpuModel gpu_;
+  double hostT_ = 0;
+  std::int64_t completed_ = 0;
+  std::deque<InFlightBatch> inFlight_;
+  std::vector<bool> streamHasData_;   // resident data already on the device
+  std::vector<std::uint64_t> streamLastOp_;
+  std::uint64_t lastWaited_ = ~std::uint64_t(0);
+
+  // Per GPU op (by id, from flushed_ on): trace fields the model does not know.
+  struct OpMeta {
+    std::int32_t batch;
+    std::uint64_t bytes;
+    std::uint16_t name;
+    std::uint8_t flags;
+  };
+  std::deque<OpMeta> meta_;
+  std::uint64_t flushed_ = 0;
+
+  std::uint16_t submitLane_ = 0;
+  std::uint16_t engineLanes_[3] = {0, 0, 0};
+  std::vector<std::uint16_t> streamLanes_;
+  std::vector<std::uint16_t> workerLanes_;
+
+  struct Names {
+    std::uint16_t normalize, model, memcpyAsync, memcpy, memcpyWait, launch, eventRecord, eventSync, deviceSync,
+        prefetchCall, prefetch, migration;
+  } names_{};
+};
+
+}  // namespace pipescope

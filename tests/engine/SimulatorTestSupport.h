@@ -1,0 +1,94 @@
+#pragma once
+// Runs the simulator on a configuration and hands back every op, for the simulator tests.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/Backend.h"
+#include "sim/DeviceProfile.h"
+#include "sim/SimulatorBackend.h"
+#include "trace/Trace.h"
+
+namespace pipescope::simtest {
+
+struct SimRun {
+  std::unique_ptr<Trace> trace = std::make_unique<Trace>();
+  RunOutcome outcome;
+  std::vector<Op> ops;
+  std::vector<Lane> lanes;
+
+  std::vector<Op> of(OpKind kind) const {
+    std::vector<Op> out;
+    for (const Op& op : ops)
+      if (op.kind == kind) out.push_back(op);
+    std::sort(out.begin(), out.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
+    return out;
+  }
+  std::vector<Op> gpuOps() const {
+    std::vector<Op> out;
+    for (const Op& op : ops)
+      if (isGpuKind(op.kind)) out.push_back(op);
+    return out;
+  }
+  /// Latest end minus earliest start over every op.
+  std::int64_t makespan() const {
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const Op& op : ops) {
+      first = std::min(first, op.start);
+      last = std::max(last, op.end);
+    }
+    return ops.empty() ? 0 : last - first;
+  }
+  LaneKind laneKind(std::uint16_t lane) const { return lanes.at(lane).kind; }
+};
+
+inline SimRun runSim(const PipelineConfig& config, const DeviceProfile& profile, RunControl* control = nullptr) {
+  SimRun r;
+  r.trace->setConfig(config);
+  auto backend = makeSimulatorBackend(profile);
+  RunControl own;
+  r.outcome = backend->run(config, *r.trace, control ? *control : own);
+  r.trace->ops().snapshot().forEach([&](const Op& op) { r.ops.push_back(op); });
+  r.lanes = r.trace->lanes();
+  return r;
+}
+
+inline DeviceProfile h200() { return *builtinProfile("h200"); }
+
+/// A device with round numbers: 1 byte/ns copies, no fixed costs, so stage times
+/// are exactly the byte counts.
+inline DeviceProfile roundProfile() {
+  DeviceProfile p;
+  p.name = "round";
+  p.copyEngines = 2;
+  p.hardwareQueues = 32;
+  p.h2dPinnedGBps = p.d2hPinnedGBps = 1.0;
+  p.h2dPageableGBps = p.d2hPageableGBps = 0.5;
+  p.bidirectionalGBps = 2.0;
+  p.copyLatencyNs = 0;
+  p.modelGflops = 1.0;  // 1 flop per ns
+  p.deviceMemoryGBps = 1.0;
+  p.kernelGapNs = 0;
+  p.kernelLaunchNs = 0;
+  p.memcpyAsyncCallNs = 0;
+  p.memcpySyncCallNs = 0;
+  p.eventRecordNs = 0;
+  p.syncWakeNs = p.spinSyncWakeNs = p.yieldSyncWakeNs = 0;
+  p.cpuNsPerOp = 1.0;
+  return p;
+}
+
+/// A small configuration whose stage times on roundProfile() are `bytes` ns each
+/// (H2D, model kernel with 1 flop/byte, D2H).
+inline PipelineConfig roundConfig(std::uint64_t bytes, int batches) {
+  PipelineConfig c;
+  c.batchSamples = 1;
+  c.sampleBytes = bytes;
+  c.batchCount = batches;
+  c.normalizeKernel = false;
+  c.modelFlopsPerByte = 1.0;
+  return c;
+}
+
+}  // namespace pipescope::simtest

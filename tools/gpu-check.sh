@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: configure, build the CUDA targets, run the gpu tests,
+# compute-sanitizer (memcheck, racecheck) on them, and the GPU bench. Logs go to
+# $OUT (or ./gpu-check-out). Usage: tools/gpu-check.sh [bench-reps] [gtest-filter-for-sanitizer]
+set -u -o pipefail
+OUT=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$OUT"
+REPS=${1:-5}
+SANFILTER=${2:-*}
+J=$(nproc)
+B=build-gpu
+{
+  echo "== $(date -u +%FT%TZ) on $(hostname)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
+  nvcc --version | tail -1
+  cmake --version | head -1
+} 2>&1 | tee "$OUT/env.log"
+
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF \
+  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
+  -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd -DPIPESCOPE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  >"$OUT/build.log" 2>&1 &&
+  ninja -C $B -j"$J" pipescope_gpu_tests gpu_pipeline_bench >>"$OUT/build.log" 2>&1
+rc=$?
+tail -30 "$OUT/build.log"
+[ $rc -ne 0 ] && { echo "BUILD FAILED"; exit 1; }
+
+echo "== gpu tests"
+$B/tests/pipescope_gpu_tests 2>&1 | tee "$OUT/gpu-tests.log" | grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|FAILED|Failure|error|Expected|Which|actual|overlap" | head -80
+
+echo "== bench"
+timeout 240 $B/bench/gpu_pipeline_bench "$REPS" 2>&1 | tee "$OUT/bench.log"
+
+echo "== compute-sanitizer memcheck"
+timeout 200 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+  $B/tests/pipescope_gpu_tests --gtest_filter="$SANFILTER" >"$OUT/memcheck.log" 2>&1
+echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | tail -8
+echo "== compute-sanitizer racecheck"
+timeout 200 compute-sanitizer --tool racecheck --error-exitcode 3 \
+  $B/tests/pipescope_gpu_tests --gtest_filter="$SANFILTER" >"$OUT/racecheck.log" 2>&1
+echo "racecheck rc=$?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$OUT/racecheck.log" | tail -8
