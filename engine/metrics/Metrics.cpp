@@ -169,7 +169,7 @@ void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
   for (const auto& lb : m.lanes) {
     if (!isHostLane(lb.kind)) continue;
     std::string subject = lb.kind == LaneKind::HostSubmit   ? "the submit thread"
-                          : lb.kind == LaneKind::HostWorker ? "CPU worker '" + lb.name + "'"
+                          : lb.kind == LaneKind::HostWorker ? lb.name
                                                             : "host thread '" + lb.name + "'";
     resources.push_back({Bottleneck::HostBound, subject, lb.fraction, lb.lane});
   }
@@ -189,8 +189,13 @@ void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
       advice = "larger batches or more streams would amortise the per-batch latency";
     else
       advice = "overlapping them (async copies, several streams) would help most";
+    // Either the GPU sits idle (waiting on syncs and launches) or it is busy with one
+    // stage at a time; say which, so the advice makes sense.
+    const std::string evidence =
+        m.gpuIdle >= 0.25 ? "the GPU is idle " + pctText(m.gpuIdle) + " of the time"
+                          : "kernels have a copy beside them only " + pctText(m.computeOverlappedByCopy) + " of the time";
     m.bottleneckSentence = "Latency-bound: nothing is busy more than " + pctText(busiest->fraction) +
-                           " of the time (" + engineSummary(m) + ") and the GPU is idle " + pctText(m.gpuIdle) +
+                           " of the time (" + engineSummary(m) + ") and " + evidence +
                            "; the stages wait for each other, so " + advice + ".";
     return;
   }

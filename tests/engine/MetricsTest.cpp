@@ -202,8 +202,8 @@ TEST(Metrics, HostBoundRunNamesTheWorker) {
   EXPECT_DOUBLE_EQ(m.perBatch.preprocessNs, 50.0);
   EXPECT_EQ(m.bottleneck, Bottleneck::HostBound);
   EXPECT_EQ(m.bottleneckSentence,
-            "Host-bound: CPU worker 'worker 0' is busy 87% of the time with CPU work while kernels run 9%; more CPU "
-            "workers or less CPU work per batch would help most.");
+            "Host-bound: CPU worker 0 is busy 87% of the time with CPU work while kernels run 9%; more CPU workers or "
+            "less CPU work per batch would help most.");
 }
 
 TEST(Metrics, HostBoundByApiCallsSuggestsFewerLargerOperations) {
@@ -230,8 +230,24 @@ TEST(Metrics, SerialisedBlockingRunIsLatencyBound) {
   EXPECT_DOUBLE_EQ(m.efficiency, 40.0 / 70.0);
   EXPECT_EQ(m.bottleneck, Bottleneck::LatencyBound);
   EXPECT_EQ(m.bottleneckSentence,
-            "Latency-bound: nothing is busy more than 29% of the time (H2D 29%, kernels 29%, D2H 29%) and the GPU is "
-            "idle 14%; the stages wait for each other, so async copies and several streams would let them overlap.");
+            "Latency-bound: nothing is busy more than 29% of the time (H2D 29%, kernels 29%, D2H 29%) and kernels have "
+            "a copy beside them only 0% of the time; the stages wait for each other, so async copies and several "
+            "streams would let them overlap.");
+}
+
+TEST(Metrics, LatencyBoundRunWithAnIdleGpuSaysSo) {
+  TraceBuilder b;
+  // Short kernels far apart: the GPU waits on the host's round trips.
+  b.kernel(0, 0, 10).kernel(1, 50, 60).kernel(2, 100, 110);
+  Trace& t = b.done(3);
+  PipelineConfig c = t.config();
+  c.streams = 4;  // already several streams: the advice is about latency per batch
+  t.setConfig(c);
+  const Metrics m = computeMetrics(t);
+  EXPECT_EQ(m.bottleneck, Bottleneck::LatencyBound);
+  EXPECT_DOUBLE_EQ(m.gpuIdle, 80.0 / 110.0);
+  EXPECT_NE(m.bottleneckSentence.find("the GPU is idle 73% of the time"), std::string::npos) << m.bottleneckSentence;
+  EXPECT_NE(m.bottleneckSentence.find("larger batches or more streams"), std::string::npos) << m.bottleneckSentence;
 }
 
 TEST(Metrics, EmptyTraceGivesZerosAndNoVerdict) {

@@ -21,7 +21,7 @@ class TraceBuilder {
     d.copyEngines = copyEngines;
     trace_->setDevice(d);
     submit = trace_->lane(LaneKind::HostSubmit, 0, "submit thread");
-    worker = trace_->lane(LaneKind::HostWorker, 0, "worker 0");
+    worker = trace_->lane(LaneKind::HostWorker, 0, "CPU worker 0");
     stream0 = trace_->lane(LaneKind::Stream, 0, "stream 0");
     stream1 = trace_->lane(LaneKind::Stream, 1, "stream 1");
     if (copyEngines == 1) {
