@@ -30,10 +30,7 @@ int profilesMain(const std::vector<std::string>& args) {
   for (const auto& name : names) {
     const auto profile = builtinProfile(name);
     std::cout << name << std::string(width + 2 - name.size(), ' ');
-    if (profile)
-      std::cout << profile->description << " (" << profile->copyEngines
-                << (profile->copyEngines == 1 ? " copy engine, " : " copy engines, ")
-                << (profile->hardwareQueues == 1 ? "single hardware queue" : "Hyper-Q") << ")";
+    if (profile) std::cout << profile->description;
     std::cout << "\n";
   }
   return kExitOk;

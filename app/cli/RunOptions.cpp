@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "TraceOutput.h"
 #include "config/ConfigJson.h"
 #include "config/Presets.h"
 #include "sim/DeviceProfile.h"
@@ -180,7 +181,7 @@ RunOptionParser::RunOptionParser() {
                  });
 
   options_.group("Output");
-  options_.value("trace", "FILE", "write the recorded trace to FILE (versioned JSON; written atomically)",
+  options_.value("trace", "FILE", "write the recorded trace to FILE (" + traceFormatHelp() + "; written atomically)",
                  [this](const std::string& v) {
                    if (v.empty()) throw UsageError("--trace needs a file name");
                    request_.tracePath = v;

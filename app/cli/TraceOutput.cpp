@@ -20,4 +20,12 @@ void saveTrace(const Trace& trace, const std::string& path) {
   saveTraceJson(trace, path);
 }
 
+std::string traceFormatHelp() {
+#ifdef PIPESCOPE_CLI_HAS_NATIVE_FORMAT
+  return "a name ending in .json gets the versioned JSON form, any other name the native .pipescope format";
+#else
+  return "versioned JSON";
+#endif
+}
+
 }  // namespace pipescope::cli

@@ -9,5 +9,7 @@ namespace pipescope::cli {
 /// name does not end in .json, else the versioned JSON form. Throws
 /// std::runtime_error naming the file on failure.
 void saveTrace(const Trace& trace, const std::string& path);
+/// How saveTrace picks the format, for --help.
+std::string traceFormatHelp();
 
 }  // namespace pipescope::cli
