@@ -652,7 +652,10 @@ class Pipeline {
       Op& op = p.op;
       const std::size_t si = std::size_t(op.stream);
       if (p.eventStart >= 0) {
-        op.start = std::max(op.submit, eventTime(p.eventStart));
+        // The event clock is tied to the host clock by one sample at run start (a few
+        // µs of error) while neighbours may be CUPTI-timed: never let an event-timed
+        // op begin before its stream reached it.
+        op.start = std::max({op.submit, eventTime(p.eventStart), lastEnd_[si]});
         op.end = std::max(op.start, eventTime(p.eventEnd));
         freeEvents_.push_back(p.eventStart);
         freeEvents_.push_back(p.eventEnd);
