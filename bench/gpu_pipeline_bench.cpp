@@ -14,6 +14,7 @@
 
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaError.h"
+#include "cuda/CuptiTracer.h"
 #include "cuda/Kernels.h"
 
 using namespace pipescope;
@@ -271,6 +272,37 @@ int main(int argc, char** argv) {
     if (row.name == "blocking pinned") lastPinned = pr;
     std::fflush(stdout);
   }
+  // Where the instrumentation's cost comes from: the reference with CUPTI collecting.
+  std::printf("\ninstrumentation cost breakdown, median of %d (ms)\n\n", reps);
+  std::printf("| configuration | reference | + CUPTI kernel/memcpy | + CUPTI API records | pipescope | flushes (count, ms) |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const Row& row : rows) {
+    if (row.name != "blocking pinned" && row.name != "async pinned 4 streams" && row.name != "async pinned 8 streams")
+      continue;
+    Reference ref(row.config);
+    std::vector<double> r0, r1, r2, p;
+    const std::uint64_t fc0 = cuda::CuptiTracer::flushCount(), fn0 = cuda::CuptiTracer::flushNs();
+    for (int i = 0; i < reps; ++i) {
+      r0.push_back(ref.run());
+      for (int api = 0; api < 2; ++api) {
+        cuda::CuptiTracer tracer;
+        std::string why;
+        if (!tracer.start(why, api == 1)) {
+          std::printf("CUPTI unavailable: %s\n", why.c_str());
+          break;
+        }
+        (api ? r2 : r1).push_back(ref.run());
+        tracer.stop();
+      }
+      p.push_back(runPipescope(*backend, row.config).makespanMs);
+    }
+    const double flushes = double(cuda::CuptiTracer::flushCount() - fc0) / reps;
+    const double flushMs = double(cuda::CuptiTracer::flushNs() - fn0) / 1e6 / reps;
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.1f, %.3f |\n", row.name.c_str(), median(r0), median(r1),
+                median(r2), median(p), flushes, flushMs);
+    std::fflush(stdout);
+  }
+
   std::printf("\nper-batch stage times from pipescope (blocking pinned): H2D %.3f ms, kernels %.3f ms "
               "(model kernel %.3f ms at 800 flops/byte), D2H %.3f ms; timing source %s\n",
               lastPinned.h / 1e6, lastPinned.k / 1e6, lastPinned.modelNs / 1e6, lastPinned.d / 1e6,
@@ -282,7 +314,7 @@ int main(int argc, char** argv) {
   bw.mode = TransferMode::Async;
   bw.streams = 1;
   bw.normalizeKernel = false;
-  bw.modelFlopsPerByte = 0;
+  bw.modelFlopsPerByte = 1;  // a near-empty kernel: the copies dominate
   bw.batchCount = 20;
   runPipescope(*backend, bw);
   std::vector<double> ph, pd, lh, ld;

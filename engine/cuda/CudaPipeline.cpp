@@ -45,9 +45,8 @@ GemmShape gemmShape(ModelPreset p) {
 
 // cuBLAS keeps a workspace per handle (32 MiB on Hopper); counted in the memory check.
 constexpr std::uint64_t kCublasWorkspaceBytes = 40ull << 20;
-// How often GPU timestamps are fetched from CUPTI while running: often enough for a
-// live view, rare enough that flushing costs nothing measurable.
-constexpr std::int64_t kFlushIntervalNs = 20'000'000;
+// How often the CUPTI-to-host clock map is refreshed while running.
+constexpr std::int64_t kCalibrateIntervalNs = 20'000'000;
 
 class NvtxRange {
  public:
@@ -218,7 +217,9 @@ class Pipeline {
     }
     for (Slot& s : slots_) s.residentLoaded = s.residentLoaded && c.residency == DataResidency::KeepResident;
     if (!workers_ || workers_->size() != c.cpuWorkers) workers_ = std::make_unique<WorkerPool>(c.cpuWorkers);
-    lastEnd_.assign(slots_.size(), 0);
+    // Sized for the most streams: ops of an earlier segment may still be pending.
+    lastEnd_.resize(std::size_t(limits::kMaxStreams), 0);
+    held_.resize(std::size_t(limits::kMaxStreams));
   }
 
   void setUpLanes() {
@@ -634,8 +635,7 @@ class Pipeline {
     if (pending_.empty()) return;
     if (cupti_ && tracer_.active()) {
       const std::int64_t now = steadyNowNs();
-      if (all || now - lastFlushNs_ >= kFlushIntervalNs) {
-        tracer_.flush(false);
+      if (now - lastFlushNs_ >= kCalibrateIntervalNs) {
         calibrate();
         lastFlushNs_ = now;
       }
@@ -652,7 +652,10 @@ class Pipeline {
       Op& op = p.op;
       const std::size_t si = std::size_t(op.stream);
       if (p.eventStart >= 0) {
-        op.start = std::max(op.submit, eventTime(p.eventStart));
+        // The event clock is tied to the host clock by one sample at run start (a few
+        // µs of error) while neighbours may be CUPTI-timed: never let an event-timed
+        // op begin before its stream reached it.
+        op.start = std::max({op.submit, eventTime(p.eventStart), lastEnd_[si]});
         op.end = std::max(op.start, eventTime(p.eventEnd));
         freeEvents_.push_back(p.eventStart);
         freeEvents_.push_back(p.eventEnd);
@@ -669,14 +672,31 @@ class Pipeline {
       // Ready: the stream reached the op once it was submitted and the stream's previous op ended.
       op.ready = std::min(std::max(op.submit, lastEnd_[si]), op.start);
       lastEnd_[si] = std::max(lastEnd_[si], op.end);
-      trace_.ops().append(op);
+      emit(op, si, p.eventStart >= 0 && cupti_);
     }
+    if (all)
+      for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
     pending_.swap(keep);
     // Batches older than every pending op are no longer needed for lookups.
     std::int32_t oldest = INT32_MAX;
     for (const PendingOp& p : pending_) oldest = std::min(oldest, p.op.batch);
     syncedBatches_.erase(syncedBatches_.begin(),
                          std::lower_bound(syncedBatches_.begin(), syncedBatches_.end(), oldest));
+  }
+
+  /// Appends `op`. An event-timed op among CUPTI-timed ones is held until the next
+  /// op of its stream: the two clocks disagree by microseconds, and the next op's
+  /// engine start bounds the held op's end.
+  void emit(std::optional<Op> op, std::size_t si, bool hold) {
+    if (held_[si]) {
+      Op& h = *held_[si];
+      if (op) h.end = std::max(h.start, std::min(h.end, op->start));
+      trace_.ops().append(h);
+      held_[si].reset();
+    }
+    if (!op) return;
+    if (hold) held_[si] = op;
+    else trace_.ops().append(*op);
   }
 
   // ---------------------------------------------------------------- state
@@ -702,6 +722,7 @@ class Pipeline {
   std::deque<PendingOp> pending_;
   std::vector<std::int32_t> syncedBatches_;
   std::vector<std::int64_t> lastEnd_;
+  std::vector<std::optional<Op>> held_;
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 

@@ -24,7 +24,9 @@ class CuptiTracer {
 
   /// Enables activity collection; false with `whyNot` set when CUPTI cannot be used
   /// (e.g. another profiler owns it). Nothing stays enabled after a failure.
-  bool start(std::string& whyNot);
+  /// `apiRecords` = false leaves out the runtime/driver API records that carry the
+  /// external ids (diagnostics only: without them no interval can be resolved).
+  bool start(std::string& whyNot, bool apiRecords = true);
   /// Delivers pending records and disables collection.
   void stop();
   bool active() const { return active_; }
@@ -41,11 +43,16 @@ class CuptiTracer {
   /// Records CUPTI dropped for lack of buffer space (reported in the trace's note).
   std::uint64_t droppedRecords() const;
 
+  /// Calls of flush() and the host time they took, process-wide (for the bench).
+  static std::uint64_t flushCount();
+  static std::uint64_t flushNs();
+
   /// CUPTI's current timestamp (ns).
   static std::uint64_t timestamp();
 
  private:
   bool active_ = false;
+  bool apiRecords_ = true;
 };
 
 }  // namespace pipescope::cuda

@@ -116,11 +116,16 @@ TEST(SimulatorInvariants, PageableCopiesBlockTheSubmitThread) {
     for (const Op& h : host) spanned |= h.kind == OpKind::HostSync && h.start <= copy.start && h.end >= copy.end;
     EXPECT_TRUE(spanned) << "copy " << copy.start << ".." << copy.end;
     // ... and no other copy shares its engine meanwhile, nor does the host issue anything.
-    for (const Op& other : all)
-      if (other.correlation != copy.correlation && other.engineLane == copy.engineLane)
+    for (const Op& other : all) {
+      if (other.correlation != copy.correlation && other.engineLane == copy.engineLane) {
         EXPECT_TRUE(other.end <= copy.start || other.start >= copy.end);
-    for (const Op& h : host)
-      if (h.kind == OpKind::ApiCall) EXPECT_TRUE(h.end <= copy.start || h.start >= copy.end);
+      }
+    }
+    for (const Op& h : host) {
+      if (h.kind == OpKind::ApiCall) {
+        EXPECT_TRUE(h.end <= copy.start || h.start >= copy.end);
+      }
+    }
   }
 }
 
