@@ -690,7 +690,12 @@ class Pipeline {
   void emit(std::optional<Op> op, std::size_t si, bool hold) {
     if (held_[si]) {
       Op& h = *held_[si];
-      if (op) h.end = std::max(h.start, std::min(h.end, op->start));
+      if (op && op->start < h.end) {
+        h.end = op->start;
+        h.start = std::min(h.start, h.end);
+        h.ready = std::min(h.ready, h.start);
+        h.submit = std::min(h.submit, h.ready);
+      }
       trace_.ops().append(h);
       held_[si].reset();
     }
