@@ -182,7 +182,7 @@ TEST_F(CudaBackendTest, BreadthFirstIssuesAllCopiesOfAGroupBeforeItsKernels) {
 
 TEST_F(CudaBackendTest, EveryHostMemoryKindRuns) {
   for (HostMemory m : {HostMemory::Pageable, HostMemory::Pinned, HostMemory::Registered, HostMemory::Mapped,
-                       HostMemory::Managed, HostMemory::ManagedPrefetch}) {
+                       HostMemory::Managed}) {
     for (TransferMode mode : {TransferMode::Blocking, TransferMode::Async}) {
       SCOPED_TRACE(std::string(toString(m)) + " " + std::string(toString(mode)));
       PipelineConfig c = small();
@@ -201,10 +201,25 @@ TEST_F(CudaBackendTest, EveryHostMemoryKindRuns) {
       } else {
         EXPECT_EQ(h2d.size(), 8u);
       }
-      if (m == HostMemory::ManagedPrefetch) {
-        for (const Op& op : h2d) EXPECT_TRUE(op.flags & kOpManaged);
-      }
     }
+  }
+}
+
+// Prefetches are event-timed among CUPTI-timed kernels; on an H200 (2026-11-22) the
+// two clocks still disagreed by ~10 µs and this test failed: open bug, see
+// docs/cuda-backend.md ("Known problems").
+TEST_F(CudaBackendTest, ManagedPrefetchKeepsStreamOrder) {
+  for (TransferMode mode : {TransferMode::Blocking, TransferMode::Async}) {
+    PipelineConfig c = small();
+    c.memory = HostMemory::ManagedPrefetch;
+    c.mode = mode;
+    c.streams = mode == TransferMode::Async ? 2 : 1;
+    const auto ops = run(c);
+    expectWellFormed(ops);
+    EXPECT_EQ(trace_->completedBatches(), 8);
+    const auto h2d = ofKind(ops, OpKind::CopyH2D);
+    EXPECT_EQ(h2d.size(), 8u);
+    for (const Op& op : h2d) EXPECT_TRUE(op.flags & kOpManaged);
   }
 }
 
