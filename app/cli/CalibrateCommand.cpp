@@ -1,0 +1,95 @@
+// `pipescope-cli calibrate`: measures a simulator device profile on a real GPU.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "Commands.h"
+#include "Options.h"
+#include "sim/DeviceProfile.h"
+#if PIPESCOPE_HAVE_CUDA
+#include "cuda/Calibration.h"
+#include "cuda/CudaBackend.h"
+#endif
+
+namespace pipescope::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: pipescope-cli calibrate --out FILE [--device N] [--name NAME]\n\n"
+    "Measures, on a real NVIDIA GPU, everything the simulator's device model needs\n"
+    "(copy bandwidth curves for pinned and pageable memory, bidirectional sharing,\n"
+    "copy engines, model/normalize/GEMM kernel rates, kernel launch, copy call, event\n"
+    "and synchronisation costs, kernel gap, mapped and managed memory rates, and the\n"
+    "CPU cost of pre/postprocessing on this host) and writes it as a device profile\n"
+    "for 'pipescope-cli run --backend sim --profile FILE'. Takes a few seconds.\n\n";
+
+int calibrateMain(const std::vector<std::string>& args) {
+  std::string out;
+  int device = 0;
+  std::string name;
+  OptionSet options;
+  options.value("out", "FILE", "where to write the profile (JSON); required", [&](const std::string& v) { out = v; });
+  options.value("device", "N", "CUDA device index (default 0)",
+                [&](const std::string& v) { device = int(parseInteger("device", v, 0, 63)); });
+  options.value("name", "NAME", "profile name (default: from the device name, e.g. h100-80gb-hbm3-calibrated)",
+                [&](const std::string& v) { name = v; });
+  if (wantsHelp(args)) {
+    std::cout << kUsage << options.help();
+    return kExitOk;
+  }
+  try {
+    options.parse(args);
+    if (out.empty()) throw UsageError("--out FILE is required (where to write the profile)");
+  } catch (const UsageError& e) {
+    std::cerr << "pipescope-cli calibrate: " << e.what() << "\nSee 'pipescope-cli calibrate --help'.\n";
+    return kExitUsage;
+  }
+#if PIPESCOPE_HAVE_CUDA
+  const CudaProbe probe = probeCuda();
+  if (probe.status != CudaProbe::Status::Available) {
+    std::cerr << "pipescope-cli calibrate: no usable CUDA GPU (" << probe.message
+              << "). Calibration measures a real GPU: run it on a machine with one; on this machine use a "
+                 "built-in profile ('pipescope-cli profiles').\n";
+    return kExitRunFailed;
+  }
+  if (device >= probe.deviceCount) {
+    std::cerr << "pipescope-cli calibrate: CUDA device " << device << " does not exist: this machine has "
+              << probe.deviceCount << " (use --device 0.." << probe.deviceCount - 1 << ")\n";
+    return kExitUsage;
+  }
+  DeviceProfile profile;
+  try {
+    CalibrationOptions o;
+    o.device = device;
+    o.profileName = name;
+    o.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+    std::cerr << "calibrating CUDA device " << device << "...\n";
+    profile = calibrateDevice(o);
+  } catch (const std::exception& e) {
+    std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  std::ofstream file(out);
+  file << profileToJson(profile).dump(2) << "\n";
+  if (!file) {
+    std::cerr << "pipescope-cli calibrate: cannot write '" << out << "': check the folder exists and is writable\n";
+    return kExitRunFailed;
+  }
+  std::cout << "wrote profile '" << profile.name << "' (" << profile.source << ") to " << out << "\n";
+  return kExitOk;
+#else
+  (void)device;
+  std::cerr << "pipescope-cli calibrate: this build has no CUDA backend (built without nvcc), so it cannot "
+               "measure a GPU. Rebuild with the CUDA toolkit on a machine with an NVIDIA GPU, or use a built-in "
+               "profile ('pipescope-cli profiles').\n";
+  return kExitRunFailed;
+#endif
+}
+
+const bool registered =
+    registerCommand({"calibrate", "measure a simulator device profile on a real GPU", calibrateMain});
+
+}  // namespace
+
+}  // namespace pipescope::cli

@@ -1,0 +1,417 @@
+// The calibration's measurements. Each figure is fitted to the simulator's cost
+// model (StageCosts, GpuModel, Simulator), not reported raw: e.g. a blocking copy's
+// host time is call cost + copy latency + bytes / bandwidth + wake-up, so the
+// pageable bandwidth is what remains after the other three are subtracted.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda/Calibration.h"
+#include "cuda/CpuWork.h"
+#include "cuda/CudaError.h"
+#include "cuda/CudaResources.h"
+#include "cuda/DeviceDescription.h"
+#include "cuda/Kernels.h"
+#include "cuda/WorkerPool.h"
+
+namespace pipescope {
+
+namespace {
+
+using namespace pipescope::cuda;
+
+constexpr std::size_t kKiB = 1024, kMiB = 1024 * 1024;
+constexpr std::size_t kComputeBytes = 32 * kMiB;  // the validation matrix's large batch
+constexpr std::size_t kMaxCopyBytes = 256 * kMiB;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string slug(const std::string& deviceName) {
+  std::string out;
+  for (char c : deviceName) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      out += char(std::tolower(u));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.rfind("nvidia-", 0) == 0) out.erase(0, 7);
+  return out.empty() ? "gpu" : out;
+}
+
+std::string utcDate() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+std::string fmt(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+class Calibrator {
+ public:
+  Calibrator(const CalibrationOptions& o) : options_(o) {}
+
+  DeviceProfile run() {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
+    // The backend's default sync mode; must precede the context's creation.
+    const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost);
+    if (flags == cudaErrorSetOnActiveProcess) (void)cudaGetLastError();
+    else PIPESCOPE_CUDA_CHECK(flags);
+    const DeviceInfo info = describeDevice(options_.device);
+    p_.deviceName = info.name;
+    p_.name = options_.profileName.empty() ? slug(info.name) + "-calibrated" : options_.profileName;
+    p_.copyEngines = std::clamp(info.copyEngines, 1, 2);
+    p_.deviceMemoryBytes = info.memoryBytes;
+    const char* conn = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    p_.hardwareQueues = conn && std::atoi(conn) > 0 ? std::clamp(std::atoi(conn), 1, 128) : 8;
+    log("device " + info.name + ", driver " + info.driverVersion + ", runtime " + info.runtimeVersion + ", " +
+        std::to_string(info.copyEngines) + " copy engines (asyncEngineCount), PCIe Gen" +
+        std::to_string(info.pcieGeneration) + " x" + std::to_string(info.pcieWidth));
+
+    stream_ = Stream::create();
+    evA_ = Event::create(true);
+    evB_ = Event::create(true);
+    tinyIn_ = DeviceBuffer(4 * kKiB, "tiny buffer");
+    tinyOut_ = DeviceBuffer(4 * kKiB, "tiny buffer");
+    devA_ = DeviceBuffer(kMaxCopyBytes, "copy buffer");
+    devB_ = DeviceBuffer(kComputeBytes, "kernel output buffer");
+    pinned_ = HostBuffer(HostMemory::Pinned, kMaxCopyBytes, "pinned host buffer");
+    std::memset(pinned_.host(), 1, kMaxCopyBytes);
+    PIPESCOPE_CUDA_CHECK(cudaMemset(devA_.get(), 0, kMaxCopyBytes));
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+
+    hostApiCosts();
+    kernelRates();
+    pinnedCopies();
+    syncCosts();
+    pageableCopies();
+    bidirectional();
+    mappedAndManaged();
+    gemm();
+    cpuWork();
+
+    p_.description = "measured by pipescope-cli calibrate on " + info.name;
+    p_.source = "calibrated on " + info.name + ", driver " + info.driverVersion + ", CUDA runtime " +
+                info.runtimeVersion + ", " + utcDate() + " (pipescope-cli calibrate)";
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    return p_;
+  }
+
+ private:
+  void log(const std::string& line) const {
+    if (options_.log) options_.log(line);
+  }
+  cudaStream_t st() const { return stream_.get(); }
+
+  double elapsedNs() const {
+    float ms = 0;
+    PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(evB_.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, evA_.get(), evB_.get()));
+    return double(ms) * 1e6;
+  }
+
+  void launchTiny() {
+    PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(tinyIn_.get()), 1, static_cast<float*>(tinyOut_.get()),
+                                     1, 0, st()));
+  }
+
+  /// Engine time per op of `n` back-to-back ops issued by `issue`, from events.
+  double gpuPeriodNs(int n, const std::function<void()>& issue) {
+    issue();  // warm-up (module load, first-touch)
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
+    for (int i = 0; i < n; ++i) issue();
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+    return elapsedNs() / n;
+  }
+
+  /// Host time per call of `n` calls, median over rounds, the stream drained between rounds.
+  double hostPerCallNs(int rounds, int n, const std::function<void()>& call) {
+    std::vector<double> per;
+    for (int r = 0; r < rounds; ++r) {
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+      const std::int64_t a = steadyNowNs();
+      for (int i = 0; i < n; ++i) call();
+      const std::int64_t b = steadyNowNs();
+      per.push_back(double(b - a) / n);
+    }
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+    return median(per);
+  }
+
+  void hostApiCosts() {
+    launchTiny();
+    p_.kernelLaunchNs = hostPerCallNs(7, 100, [&] { launchTiny(); });
+    p_.eventRecordNs = hostPerCallNs(7, 100, [&] { PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st())); });
+    p_.memcpyAsyncCallNs = hostPerCallNs(7, 50, [&] {
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), 4 * kKiB, cudaMemcpyHostToDevice, st()));
+    });
+    log("host API: kernel launch " + fmt(p_.kernelLaunchNs) + " ns, cudaEventRecord " + fmt(p_.eventRecordNs) +
+        " ns, cudaMemcpyAsync call " + fmt(p_.memcpyAsyncCallNs) + " ns");
+  }
+
+  void kernelRates() {
+    const std::size_t n = kComputeBytes / sizeof(float);
+    auto* in = static_cast<float*>(devA_.get());
+    auto* out = static_cast<float*>(devB_.get());
+    // Kernel gap: tiny kernels queued behind a long one run back to back on the GPU.
+    const std::uint32_t longFmas = modelFmasPerElement(3200);
+    PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, longFmas, st()));
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+    PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, longFmas, st()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
+    constexpr int kTiny = 100;
+    for (int i = 0; i < kTiny; ++i) launchTiny();
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+    p_.kernelGapNs = elapsedNs() / kTiny;
+    log("kernel gap (back-to-back tiny kernels): " + fmt(p_.kernelGapNs) + " ns");
+
+    for (double fpb : {100.0, 800.0, 3200.0}) {
+      const std::uint32_t fmas = modelFmasPerElement(fpb);
+      const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, fmas, st())); });
+      const double solo = std::max(1.0, period - p_.kernelGapNs);
+      const double gflops = double(kComputeBytes) * fpb / solo;
+      log("model kernel " + fmt(fpb, 0) + " flop/B on 32 MiB: " + fmt(solo / 1e3, 2) + " us = " + fmt(gflops, 0) +
+          " GFLOP/s");
+      // The validation's balanced workload; the other two show how far the kernel is from pure compute.
+      if (fpb == 800.0) p_.modelGflops = gflops;
+    }
+    const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(in, in, n, st())); });
+    p_.deviceMemoryGBps = 2.0 * double(kComputeBytes) / std::max(1.0, period - p_.kernelGapNs);
+    log("normalize kernel on 32 MiB: " + fmt(period / 1e3, 2) + " us per launch, " + fmt(p_.deviceMemoryGBps, 0) +
+        " GB/s read+write");
+  }
+
+  double copyPeriodNs(std::size_t bytes, bool h2d) {
+    const int reps = int(std::clamp<std::size_t>((1024 * kMiB) / bytes, 4, 200));
+    return gpuPeriodNs(reps, [&] {
+      if (h2d)
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), bytes, cudaMemcpyHostToDevice, st()));
+      else
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(pinned_.host(), devA_.get(), bytes, cudaMemcpyDeviceToHost, st()));
+    });
+  }
+
+  static std::vector<std::size_t> curveSizes() {
+    std::vector<std::size_t> s;
+    for (std::size_t b = 64 * kKiB; b <= kMaxCopyBytes; b *= 4) s.push_back(b);
+    return s;
+  }
+
+  void pinnedCopies() {
+    // Fixed per-copy engine cost: what a 4 KiB copy takes beyond its bytes at full speed.
+    const double peakH2D = double(kMaxCopyBytes) / copyPeriodNs(kMaxCopyBytes, true);
+    const double small = copyPeriodNs(4 * kKiB, true);
+    p_.copyLatencyNs = std::max(0.0, small - 4.0 * kKiB / peakH2D);
+    log("copy latency (4 KiB pinned H2D " + fmt(small) + " ns): " + fmt(p_.copyLatencyNs) + " ns");
+    for (bool h2d : {true, false}) {
+      auto& curve = h2d ? p_.h2dPinnedCurve : p_.d2hPinnedCurve;
+      curve.clear();
+      std::string line = h2d ? "H2D pinned GB/s:" : "D2H pinned GB/s:";
+      for (std::size_t b : curveSizes()) {
+        const double t = copyPeriodNs(b, h2d);
+        const double gbps = double(b) / std::max(t - p_.copyLatencyNs, t * 0.05);
+        curve.push_back({b, gbps});
+        line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
+      }
+      (h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps) = curve.back().gbps;
+      log(line);
+    }
+  }
+
+  /// Host time of one blocking cudaMemcpy, median of `reps`.
+  double blockingCopyNs(void* host, std::size_t bytes, bool h2d, int reps) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+      const std::int64_t a = steadyNowNs();
+      if (h2d)
+        PIPESCOPE_CUDA_CHECK(cudaMemcpy(devA_.get(), host, bytes, cudaMemcpyHostToDevice));
+      else
+        PIPESCOPE_CUDA_CHECK(cudaMemcpy(host, devA_.get(), bytes, cudaMemcpyDeviceToHost));
+      t.push_back(double(steadyNowNs() - a));
+    }
+    return median(t);
+  }
+
+  void syncCosts() {
+    // Wake-up: host round trip of launch + cudaStreamSynchronize beyond the launch call
+    // and the kernel itself (the GPU's own launch latency is part of the wake-up).
+    const double tiny = gpuPeriodNs(50, [&] { launchTiny(); });
+    std::vector<double> rt;
+    for (int i = 0; i < 50; ++i) {
+      const std::int64_t a = steadyNowNs();
+      launchTiny();
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+      rt.push_back(double(steadyNowNs() - a));
+    }
+    p_.syncWakeNs = std::max(0.0, median(rt) - p_.kernelLaunchNs - tiny);
+    // Blocking cudaMemcpy: call cost beyond the copy and the wake-up.
+    const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
+    const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
+    p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - p_.syncWakeNs);
+    log("sync: launch+sync round trip " + fmt(median(rt)) + " ns -> wake-up " + fmt(p_.syncWakeNs) +
+        " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns");
+  }
+
+  void pageableCopies() {
+    HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
+    std::memset(pageable.host(), 1, kMaxCopyBytes);
+    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs + p_.syncWakeNs;
+    for (bool h2d : {true, false}) {
+      auto& curve = h2d ? p_.h2dPageableCurve : p_.d2hPageableCurve;
+      curve.clear();
+      std::string line = h2d ? "H2D pageable GB/s:" : "D2H pageable GB/s:";
+      for (std::size_t b : curveSizes()) {
+        const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
+        blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
+        const double t = blockingCopyNs(pageable.host(), b, h2d, reps);
+        const double gbps = double(b) / std::max(t - fixed, t * 0.05);
+        curve.push_back({b, gbps});
+        line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
+      }
+      (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
+      log(line);
+    }
+  }
+
+  void bidirectional() {
+    Stream other = Stream::create();
+    Event otherDone = Event::create(false);
+    HostBuffer pinned2(HostMemory::Pinned, 64 * kMiB, "pinned host buffer");
+    DeviceBuffer dev2(64 * kMiB, "copy buffer");
+    constexpr int kReps = 4;
+    const std::size_t bytes = 64 * kMiB;
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
+    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(other.get(), evA_.get(), 0));
+    for (int i = 0; i < kReps; ++i) {
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), bytes, cudaMemcpyHostToDevice, st()));
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(pinned2.host(), dev2.get(), bytes, cudaMemcpyDeviceToHost, other.get()));
+    }
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(otherDone.get(), other.get()));
+    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(st(), otherDone.get(), 0));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+    const double t = elapsedNs();
+    p_.bidirectionalGBps = 2.0 * kReps * double(bytes) / t;
+    log("bidirectional (64 MiB each way, both at once): " + fmt(p_.bidirectionalGBps, 2) + " GB/s together");
+  }
+
+  void mappedAndManaged() {
+    const std::size_t n = kComputeBytes / sizeof(float);
+    auto* out = static_cast<float*>(devB_.get());
+    const double normalizeNs = 2.0 * double(kComputeBytes) / p_.deviceMemoryGBps;
+    {
+      HostBuffer mapped(HostMemory::Mapped, kComputeBytes, "mapped host buffer");
+      std::memset(mapped.host(), 1, kComputeBytes);
+      const auto* src = static_cast<const float*>(mapped.device());
+      const double period = gpuPeriodNs(5, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(src, out, n, st())); });
+      p_.mappedReadGBps = double(kComputeBytes) / std::max(1.0, period - p_.kernelGapNs);
+      log("mapped (zero-copy) read by the normalize kernel: " + fmt(p_.mappedReadGBps, 2) + " GB/s");
+    }
+    {
+      HostBuffer managed(HostMemory::Managed, kComputeBytes, "managed buffer");
+      auto* m = static_cast<float*>(managed.host());
+      std::vector<double> t;
+      for (int r = 0; r < 4; ++r) {
+        PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+        std::memset(m, 1, kComputeBytes);  // pages back on the host
+        PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
+        PIPESCOPE_CUDA_CHECK(launchNormalize(m, out, n, st()));
+        PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+        if (r > 0) t.push_back(elapsedNs());
+        else (void)elapsedNs();
+      }
+      p_.managedMigrationGBps = double(kComputeBytes) / std::max(median(t) - normalizeNs, median(t) * 0.05);
+      log("managed memory: kernel with on-demand migration " + fmt(median(t) / 1e3, 1) + " us -> " +
+          fmt(p_.managedMigrationGBps, 2) + " GB/s migration");
+    }
+  }
+
+  void gemm() {
+    // The heavy preset's shape (CudaPipeline: width 1024), one layer, TF32 as the backend runs it.
+    const int width = 1024;
+    const int rows = int(kComputeBytes / sizeof(float) / std::size_t(width));
+    CublasHandle blas = CublasHandle::create();
+    PIPESCOPE_CUBLAS_CHECK(cublasSetStream(blas.get(), st()));
+    PIPESCOPE_CUBLAS_CHECK(cublasSetMathMode(blas.get(), CUBLAS_TF32_TENSOR_OP_MATH));
+    DeviceBuffer w(std::size_t(width) * width * sizeof(float), "GEMM weights");
+    PIPESCOPE_CUDA_CHECK(cudaMemset(w.get(), 0, w.bytes()));
+    const float alpha = 1.0f, beta = 0.0f;
+    const double period = gpuPeriodNs(10, [&] {
+      PIPESCOPE_CUBLAS_CHECK(cublasSgemm(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, width, rows, width, &alpha,
+                                         static_cast<const float*>(w.get()), width,
+                                         static_cast<const float*>(devA_.get()), width, &beta,
+                                         static_cast<float*>(devB_.get()), width));
+    });
+    const double flops = 2.0 * width * double(width) * rows;
+    p_.gemmTflops = flops / std::max(1.0, period - p_.kernelGapNs) / 1e3;
+    log("GEMM (TF32, " + std::to_string(width) + "x" + std::to_string(rows) + "x" + std::to_string(width) +
+        "): " + fmt(p_.gemmTflops, 1) + " TFLOP/s");
+  }
+
+  void cpuWork() {
+    // The validation's CPU stages use 2 ops per byte; time the backend's own functions at that figure.
+    const double opb = 2.0;
+    const std::size_t n = kComputeBytes / sizeof(float);
+    std::vector<float> buf(n);
+    auto best = [&](const std::function<void()>& f) {
+      double m = 1e30;
+      for (int r = 0; r < 3; ++r) {
+        const std::int64_t a = steadyNowNs();
+        f();
+        m = std::min(m, double(steadyNowNs() - a));
+      }
+      return m;
+    };
+    double sink = 0;
+    const double pre = best([&] { preprocessShare(buf.data(), n, 7, opb, 0, 1); });
+    const double post = best([&] { sink += postprocessShare(buf.data(), n, opb, 0, 1); });
+    const double perOpPre = pre / (double(kComputeBytes) * opb);
+    const double perOpPost = post / (double(kComputeBytes) * opb);
+    p_.cpuNsPerOp = 0.5 * (perOpPre + perOpPost);
+    log("CPU work (1 thread, " + fmt(opb, 0) + " ops/B, 32 MiB): preprocess " + fmt(pre / 1e6, 2) +
+        " ms, postprocess " + fmt(post / 1e6, 2) + " ms -> " + fmt(p_.cpuNsPerOp, 4) + " ns per op-byte");
+    checksumSink_ = sink;  // keeps the postprocessing from being optimised away
+  }
+
+  const CalibrationOptions& options_;
+  volatile double checksumSink_ = 0;
+  DeviceProfile p_;
+  Stream stream_;
+  Event evA_, evB_;
+  DeviceBuffer tinyIn_, tinyOut_, devA_, devB_;
+  HostBuffer pinned_;
+};
+
+}  // namespace
+
+DeviceProfile calibrateDevice(const CalibrationOptions& options) {
+  Calibrator c(options);
+  return c.run();
+}
+
+}  // namespace pipescope

@@ -1,0 +1,286 @@
+#include "sim/Validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "metrics/Metrics.h"
+
+namespace pipescope {
+
+namespace {
+
+enum class Workload { CopyHeavy, Balanced, ComputeHeavy };
+enum class Size { Small, Large };
+
+// Intensities chosen around an H100/H200 on PCIe Gen5: with ~55 GB/s pinned copies
+// and ~45 TFLOP/s for the model kernel, 800 flops/byte makes kernel ~ copy time.
+double flopsPerByte(Workload w) {
+  switch (w) {
+    case Workload::CopyHeavy: return 100;
+    case Workload::Balanced: return 800;
+    case Workload::ComputeHeavy: return 3200;
+  }
+  return 800;
+}
+const char* workloadName(Workload w) {
+  switch (w) {
+    case Workload::CopyHeavy: return "copy";
+    case Workload::Balanced: return "balanced";
+    case Workload::ComputeHeavy: return "compute";
+  }
+  return "?";
+}
+
+// CPU stages of the worker cases: 2 ops per byte (the calibration times the same figure).
+constexpr double kCpuOpsPerByte = 2.0;
+
+struct Factors {
+  TransferMode mode = TransferMode::Async;
+  HostMemory memory = HostMemory::Pinned;
+  int streams = 1;
+  IssueOrder order = IssueOrder::DepthFirst;
+  Workload workload = Workload::Balanced;
+  Size size = Size::Large;
+  int workers = 0;  // 0: no CPU stages
+};
+
+ValidationCase makeCase(const Factors& f) {
+  PipelineConfig c;
+  c.mode = f.mode;
+  c.memory = f.memory;
+  c.streams = f.mode == TransferMode::Async ? f.streams : 1;
+  c.order = f.order;
+  c.model = ModelPreset::Custom;
+  c.modelFlopsPerByte = flopsPerByte(f.workload);
+  c.normalizeKernel = true;
+  if (f.size == Size::Small) {
+    c.batchSamples = 16;
+    c.sampleBytes = 64 * 1024;  // 1 MiB batches: per-call costs matter
+    c.batchCount = 160;
+  } else {
+    c.batchSamples = 64;
+    c.sampleBytes = 512 * 1024;  // 32 MiB batches: bandwidth and compute rate matter
+    c.batchCount = 32;
+  }
+  if (f.workers > 0) {
+    c.cpuWorkers = f.workers;
+    c.preprocessOpsPerByte = kCpuOpsPerByte;
+    c.postprocessOpsPerByte = kCpuOpsPerByte;
+    if (f.size == Size::Large) c.batchCount = 16;  // CPU-bound: keep the run short
+  }
+  std::string name = f.mode == TransferMode::Async ? "async" : "blocking";
+  name += f.memory == HostMemory::Pageable ? "-pageable" : "-pinned";
+  if (f.mode == TransferMode::Async)
+    name += "-s" + std::to_string(f.streams) + (f.order == IssueOrder::DepthFirst ? "-df" : "-bf");
+  name += std::string("-") + workloadName(f.workload);
+  name += f.size == Size::Small ? "-small" : "-large";
+  if (f.workers > 0) name += "-w" + std::to_string(f.workers);
+  return {name, c};
+}
+
+std::vector<Factors> fullFactors() {
+  std::vector<Factors> out;
+  for (Workload w : {Workload::CopyHeavy, Workload::Balanced, Workload::ComputeHeavy})
+    for (Size s : {Size::Small, Size::Large}) {
+      Factors f;
+      f.workload = w;
+      f.size = s;
+      f.mode = TransferMode::Blocking;
+      for (HostMemory m : {HostMemory::Pageable, HostMemory::Pinned}) {
+        f.memory = m;
+        out.push_back(f);
+      }
+      f.mode = TransferMode::Async;
+      f.memory = HostMemory::Pinned;
+      for (int streams : {1, 2, 4, 8})
+        for (IssueOrder o : {IssueOrder::DepthFirst, IssueOrder::BreadthFirst}) {
+          if (streams == 1 && o == IssueOrder::BreadthFirst) continue;  // the same program
+          f.streams = streams;
+          f.order = o;
+          out.push_back(f);
+        }
+      f.memory = HostMemory::Pageable;
+      f.order = IssueOrder::DepthFirst;
+      for (int streams : {1, 4}) {
+        f.streams = streams;
+        out.push_back(f);
+      }
+    }
+  // CPU pre/postprocessing with several workers.
+  for (int workers : {1, 2, 4}) {
+    Factors f;
+    f.streams = 4;
+    f.workers = workers;
+    out.push_back(f);
+  }
+  Factors blocking;
+  blocking.mode = TransferMode::Blocking;
+  blocking.workers = 2;
+  out.push_back(blocking);
+  for (int workers : {1, 4}) {
+    Factors f;
+    f.streams = 4;
+    f.size = Size::Small;
+    f.workers = workers;
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<Factors> quickFactors() {
+  auto F = [](TransferMode m, HostMemory mem, int s, IssueOrder o, Workload w, Size z, int workers = 0) {
+    Factors f;
+    f.mode = m;
+    f.memory = mem;
+    f.streams = s;
+    f.order = o;
+    f.workload = w;
+    f.size = z;
+    f.workers = workers;
+    return f;
+  };
+  const auto A = TransferMode::Async, B = TransferMode::Blocking;
+  const auto Pg = HostMemory::Pageable, Pn = HostMemory::Pinned;
+  const auto DF = IssueOrder::DepthFirst, BF = IssueOrder::BreadthFirst;
+  return {
+      F(B, Pg, 1, DF, Workload::Balanced, Size::Large),      F(B, Pn, 1, DF, Workload::Balanced, Size::Large),
+      F(B, Pn, 1, DF, Workload::CopyHeavy, Size::Small),     F(A, Pn, 1, DF, Workload::Balanced, Size::Large),
+      F(A, Pn, 2, DF, Workload::CopyHeavy, Size::Large),     F(A, Pn, 2, BF, Workload::ComputeHeavy, Size::Large),
+      F(A, Pn, 4, DF, Workload::Balanced, Size::Large),      F(A, Pn, 4, BF, Workload::Balanced, Size::Large),
+      F(A, Pn, 8, DF, Workload::ComputeHeavy, Size::Small),  F(A, Pn, 8, BF, Workload::CopyHeavy, Size::Small),
+      F(A, Pg, 4, DF, Workload::Balanced, Size::Large),      F(A, Pg, 1, DF, Workload::CopyHeavy, Size::Small),
+      F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 1),   F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 4),
+  };
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Median makespan of `reps` runs; 0 with `failure` set on the first failed run.
+double medianMakespan(Backend& backend, const PipelineConfig& config, int reps, std::string& failure) {
+  std::vector<double> spans;
+  for (int r = 0; r < std::max(reps, 1); ++r) {
+    const double t = measureMakespanNs(backend, config, failure);
+    if (!failure.empty()) return 0;
+    spans.push_back(t);
+  }
+  return median(spans);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<ValidationCase> validationMatrix(bool quick) {
+  std::vector<ValidationCase> cases;
+  for (const Factors& f : quick ? quickFactors() : fullFactors()) cases.push_back(makeCase(f));
+  return cases;
+}
+
+double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure) {
+  Trace trace;
+  trace.setConfig(config);
+  std::stop_source stop;
+  RunControl control;
+  control.stop = stop.get_token();
+  const RunOutcome outcome = backend.run(config, trace, control);
+  trace.ops().publish();
+  if (outcome.state == RunState::Failed) {
+    failure = std::string(backend.kind()) + " run failed: " + outcome.message;
+    return 0;
+  }
+  const Metrics m = computeMetrics(trace);
+  if (m.ops == 0 || m.makespanNs <= 0) {
+    failure = std::string(backend.kind()) + " run recorded no ops";
+    return 0;
+  }
+  return m.makespanNs;
+}
+
+ValidationReport runValidation(Backend& measured, Backend& predicted, const std::vector<ValidationCase>& cases,
+                               const ValidationOptions& options) {
+  ValidationReport report;
+  if (options.warmUp && !cases.empty()) {
+    std::string ignored;
+    measureMakespanNs(measured, cases.front().config, ignored);
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ValidationRow row;
+    row.name = cases[i].name;
+    row.config = cases[i].config;
+    row.measuredNs = medianMakespan(measured, row.config, options.measuredRepetitions, row.failure);
+    if (row.ok()) row.predictedNs = medianMakespan(predicted, row.config, options.predictedRepetitions, row.failure);
+    if (row.ok()) row.errorPct = (row.predictedNs - row.measuredNs) / row.measuredNs * 100.0;
+    report.rows.push_back(row);
+    if (options.onRow) options.onRow(i, cases.size(), report.rows.back());
+  }
+  summarize(report);
+  return report;
+}
+
+void summarize(ValidationReport& report) {
+  std::vector<double> errors;
+  report.maxAbsErrorPct = 0;
+  report.worstCase.clear();
+  report.failures = 0;
+  for (const ValidationRow& r : report.rows) {
+    if (!r.ok()) {
+      ++report.failures;
+      continue;
+    }
+    const double e = std::abs(r.errorPct);
+    errors.push_back(e);
+    if (report.worstCase.empty() || e > report.maxAbsErrorPct) {
+      report.maxAbsErrorPct = e;
+      report.worstCase = r.name;
+    }
+  }
+  report.medianAbsErrorPct = median(errors);
+}
+
+std::string describeCase(const PipelineConfig& c) {
+  std::ostringstream s;
+  s << toString(c.mode) << ' ' << toString(c.memory);
+  if (c.isAsync()) s << ", " << c.streams << (c.streams == 1 ? " stream " : " streams ") << toString(c.order);
+  s << ", " << formatBytes(c.batchBytes()) << " x " << c.batchCount << ", " << c.modelFlopsPerByte << " flop/B";
+  if (c.preprocessOpsPerByte > 0 || c.postprocessOpsPerByte > 0)
+    s << ", CPU " << c.cpuWorkers << (c.cpuWorkers == 1 ? " worker" : " workers");
+  return s.str();
+}
+
+std::string validationMarkdown(const ValidationReport& report, const std::string& title) {
+  std::ostringstream s;
+  s << "### " << title << "\n\n";
+  s << "| configuration | factors | measured ms | predicted ms | error % |\n";
+  s << "| --- | --- | ---: | ---: | ---: |\n";
+  for (const ValidationRow& r : report.rows) {
+    s << "| " << r.name << " | " << describeCase(r.config) << " | ";
+    if (r.ok())
+      s << fixed(r.measuredNs / 1e6, 3) << " | " << fixed(r.predictedNs / 1e6, 3) << " | "
+        << (r.errorPct >= 0 ? "+" : "") << fixed(r.errorPct, 1) << " |\n";
+    else
+      s << "failed | | " << r.failure << " |\n";
+  }
+  s << "\n";
+  const std::size_t ran = report.rows.size() - std::size_t(report.failures);
+  s << "Configurations: " << report.rows.size() << " (" << ran << " ran on both backends";
+  if (report.failures > 0) s << ", " << report.failures << " failed";
+  s << ")  \n";
+  s << "Median |error|: " << fixed(report.medianAbsErrorPct, 1) << " %  \n";
+  s << "Max |error|: " << fixed(report.maxAbsErrorPct, 1) << " %"
+    << (report.worstCase.empty() ? "" : " (" + report.worstCase + ")") << "\n";
+  return s.str();
+}
+
+}  // namespace pipescope

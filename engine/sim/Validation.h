@@ -1,0 +1,68 @@
+#pragma once
+// Simulator fidelity: runs a matrix of configurations on two backends (normally
+// the real GPU as "measured" and the simulator as "predicted") and compares their
+// makespans. The matrix is fixed so results from different machines and profile
+// versions can be compared row by row (docs/fidelity.md).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/Backend.h"
+#include "config/PipelineConfig.h"
+
+namespace pipescope {
+
+struct ValidationCase {
+  std::string name;  ///< short, unique: "async-pinned-s4-bf-balanced-large"
+  PipelineConfig config;
+};
+
+/// The validation matrix. quick: a subset covering each factor at least once
+/// (blocking/async, pageable/pinned, 1/2/4/8 streams, both orders, the three
+/// workloads, both batch sizes, CPU workers) for a run of a few seconds.
+std::vector<ValidationCase> validationMatrix(bool quick);
+
+struct ValidationRow {
+  std::string name;
+  PipelineConfig config;
+  double measuredNs = 0;   ///< median makespan over the repetitions
+  double predictedNs = 0;
+  double errorPct = 0;     ///< (predicted - measured) / measured * 100
+  std::string failure;     ///< non-empty: a backend failed and the row has no error figure
+  bool ok() const { return failure.empty(); }
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  double medianAbsErrorPct = 0;  ///< over the rows that ran on both backends
+  double maxAbsErrorPct = 0;
+  std::string worstCase;         ///< name of the row with the largest error
+  int failures = 0;
+};
+
+/// Makespan (first op start to last op end) of one run; 0 with `failure` set when
+/// the backend reports a failed run or records nothing.
+double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure);
+
+struct ValidationOptions {
+  int measuredRepetitions = 3;  ///< the measured backend's makespan is the median of these
+  int predictedRepetitions = 1; ///< the simulator is deterministic: once is enough
+  bool warmUp = true;           ///< one discarded run of the first case on the measured backend
+  /// Called after each row (index, count, row) for progress output.
+  std::function<void(std::size_t, std::size_t, const ValidationRow&)> onRow;
+};
+
+ValidationReport runValidation(Backend& measured, Backend& predicted, const std::vector<ValidationCase>& cases,
+                               const ValidationOptions& options = {});
+
+/// Median and max of |error| over the rows that ran; fills the report's summary fields.
+void summarize(ValidationReport& report);
+
+/// One line describing a configuration's factors, for tables ("async pinned 4 streams breadth-first ...").
+std::string describeCase(const PipelineConfig& config);
+
+/// The report as a markdown table plus summary lines; `title` heads it.
+std::string validationMarkdown(const ValidationReport& report, const std::string& title);
+
+}  // namespace pipescope
