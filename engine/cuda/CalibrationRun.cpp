@@ -21,6 +21,7 @@
 #include "cuda/CpuWork.h"
 #include "cuda/CudaError.h"
 #include "cuda/CudaResources.h"
+#include "cuda/CuptiTracer.h"
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
 #include "cuda/WorkerPool.h"
@@ -92,6 +93,12 @@ class Calibrator {
         std::to_string(info.copyEngines) + " copy engines (asyncEngineCount), PCIe Gen" +
         std::to_string(info.pcieGeneration) + " x" + std::to_string(info.pcieWidth));
 
+    // The backend traces every run with CUPTI, which slows each API call: measure with it on.
+    std::string whyNot;
+    if (tracer_.start(whyNot))
+      log("CUPTI activity tracing on (as in the backend's runs)");
+    else
+      log("CUPTI unavailable (" + whyNot + "): host costs measured without it");
     stream_ = Stream::create();
     evA_ = Event::create(true);
     evB_ = Event::create(true);
@@ -118,6 +125,7 @@ class Calibrator {
     p_.source = "calibrated on " + info.name + ", driver " + info.driverVersion + ", CUDA runtime " +
                 info.runtimeVersion + ", " + utcDate() + " (pipescope-cli calibrate)";
     PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    if (tracer_.active()) tracer_.stop();
     return p_;
   }
 
@@ -135,6 +143,7 @@ class Calibrator {
   }
 
   void launchTiny() {
+    Correlated c(tracer_, ++nextId_);
     PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(tinyIn_.get()), 1, static_cast<float*>(tinyOut_.get()),
                                      1, 0, st()));
   }
@@ -168,6 +177,7 @@ class Calibrator {
     p_.kernelLaunchNs = hostPerCallNs(7, 100, [&] { launchTiny(); });
     p_.eventRecordNs = hostPerCallNs(7, 100, [&] { PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st())); });
     p_.memcpyAsyncCallNs = hostPerCallNs(7, 50, [&] {
+      Correlated c(tracer_, ++nextId_);
       PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), 4 * kKiB, cudaMemcpyHostToDevice, st()));
     });
     log("host API: kernel launch " + fmt(p_.kernelLaunchNs) + " ns, cudaEventRecord " + fmt(p_.eventRecordNs) +
@@ -247,6 +257,7 @@ class Calibrator {
   double blockingCopyNs(void* host, std::size_t bytes, bool h2d, int reps) {
     std::vector<double> t;
     for (int r = 0; r < reps; ++r) {
+      Correlated c(tracer_, ++nextId_);
       const std::int64_t a = steadyNowNs();
       if (h2d)
         PIPESCOPE_CUDA_CHECK(cudaMemcpy(devA_.get(), host, bytes, cudaMemcpyHostToDevice));
@@ -374,31 +385,59 @@ class Calibrator {
   }
 
   void cpuWork() {
-    // The validation's CPU stages use 2 ops per byte; time the backend's own functions at that figure.
+    // The backend's own CPU stages on its WorkerPool, on pinned buffers as in a pinned
+    // run; postprocessing reads output a D2H copy just wrote. The validation's CPU
+    // stages use 2 ops per byte, so that is the figure timed.
     const double opb = 2.0;
     const std::size_t n = kComputeBytes / sizeof(float);
-    std::vector<float> buf(n);
-    auto best = [&](const std::function<void()>& f) {
-      double m = 1e30;
-      for (int r = 0; r < 3; ++r) {
-        const std::int64_t a = steadyNowNs();
-        f();
-        m = std::min(m, double(steadyNowNs() - a));
-      }
-      return m;
-    };
+    HostBuffer in(HostMemory::Pinned, kComputeBytes, "pinned host buffer");
+    auto* dst = static_cast<float*>(in.host());
+    auto* out = static_cast<float*>(pinned_.host());
     double sink = 0;
-    const double pre = best([&] { preprocessShare(buf.data(), n, 7, opb, 0, 1); });
-    const double post = best([&] { sink += postprocessShare(buf.data(), n, opb, 0, 1); });
-    const double perOpPre = pre / (double(kComputeBytes) * opb);
-    const double perOpPost = post / (double(kComputeBytes) * opb);
-    p_.cpuNsPerOp = 0.5 * (perOpPre + perOpPost);
-    log("CPU work (1 thread, " + fmt(opb, 0) + " ops/B, 32 MiB): preprocess " + fmt(pre / 1e6, 2) +
-        " ms, postprocess " + fmt(post / 1e6, 2) + " ms -> " + fmt(p_.cpuNsPerOp, 4) + " ns per op-byte");
+    std::vector<double> perWorkers;
+    std::string line = "CPU stages (2 ops/B, 32 MiB, pre+post ms):";
+    for (int workers : {1, 2, 4, 8}) {
+      WorkerPool pool(workers);
+      std::vector<double> t;
+      for (int r = 0; r < 4; ++r) {
+        PIPESCOPE_CUDA_CHECK(cudaMemcpy(out, devA_.get(), kComputeBytes, cudaMemcpyDeviceToHost));
+        const std::int64_t a = steadyNowNs();
+        pool.run([&](int w, int ws) { preprocessShare(dst, n, r, opb, w, ws); });
+        std::vector<double> sums(static_cast<std::size_t>(workers));
+        pool.run([&](int w, int ws) { sums[std::size_t(w)] = postprocessShare(out, n, opb, w, ws); });
+        const std::int64_t b = steadyNowNs();
+        for (double v : sums) sink += v;
+        if (r > 0) t.push_back(double(b - a));
+      }
+      perWorkers.push_back(median(t));
+      line.append(" ").append(std::to_string(workers)).append("w=").append(fmt(perWorkers.back() / 1e6, 2));
+    }
+    p_.cpuNsPerOp = perWorkers[0] / (2.0 * double(kComputeBytes) * opb);
+    p_.cpuWorkerSpeedup.clear();
+    const int counts[] = {1, 2, 4, 8};
+    for (std::size_t i = 0; i < perWorkers.size(); ++i)
+      p_.cpuWorkerSpeedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
+    log(line + " -> " + fmt(p_.cpuNsPerOp, 4) + " ns per op-byte on one worker, speed-up on 8: " +
+        fmt(p_.cpuWorkerSpeedup.back().speedup, 2));
     checksumSink_ = sink;  // keeps the postprocessing from being optimised away
   }
 
+  /// Marks the calls in its scope with an external correlation id, as the backend does.
+  struct Correlated {
+    Correlated(CuptiTracer& t, std::uint64_t id) : t_(t) {
+      if (t_.active()) t_.push(id);
+    }
+    ~Correlated() {
+      if (t_.active()) t_.pop();
+    }
+    Correlated(const Correlated&) = delete;
+    Correlated& operator=(const Correlated&) = delete;
+    CuptiTracer& t_;
+  };
+
   const CalibrationOptions& options_;
+  CuptiTracer tracer_;
+  std::uint64_t nextId_ = 0;
   volatile double checksumSink_ = 0;
   DeviceProfile p_;
   Stream stream_;

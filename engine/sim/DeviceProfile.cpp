@@ -90,6 +90,28 @@ class FieldReader {
     }
   }
 
+  void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_array()) fail(key, "an array of {\"workers\": N, \"speedup\": X} points", *v);
+    out.clear();
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& p = (*v)[i];
+      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!p.is_object() || p.size() != 2 || !p.contains("workers") || !p.contains("speedup") ||
+          !p["workers"].is_number_unsigned() || p["workers"].get<std::uint64_t>() == 0 ||
+          p["workers"].get<std::uint64_t>() > 4096 || !p["speedup"].is_number() ||
+          !(p["speedup"].get<double>() > 0) || !std::isfinite(p["speedup"].get<double>()))
+        throw std::invalid_argument("device profile field '" + where +
+                                    "' must be {\"workers\": N >= 1, \"speedup\": X > 0}, got " + p.dump());
+      WorkerSpeedup w{int(p["workers"].get<std::uint64_t>()), p["speedup"].get<double>()};
+      if (!out.empty() && w.workers <= out.back().workers)
+        throw std::invalid_argument("device profile field '" + where + ".workers' = " + std::to_string(w.workers) +
+                                    ": points must be sorted by strictly increasing worker count");
+      out.push_back(w);
+    }
+  }
+
   void rejectUnknown() const {
     for (auto it = j_.begin(); it != j_.end(); ++it)
       if (!seen_.count(it.key()))
@@ -158,6 +180,11 @@ json profileToJson(const DeviceProfile& p) {
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["cpuNsPerOp"] = p.cpuNsPerOp;
+  if (!p.cpuWorkerSpeedup.empty()) {
+    json a = json::array();
+    for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
+    j["cpuWorkerSpeedup"] = a;
+  }
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   return j;
 }
@@ -197,6 +224,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
+  r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.rejectUnknown();
   return p;

@@ -19,6 +19,13 @@ struct BandwidthPoint {
   bool operator==(const BandwidthPoint&) const = default;
 };
 
+/// Measured speed-up of the CPU stages on `workers` threads over one thread.
+struct WorkerSpeedup {
+  int workers = 1;
+  double speedup = 1;
+  bool operator==(const WorkerSpeedup&) const = default;
+};
+
 struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
@@ -58,6 +65,9 @@ struct DeviceProfile {
 
   // Host CPU (pre/postprocessing), for this host.
   double cpuNsPerOp = 0.25;         ///< one unit of preprocess/postprocess work on one byte
+  /// Sorted by workers; empty = perfect scaling. Beyond the last point the last
+  /// point's efficiency (speedup / workers) holds.
+  std::vector<WorkerSpeedup> cpuWorkerSpeedup;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 

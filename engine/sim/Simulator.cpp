@@ -357,7 +357,9 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       int group = cfg_.streams;
       if (cfg_.batchCount > 0) group = std::min(group, cfg_.batchCount - batch);
       for (int j = 0; j < group; ++j) {
-        if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
+        // Batch batch+j reuses the buffers of the batch `streams` earlier: every batch of
+        // the previous group is retired before this group is issued (as the CUDA backend does).
+        if (int(inFlight_.size()) + j >= cfg_.streams) retireOldest();
         cpuStage(OpKind::Preprocess, batch + j, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
       }
       for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})

@@ -51,8 +51,22 @@ double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
   return double(c.batchSamples) * modelFlopsPerSample(c.model) / (p.gemmTflops * 1000.0);
 }
 
+double workerSpeedup(const DeviceProfile& p, int workers) {
+  const double w = double(std::max(workers, 1));
+  const auto& c = p.cpuWorkerSpeedup;
+  if (c.empty()) return w;
+  if (w <= c.front().workers) return c.front().speedup * w / double(c.front().workers);
+  if (w >= c.back().workers) return c.back().speedup * w / double(c.back().workers);
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    if (w > c[i].workers) continue;
+    const double f = (w - c[i - 1].workers) / double(c[i].workers - c[i - 1].workers);
+    return c[i - 1].speedup + f * (c[i].speedup - c[i - 1].speedup);
+  }
+  return w;
+}
+
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers) {
-  return double(bytes) * opsPerByte * p.cpuNsPerOp / double(std::max(workers, 1));
+  return double(bytes) * opsPerByte * p.cpuNsPerOp / workerSpeedup(p, workers);
 }
 
 }  // namespace pipescope

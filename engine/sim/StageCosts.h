@@ -29,6 +29,10 @@ double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);
 /// The model kernel for `config` (0 when the model stage is off).
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
 
+/// Speed-up of `workers` threads over one: the profile's measured curve, linear
+/// between its points; `workers` itself when the profile has no curve.
+double workerSpeedup(const DeviceProfile& p, int workers);
+
 /// One CPU stage of a batch on `workers` threads in parallel (fork-join).
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers);
 
