@@ -76,6 +76,13 @@ class Simulator {
     std::uint8_t flags;
   };
   std::deque<OpMeta> meta_;
+
+  struct CopyCost {
+    std::uint64_t bytes = ~std::uint64_t(0);
+    bool pageable = false;
+    double soloNs = 0, gbps = 0;
+  };
+  CopyCost copyCache_[2];  // H2D, D2H
   std::uint64_t flushed_ = 0;
 
   std::uint16_t submitLane_ = 0;
