@@ -82,13 +82,14 @@ int validateMain(const std::vector<std::string>& args) {
   auto predicted = makeSimulatorBackend(*profile);
   const DeviceInfo measuredDevice = measured.backend->describe();
   const auto cases = validationMatrix(quick);
+  const int measuredReps = measuredProfile.empty() ? reps : 1;  // a simulator gives the same makespan each time
   std::cout << "measured:  " << measuredDevice.summary() << " [" << measured.backend->kind() << "]\n"
             << "predicted: simulator, profile '" << profile->name << "' (" << profile->source << ")\n"
-            << cases.size() << " configurations, median of " << reps << " runs each on the measured side\n\n";
+            << cases.size() << " configurations, median of " << measuredReps << " run(s) each on the measured side\n\n";
   std::printf("%-40s %12s %12s %9s\n", "configuration", "measured ms", "predicted ms", "error %");
   std::fflush(stdout);
   ValidationOptions vo;
-  vo.measuredRepetitions = measuredProfile.empty() ? reps : 1;
+  vo.measuredRepetitions = measuredReps;
   vo.warmUp = measuredProfile.empty();
   vo.onRow = [](std::size_t, std::size_t, const ValidationRow& r) {
     if (r.ok())

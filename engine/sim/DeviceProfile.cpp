@@ -99,12 +99,12 @@ class FieldReader {
       const json& p = (*v)[i];
       const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
       if (!p.is_object() || p.size() != 2 || !p.contains("workers") || !p.contains("speedup") ||
-          !p["workers"].is_number_unsigned() || p["workers"].get<std::uint64_t>() == 0 ||
-          p["workers"].get<std::uint64_t>() > 4096 || !p["speedup"].is_number() ||
+          !p["workers"].is_number_integer() || p["workers"].get<std::int64_t>() < 1 ||
+          p["workers"].get<std::int64_t>() > 4096 || !p["speedup"].is_number() ||
           !(p["speedup"].get<double>() > 0) || !std::isfinite(p["speedup"].get<double>()))
         throw std::invalid_argument("device profile field '" + where +
                                     "' must be {\"workers\": N >= 1, \"speedup\": X > 0}, got " + p.dump());
-      WorkerSpeedup w{int(p["workers"].get<std::uint64_t>()), p["speedup"].get<double>()};
+      WorkerSpeedup w{int(p["workers"].get<std::int64_t>()), p["speedup"].get<double>()};
       if (!out.empty() && w.workers <= out.back().workers)
         throw std::invalid_argument("device profile field '" + where + ".workers' = " + std::to_string(w.workers) +
                                     ": points must be sorted by strictly increasing worker count");

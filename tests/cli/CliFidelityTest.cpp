@@ -1,0 +1,62 @@
+// `calibrate` and `validate` from the command line, on a machine without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "CliProcess.h"
+
+using pipescope::testing::CliResult;
+using pipescope::testing::runCli;
+
+namespace {
+
+constexpr int kOk = 0, kFailed = 1, kUsage = 2;
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+TEST(CliValidate, TwoProfilesOfTheSameDeviceAgreeExactly) {
+  const std::string md = ::testing::TempDir() + "validation-same.md";
+  const CliResult r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--quick", "--markdown", md});
+  EXPECT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "14 configurations")) << r.out;
+  EXPECT_TRUE(has(r.out, "median |error| 0.0 %, max |error| 0.0 %")) << r.out;
+  std::ifstream in(md);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_TRUE(has(text.str(), "| async-pinned-s4-bf-balanced-large |")) << text.str();
+  EXPECT_TRUE(has(text.str(), "Median |error|: 0.0 %")) << text.str();
+  std::remove(md.c_str());
+}
+
+TEST(CliValidate, DifferentProfilesGiveAnError) {
+  const CliResult r = runCli({"validate", "--profile", "pcie4-desktop", "--measured-profile", "h200", "--quick"});
+  EXPECT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_FALSE(has(r.out, "median |error| 0.0 %")) << r.out;
+}
+
+TEST(CliValidate, MissingOrUnknownProfileIsAUsageError) {
+  EXPECT_EQ(runCli({"validate"}).exitCode, kUsage);
+  const CliResult r = runCli({"validate", "--profile", "no-such-profile", "--measured-profile", "h200"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "unknown device profile 'no-such-profile'")) << r.err;
+}
+
+TEST(CliCalibrate, NeedsOut) {
+  const CliResult r = runCli({"calibrate"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "--out FILE is required")) << r.err;
+}
+
+TEST(CliCalibrate, WithoutAGpuFailsWithAClearMessage) {
+  const std::string out = ::testing::TempDir() + "calibrated.json";
+  const CliResult r = runCli({"calibrate", "--out", out});
+  if (r.exitCode == kOk) GTEST_SKIP() << "this machine has a GPU: calibration ran";
+  EXPECT_EQ(r.exitCode, kFailed);
+  EXPECT_TRUE(has(r.err, "CUDA")) << r.err;
+  EXPECT_FALSE(std::ifstream(out).good()) << "no profile is written on failure";
+}
+
+}  // namespace
