@@ -15,7 +15,7 @@ packages=(
   fonts-dejavu-core    # text in offscreen screenshots and UI tests
 )
 if [ "${PIPESCOPE_NO_UI:-0}" = 1 ]; then
-  packages=("${packages[@]/qt6-*/}")
+  packages=("${packages[@]/qt6-*/}"); packages=("${packages[@]/libqt6*/}")
 fi
 
 missing=()

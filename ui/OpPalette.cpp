@@ -1,0 +1,37 @@
+#include "OpPalette.h"
+
+namespace pipescope::ui {
+
+QColor opKindColor(OpKind kind) {
+  switch (kind) {
+    case OpKind::Preprocess: return QColor(0x99, 0x99, 0x99);   // grey: CPU work
+    case OpKind::CopyH2D: return QColor(0x00, 0x72, 0xB2);      // blue
+    case OpKind::Kernel: return QColor(0x00, 0x9E, 0x73);       // green
+    case OpKind::CopyD2H: return QColor(0xD5, 0x5E, 0x00);      // vermillion
+    case OpKind::Postprocess: return QColor(0x6A, 0x6A, 0x6A);  // darker grey
+    case OpKind::HostSync: return QColor(0xF0, 0xE4, 0x42);     // yellow: waiting
+    case OpKind::ApiCall: return QColor(0xCC, 0x79, 0xA7);      // purple: API overhead
+    case OpKind::Memset: return QColor(0x56, 0xB4, 0xE9);       // sky blue
+    case OpKind::Annotation: return QColor(0xE6, 0x9F, 0x00);   // orange
+  }
+  return QColor(Qt::black);
+}
+
+QString opKindLabel(OpKind kind) {
+  switch (kind) {
+    case OpKind::Preprocess: return QStringLiteral("Preprocess (CPU)");
+    case OpKind::CopyH2D: return QStringLiteral("H2D copy");
+    case OpKind::Kernel: return QStringLiteral("Kernel");
+    case OpKind::CopyD2H: return QStringLiteral("D2H copy");
+    case OpKind::Postprocess: return QStringLiteral("Postprocess (CPU)");
+    case OpKind::HostSync: return QStringLiteral("Host sync");
+    case OpKind::ApiCall: return QStringLiteral("API call");
+    case OpKind::Memset: return QStringLiteral("Memset");
+    case OpKind::Annotation: return QStringLiteral("Annotation");
+  }
+  return QString();
+}
+
+QColor waitColor(OpKind kind) { return opKindColor(kind).lighter(160); }
+
+}  // namespace pipescope::ui
