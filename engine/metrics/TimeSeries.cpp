@@ -1,6 +1,8 @@
 #include "metrics/TimeSeries.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "metrics/Intervals.h"
@@ -50,13 +52,41 @@ class Binner {
   std::size_t bins_;
 };
 
+// When each batch completed (its last op's end), by batch index.
+std::unordered_map<std::int32_t, std::int64_t> batchEnds(const TraceView& ops) {
+  std::unordered_map<std::int32_t, std::int64_t> batchEnd;
+  ops.forEach([&](const Op& op) {
+    if (op.kind == OpKind::Annotation || op.end < op.start || op.batch == kNoBatch) return;
+    auto [it, inserted] = batchEnd.try_emplace(op.batch, op.end);
+    if (!inserted) it->second = std::max(it->second, op.end);
+  });
+  return batchEnd;
+}
+
+double meanPeriod(const std::unordered_map<std::int32_t, std::int64_t>& batchEnd) {
+  if (batchEnd.size() < 2) return 0.0;
+  std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+  for (const auto& [batch, end] : batchEnd) {
+    first = std::min(first, end);
+    last = std::max(last, end);
+  }
+  return double(last - first) / double(batchEnd.size() - 1);
+}
+
 }  // namespace
 
+double meanBatchPeriodNs(const TraceView& ops) { return meanPeriod(batchEnds(ops)); }
+
 TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxBins) {
+                             std::int64_t toNs, int maxBins, int minBatchPeriods) {
   TimeSeries ts;
   if (toNs <= fromNs || maxBins <= 0) return ts;
-  const std::int64_t bin = readableBinWidth(toNs - fromNs, maxBins);
+  const std::unordered_map<std::int32_t, std::int64_t> batchEnd = batchEnds(ops);
+  std::int64_t bin = readableBinWidth(toNs - fromNs, maxBins);
+  if (minBatchPeriods > 0) {
+    const double floorNs = meanPeriod(batchEnd) * minBatchPeriods;
+    if (floorNs > double(bin)) bin = readableBinWidth(std::int64_t(std::ceil(floorNs)), 1);
+  }
   const std::size_t n = std::size_t((toNs - fromNs + bin - 1) / bin);
   const Binner binner(fromNs, bin, n);
   ts.fromNs = fromNs;
@@ -68,13 +98,8 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
   for (std::size_t b = 0; b < n; ++b) ts.timeNs[b] = double(fromNs) + (double(b) + 0.5) * double(bin);
 
   Intervals h2d, d2h, kernel;
-  std::unordered_map<std::int32_t, std::int64_t> batchEnd;
   ops.forEach([&](const Op& op) {
     if (op.kind == OpKind::Annotation || op.end < op.start) return;
-    if (op.batch != kNoBatch) {
-      auto [it, inserted] = batchEnd.try_emplace(op.batch, op.end);
-      if (!inserted) it->second = std::max(it->second, op.end);
-    }
     if (!isCopyKind(op.kind) && op.kind != OpKind::Kernel) return;
     if (op.kind == OpKind::Kernel) {
       kernel.emplace_back(op.start, op.end);

@@ -29,10 +29,20 @@ struct TimeSeries {
 /// most maxBins bins (at least 1 ns).
 std::int64_t readableBinWidth(std::int64_t spanNs, int maxBins);
 
-/// At most maxBins bins covering [fromNs, toNs); bin width rounded to a readable step.
+/// Bins must span at least this many batch periods: a batch completes at one instant,
+/// so a bin shorter than a few periods holds 0, 1 or 2 completions and the
+/// throughput curve turns into spikes that show the binning, not the pipeline.
+inline constexpr int kMinBatchPeriodsPerBin = 4;
+
+/// Mean time between consecutive batch completions (a batch completes when its last
+/// op ends) among the ops, or 0 with fewer than two completed batches.
+double meanBatchPeriodNs(const TraceView& ops);
+
+/// At most maxBins bins covering [fromNs, toNs); bin width rounded to a readable step
+/// and at least minBatchPeriods x the mean batch period (0 disables that floor).
 /// An empty range or maxBins <= 0 gives an empty series. Copies are spread over the
 /// bins they span in proportion to the time spent in each.
 TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxBins = 200);
+                             std::int64_t toNs, int maxBins = 200, int minBatchPeriods = kMinBatchPeriodsPerBin);
 
 }  // namespace pipescope

@@ -63,3 +63,31 @@ TEST(TimeSeries, OverlappingCopiesCountOnceInBusy) {
   ASSERT_EQ(ts.size(), 1u);
   EXPECT_DOUBLE_EQ(ts.h2dBusy[0], 1.0);
 }
+
+// A steady pipeline completing one batch every 1000 ns: with 200 bins over 40 µs a
+// bin (200 ns) is shorter than a batch period and most bins hold no completion, so
+// the throughput curve is all spikes. The batch-period floor makes every full bin
+// hold the same number of completions.
+TEST(TimeSeries, BinsSpanSeveralBatchPeriodsSoThroughputIsSmooth) {
+  TraceBuilder b;
+  for (int i = 0; i < 40; ++i) b.kernel(i, i * 1000, i * 1000 + 900);
+  Trace& t = b.done(40);
+  const TraceView ops = t.ops().snapshot();
+  EXPECT_DOUBLE_EQ(meanBatchPeriodNs(ops), 1000.0);
+
+  const TimeSeries spiky = computeTimeSeries(ops, t.config(), 0, 40'000, 200, 0);
+  EXPECT_EQ(spiky.binNs, 200);
+
+  const TimeSeries ts = computeTimeSeries(ops, t.config(), 0, 40'000, 200);
+  EXPECT_GE(ts.binNs, kMinBatchPeriodsPerBin * 1000);
+  EXPECT_EQ(ts.binNs, 5000);  // 4 periods rounded up to a readable step
+  ASSERT_EQ(ts.size(), 8u);
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    EXPECT_DOUBLE_EQ(ts.batchesPerSec[i], 5.0 / 5000e-9) << "bin " << i;
+}
+
+TEST(TimeSeries, BatchPeriodNeedsTwoBatches) {
+  TraceBuilder b;
+  Trace& t = b.kernel(0, 0, 10).done(1);
+  EXPECT_DOUBLE_EQ(meanBatchPeriodNs(t.ops().snapshot()), 0.0);
+}

@@ -1,0 +1,423 @@
+#include "MainWindow.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QSettings>
+#include <QVBoxLayout>
+
+#include "app/AppSettings.h"
+#include "app/RunStatusBar.h"
+#include "app/ShortcutsDialog.h"
+#include "charts/ThroughputCharts.h"
+#include "config/Presets.h"
+#include "controls/ControlPanel.h"
+#include "export/ConfigSummary.h"
+#include "export/ImageExport.h"
+#include "export/ReportPainter.h"
+#include "metrics/Metrics.h"
+#include "metrics/MetricsPanel.h"
+#include "metrics/MetricsRows.h"
+#include "metrics/TimeSeries.h"
+#include "run/RunController.h"
+#include "timeline/TimelineLegend.h"
+#include "timeline/TimelineView.h"
+
+namespace pipescope::ui {
+
+namespace {
+
+enum ExportWhat { ExportTimeline, ExportCharts, ExportReport };
+
+QString runStateText(const RunOutcome& o) {
+  switch (o.state) {
+    case RunState::NotStarted: return QObject::tr("Idle");
+    case RunState::Running: return QObject::tr("Running");
+    case RunState::Finished: return QObject::tr("Finished");
+    case RunState::Stopped: return QObject::tr("Stopped");
+    case RunState::Failed: return QObject::tr("Failed");
+  }
+  return {};
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
+
+MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), options_(options) {
+  setWindowTitle(tr("pipescope"));
+  setObjectName("MainWindow");
+  setAcceptDrops(true);
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+  run_ = new RunController(this);
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(4, 4, 4, 0);
+  layout->setSpacing(2);
+  timeline_ = new TimelineView;
+  legend_ = new TimelineLegend;
+  layout->addWidget(timeline_, 1);
+  layout->addWidget(legend_);
+  setCentralWidget(central);
+
+  status_ = new RunStatusBar;
+  setStatusBar(status_);
+  status_->setBackend(tr("Simulator or CUDA: chosen at Start"));
+
+  createDocks();
+  createMenus();
+  connectRun();
+  resize(1600, 1000);
+  restoreSettings();
+  sinceFigures_.start();
+}
+
+MainWindow::~MainWindow() = default;
+
+RunController& MainWindow::runController() { return *run_; }
+TimelineView& MainWindow::timeline() { return *timeline_; }
+ControlPanel& MainWindow::controlPanel() { return *controls_; }
+MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
+ThroughputCharts& MainWindow::charts() { return *charts_; }
+RunStatusBar& MainWindow::runStatusBar() { return *status_; }
+
+void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);  // saveState() keys the layout by it
+  dock->setWidget(w);
+  addDockWidget(area, dock);
+  if (docksMenu_) docksMenu_->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::createDocks() {
+  controls_ = new ControlPanel;
+  addDock(tr("Controls"), controls_, Qt::LeftDockWidgetArea, "dock.controls");
+  metrics_ = new MetricsPanel;
+  addDock(tr("Metrics"), metrics_, Qt::RightDockWidgetArea, "dock.metrics");
+  charts_ = new ThroughputCharts;
+  addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
+  // Other areas add one line each here.
+
+  // The default layout for 1600x1000: controls and metrics as side columns, the
+  // charts side by side under the timeline.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  const auto docks = findChildren<QDockWidget*>();
+  for (QDockWidget* d : docks) {
+    if (d->objectName() == "dock.controls") resizeDocks({d}, {340}, Qt::Horizontal);
+    if (d->objectName() == "dock.metrics") resizeDocks({d}, {380}, Qt::Horizontal);
+    if (d->objectName() == "dock.charts") resizeDocks({d}, {260}, Qt::Vertical);
+  }
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QMenu* exportMenu = file->addMenu(tr("&Export image"));
+  QAction* exportReport = exportMenu->addAction(tr("&Report (timeline, charts, metrics)…"), this,
+                                                [this] { exportImageDialog(ExportReport); });
+  exportReport->setShortcut(QKeySequence(tr("Ctrl+E")));
+  exportMenu->addAction(tr("&Timeline…"), this, [this] { exportImageDialog(ExportTimeline); });
+  exportMenu->addAction(tr("&Charts…"), this, [this] { exportImageDialog(ExportCharts); });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  QAction* zoomIn = viewMenu_->addAction(tr("Zoom &in"), timeline_, &TimelineView::zoomIn);
+  zoomIn->setShortcut(QKeySequence::ZoomIn);  // W, S, A, D and the wheel: the timeline's own keys
+  QAction* zoomOut = viewMenu_->addAction(tr("Zoom &out"), timeline_, &TimelineView::zoomOut);
+  zoomOut->setShortcut(QKeySequence::ZoomOut);
+  QAction* fit = viewMenu_->addAction(tr("&Fit"), timeline_, &TimelineView::fit);
+  fit->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(tr("Ctrl+0"))});
+  followAction_ = viewMenu_->addAction(tr("Follow &live"));
+  followAction_->setCheckable(true);
+  followAction_->setShortcut(QKeySequence(Qt::Key_L));
+  connect(followAction_, &QAction::toggled, timeline_, &TimelineView::setFollowLive);
+  connect(timeline_, &TimelineView::followLiveChanged, followAction_, &QAction::setChecked);
+  // Single-key shortcuts must not fire while typing in a spin box of the controls.
+  for (QAction* a : {zoomIn, zoomOut, fit, followAction_}) a->setShortcutContext(Qt::WindowShortcut);
+
+  viewMenu_->addSeparator();
+  QMenu* grouping = viewMenu_->addMenu(tr("Lane &grouping"));
+  groupingActions_ = new QActionGroup(this);
+  const std::pair<QString, LaneGrouping> groupings[] = {{tr("By &stream"), LaneGrouping::ByStream},
+                                                        {tr("By &engine"), LaneGrouping::ByEngine},
+                                                        {tr("&Both"), LaneGrouping::Both}};
+  int key = 1;
+  for (const auto& [label, g] : groupings) {
+    QAction* a = grouping->addAction(label);
+    a->setCheckable(true);
+    a->setData(int(g));
+    a->setShortcut(QKeySequence(tr("Ctrl+%1").arg(key++)));
+    a->setChecked(g == timeline_->grouping());
+    groupingActions_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
+  }
+  viewMenu_->addSeparator();
+  docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
+
+  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  startAction_ = runMenu->addAction(tr("&Start"), this, &MainWindow::startRunFromControls);
+  startAction_->setShortcut(QKeySequence(Qt::Key_F5));
+  stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
+  stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  stopAction_->setEnabled(false);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&About pipescope"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::connectRun() {
+  connect(controls_, &ControlPanel::startRequested, this,
+          [this](const PipelineConfig& c, const BackendOptions& b) { run_->start(c, b); });
+  connect(controls_, &ControlPanel::stopRequested, this, &MainWindow::stopRun);
+  connect(controls_, &ControlPanel::liveConfigEdited, this, [this](const PipelineConfig& c) {
+    if (run_->applyConfig(c)) statusBar()->showMessage(tr("Change queued: it applies at the next batch boundary."), 4000);
+  });
+  connect(controls_, &ControlPanel::configChanged, this, [this] {
+    startAction_->setEnabled(!run_->running() && controls_->config().has_value());
+  });
+  connect(run_, &RunController::runStarted, this, &MainWindow::onRunStarted);
+  connect(run_, &RunController::tick, this, &MainWindow::onTick);
+  connect(run_, &RunController::runFinished, this, &MainWindow::onRunFinished);
+  connect(run_, &RunController::errorOccurred, this, &MainWindow::showError);
+  connect(timeline_, &TimelineView::rangeSelected, this, &MainWindow::onRangeSelected);
+}
+
+void MainWindow::startRunFromControls() {
+  if (run_->running()) return;
+  const auto config = controls_->config();
+  if (!config) {
+    showError(tr("The configuration cannot run:\n  • %1").arg(controls_->issues().join("\n  • ")));
+    return;
+  }
+  run_->start(*config, controls_->backendOptions());
+}
+
+void MainWindow::stopRun() {
+  if (!run_->running()) return;
+  run_->stop();
+  status_->setRunState(tr("Stopping…"));
+}
+
+void MainWindow::loadConfig(const PipelineConfig& config) { controls_->setConfig(config); }
+
+void MainWindow::startRun(const PipelineConfig& config) {
+  loadConfig(config);
+  startRunFromControls();
+}
+
+void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
+  trace_ = std::move(trace);
+  const QString preset = controls_->presetName();
+  traceTitle_ = preset.isEmpty() ? tr("custom configuration") : preset;
+  setWindowTitle(tr("pipescope — %1").arg(traceTitle_));
+  timeline_->setTrace(trace_);
+  timeline_->setFollowLive(true);
+  metrics_->clear();
+  charts_->clear();
+  controls_->setRunning(true);
+  startAction_->setEnabled(false);
+  stopAction_->setEnabled(true);
+  const DeviceInfo device = trace_->device();
+  status_->setBackend(QString::fromStdString(device.summary()), QString::fromStdString(device.note));
+  sinceFigures_.restart();
+  updateStatus();
+  emit traceChanged(trace_);
+}
+
+void MainWindow::onTick() {
+  timeline_->refresh();
+  updateStatus();
+  if (sinceFigures_.elapsed() >= kMetricsIntervalMs) updateFigures();
+}
+
+void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
+  timeline_->refresh();
+  updateFigures();
+  updateStatus();
+  controls_->setRunning(false);
+  startAction_->setEnabled(controls_->config().has_value());
+  stopAction_->setEnabled(false);
+  emit runCompleted(std::move(trace));
+}
+
+void MainWindow::updateFigures() {
+  sinceFigures_.restart();
+  if (!trace_) return;
+  const Metrics m = computeMetrics(*trace_);
+  metrics_->setMetrics(m);
+  if (m.lastNs > m.firstNs) {
+    const PipelineConfig config = trace_->config();
+    charts_->setTimeSeries(
+        computeTimeSeries(trace_->ops().snapshot(), config, 0, m.lastNs, ThroughputCharts::kMaxPoints));
+  }
+}
+
+void MainWindow::updateStatus() {
+  if (!trace_) return;
+  const RunOutcome outcome = trace_->outcome();
+  QString state = runStateText(outcome);
+  if (outcome.state == RunState::Running && run_->stopRequested()) state = tr("Stopping…");
+  if (outcome.state == RunState::Running) {
+    const std::int64_t done = trace_->completedBatches();
+    const int total = trace_->config().batchCount;
+    state += total > 0 ? tr(" — batch %1 of %2").arg(done).arg(total) : tr(" — batch %1").arg(done);
+  }
+  if (outcome.state == RunState::Failed && !outcome.message.empty())
+    state += ": " + QString::fromStdString(outcome.message);
+  status_->setRunState(state);
+  status_->setEventCount(trace_->ops().publishedCount(), trace_->ops().droppedCount());
+}
+
+void MainWindow::onRangeSelected(std::int64_t fromNs, std::int64_t toNs) {
+  if (!trace_ || toNs <= fromNs) {
+    metrics_->clearSelection();
+    return;
+  }
+  metrics_->setSelection(computeMetrics(*trace_, fromNs, toNs), fromNs, toNs);
+}
+
+void MainWindow::showTrace(std::shared_ptr<Trace> trace, const QString& title) {
+  if (run_->running()) run_->stop();  // the live run keeps recording into its own trace
+  trace_ = std::move(trace);
+  traceTitle_ = title;
+  setWindowTitle(tr("pipescope — %1").arg(title));
+  timeline_->setTrace(trace_);
+  timeline_->setFollowLive(false);
+  timeline_->fit();
+  metrics_->clear();
+  charts_->clear();
+  if (trace_) {
+    const DeviceInfo device = trace_->device();
+    status_->setBackend(QString::fromStdString(device.summary()), QString::fromStdString(device.note));
+    updateFigures();
+    updateStatus();
+  }
+  emit traceChanged(trace_);
+}
+
+void MainWindow::showError(const QString& message) {
+  lastError_ = message;
+  statusBar()->showMessage(message.section('\n', 0, 0), 10000);
+  if (!isVisible()) return;  // headless (screenshot mode, tests): the caller reports lastError()
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("pipescope"), message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // window-modal, never blocks the event loop (the run keeps updating)
+}
+
+QString MainWindow::reportTitle() const {
+  return traceTitle_.isEmpty() ? tr("pipescope") : tr("pipescope — %1").arg(traceTitle_);
+}
+
+bool MainWindow::exportTimelineImage(const QString& path, QString* error) {
+  const QSize size = timeline_->size().expandedTo(QSize(1200, 500));
+  return saveImage(path, size, [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); }, reportTitle(), error);
+}
+
+bool MainWindow::exportChartsImage(const QString& path, QString* error) {
+  return saveImage(path, QSize(1500, 420),
+                   [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); }, reportTitle(), error);
+}
+
+bool MainWindow::exportReportImage(const QString& path, QString* error) {
+  ReportContent c;
+  c.title = reportTitle();
+  if (trace_) {
+    const PipelineConfig config = trace_->config();
+    if (auto preset = findPreset(traceTitle_.toStdString()); preset && preset->config == config)
+      c.subtitle = QString::fromStdString(preset->teaches);
+    const DeviceInfo device = trace_->device();
+    c.device = QString::fromStdString(device.summary());
+    if (!device.timingSource.empty()) c.device += tr(" · timing: %1").arg(QString::fromStdString(device.timingSource));
+    c.device += tr(" · %1 · %2").arg(runStateText(trace_->outcome()), QDateTime::currentDateTime().toString("yyyy-MM-dd"));
+    c.configuration = configSummaryLines(config);
+    const Metrics m = computeMetrics(*trace_);
+    c.metrics = metricsRows(m);
+    c.bottleneck = QString::fromStdString(m.bottleneckSentence);
+  }
+  c.paintTimeline = [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); };
+  c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
+  c.paintLegend = [this](QPainter& p, const QRect& r) {
+    return TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
+  };
+  return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error);
+}
+
+void MainWindow::exportImageDialog(int what) {
+  static const char* names[] = {"timeline", "charts", "report"};
+  const QString base = (traceTitle_.isEmpty() ? QString("pipescope") : traceTitle_) + "-" + names[what] + ".png";
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export image"), base,
+                                                    tr("PNG image, 2× scale (*.png);;SVG vector image (*.svg)"));
+  if (path.isEmpty()) return;
+  QString error;
+  const bool ok = what == ExportTimeline ? exportTimelineImage(path, &error)
+                  : what == ExportCharts ? exportChartsImage(path, &error)
+                                         : exportReportImage(path, &error);
+  if (!ok) showError(error);
+  else statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 5000);
+}
+
+void MainWindow::showShortcuts() {
+  auto* dialog = new ShortcutsDialog(menuBar(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->open();
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About pipescope"),
+                     tr("<h3>pipescope %1</h3><p>Shows, live, how a CPU–GPU pipeline spends its time: copies, "
+                        "kernels and host work on a timeline, what each operation waited for, and how far the run "
+                        "is from the best the hardware allows.</p><p>Runs on a CUDA GPU or on a simulator of one.</p>")
+                         .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::restoreSettings() {
+  if (!options_.persistSettings) return;
+  QSettings s;
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+  const AppSettings a = AppSettings::load(s);
+  if (a.config) controls_->setConfig(*a.config);
+  if (a.backend) controls_->setBackendOptions(*a.backend);
+  if (a.grouping >= 0 && a.grouping <= int(LaneGrouping::Both)) {
+    timeline_->setGrouping(LaneGrouping(a.grouping));
+    for (QAction* act : groupingActions_->actions()) act->setChecked(act->data().toInt() == a.grouping);
+  }
+}
+
+void MainWindow::saveSettings() {
+  if (!options_.persistSettings) return;
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  AppSettings a;
+  a.config = controls_->config();
+  a.preset = controls_->presetName();
+  a.backend = controls_->backendOptions();
+  a.grouping = int(timeline_->grouping());
+  a.save(s);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  // Stop the run now; RunController's destructor joins the engine thread, which
+  // returns within one operation because the flag is checked between operations.
+  run_->stop();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace pipescope::ui

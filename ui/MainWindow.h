@@ -1,0 +1,112 @@
+#pragma once
+// The desktop app's window: the timeline in the centre, docks for the controls, the
+// metrics and the charts, menus, and a status bar saying what runs and how far it
+// got. Other areas (analysis, sweep) add their docks in createDocks(), one line each.
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <memory>
+
+#include "backend/Backend.h"
+#include "config/PipelineConfig.h"
+#include "trace/Trace.h"
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QMenu;
+
+namespace pipescope::ui {
+
+class ControlPanel;
+class MetricsPanel;
+class RunController;
+class RunStatusBar;
+class ThroughputCharts;
+class TimelineLegend;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  struct Options {
+    /// Read and write QSettings (off for the screenshot mode, whose output must not
+    /// depend on what the user last did).
+    bool persistSettings = true;
+  };
+  /// Rate of the metrics panel and chart updates during a live run.
+  static constexpr int kMetricsIntervalMs = 250;
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  explicit MainWindow(Options options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  RunController& runController();
+  TimelineView& timeline();
+  ControlPanel& controlPanel();
+  MetricsPanel& metricsPanel();
+  ThroughputCharts& charts();
+  RunStatusBar& runStatusBar();
+  std::shared_ptr<Trace> currentTrace() const { return trace_; }
+  /// The last error shown to the user (tests, screenshot mode).
+  QString lastError() const { return lastError_; }
+
+  /// Figure exports; the format follows the extension (.png at 2x, .svg).
+  bool exportTimelineImage(const QString& path, QString* error = nullptr);
+  bool exportChartsImage(const QString& path, QString* error = nullptr);
+  bool exportReportImage(const QString& path, QString* error = nullptr);
+
+ public slots:
+  void showTrace(std::shared_ptr<Trace> trace, const QString& title);  ///< replay / opened file
+  void loadConfig(const PipelineConfig& config);                      ///< into the control panel
+  void startRun(const PipelineConfig& config);                        ///< loadConfig + Start
+  void startRunFromControls();
+  void stopRun();
+  void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
+
+ signals:
+  void traceChanged(std::shared_ptr<Trace> trace);  ///< a new run started or a file opened
+  void runCompleted(std::shared_ptr<Trace> trace);  ///< a run ended (for A/B, lessons)
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void createDocks();
+  void createMenus();
+  void connectRun();
+  void restoreSettings();
+  void saveSettings();
+  void onRunStarted(std::shared_ptr<Trace> trace);
+  void onTick();
+  void onRunFinished(std::shared_ptr<Trace> trace);
+  void onRangeSelected(std::int64_t fromNs, std::int64_t toNs);
+  void updateFigures();  ///< metrics panel + charts from the current trace
+  void updateStatus();
+  void showError(const QString& message);
+  void exportImageDialog(int what);
+  void showShortcuts();
+  void showAbout();
+  QString reportTitle() const;
+
+  Options options_;
+  RunController* run_;
+  TimelineView* timeline_;
+  TimelineLegend* legend_;
+  ControlPanel* controls_;
+  MetricsPanel* metrics_;
+  ThroughputCharts* charts_;
+  RunStatusBar* status_;
+  QMenu* viewMenu_ = nullptr;
+  QMenu* docksMenu_ = nullptr;
+  QAction* followAction_ = nullptr;
+  QActionGroup* groupingActions_ = nullptr;
+  QAction* startAction_ = nullptr;
+  QAction* stopAction_ = nullptr;
+
+  std::shared_ptr<Trace> trace_;
+  QString traceTitle_;
+  QString lastError_;
+  QElapsedTimer sinceFigures_;
+};
+
+}  // namespace pipescope::ui

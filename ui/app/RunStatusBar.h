@@ -1,0 +1,28 @@
+#pragma once
+// The status bar's three permanent fields: what runs (backend and device), the run
+// state, and how many events were recorded.
+#include <QStatusBar>
+
+class QLabel;
+
+namespace pipescope::ui {
+
+class RunStatusBar : public QStatusBar {
+  Q_OBJECT
+ public:
+  explicit RunStatusBar(QWidget* parent = nullptr);
+  void setBackend(const QString& text, const QString& tip = {});
+  void setRunState(const QString& text);
+  void setEventCount(std::uint64_t recorded, std::uint64_t dropped = 0);
+
+  QString backendText() const;
+  QString runStateText() const;
+  QString eventsText() const;
+
+ private:
+  QLabel* backend_;
+  QLabel* state_;
+  QLabel* events_;
+};
+
+}  // namespace pipescope::ui

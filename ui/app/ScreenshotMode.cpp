@@ -1,0 +1,136 @@
+#include "app/ScreenshotMode.h"
+
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QPixmap>
+#include <QTimer>
+#include <stdexcept>
+
+#include "MainWindow.h"
+#include "config/Presets.h"
+#include "controls/ControlPanel.h"
+#include "run/RunController.h"
+#include "sim/DeviceProfile.h"
+#include "timeline/TimelineView.h"
+
+namespace pipescope::ui {
+
+namespace {
+QString joined(const std::vector<std::string>& v) {
+  QStringList l;
+  for (const auto& s : v) l << QString::fromStdString(s);
+  return l.join(", ");
+}
+}  // namespace
+
+void addScreenshotOptions(QCommandLineParser& p) {
+  p.addOption({"screenshot", QObject::tr("Run headless, save the window (or --report page) to FILE (.png, or .svg "
+                                         "with --report) and exit."),
+               "FILE"});
+  p.addOption({"preset", QObject::tr("Preset to run for the screenshot (default multi-stream): %1.")
+                             .arg(joined(presetNames())),
+               "NAME"});
+  p.addOption({"backend", QObject::tr("sim (default) or auto (the CUDA GPU when present)."), "KIND"});
+  p.addOption({"profile", QObject::tr("Simulator device profile (default h200): %1.").arg(joined(builtinProfileNames())),
+               "NAME"});
+  p.addOption({"size", QObject::tr("Window size, WIDTHxHEIGHT (default 1600x1000)."), "WxH"});
+  p.addOption({"run-for", QObject::tr("Stop the run after SECONDS instead of running it to completion."), "SECONDS"});
+  p.addOption({"report", QObject::tr("Save the one-page report (timeline, legend, charts, metrics) instead of the "
+                                     "window.")});
+}
+
+std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) {
+  if (!p.isSet("screenshot")) return std::nullopt;
+  ScreenshotRequest r;
+  r.path = p.value("screenshot");
+  if (r.path.isEmpty()) throw std::invalid_argument("--screenshot needs a file name");
+  if (p.isSet("preset")) {
+    r.preset = p.value("preset");
+    if (!findPreset(r.preset.toStdString()))
+      throw std::invalid_argument(("--preset " + r.preset + ": unknown preset; known presets: " + joined(presetNames()))
+                                      .toStdString());
+  }
+  if (p.isSet("backend")) {
+    const auto choice = parseBackendChoice(p.value("backend").toStdString());
+    if (!choice || *choice == BackendChoice::Cuda)
+      throw std::invalid_argument(("--backend " + p.value("backend") + ": use sim or auto").toStdString());
+    r.backend = *choice;
+  }
+  if (p.isSet("profile")) r.profile = p.value("profile");
+  if (p.isSet("size")) {
+    const QStringList wh = p.value("size").toLower().split('x');
+    bool okW = false, okH = false;
+    const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0, h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+    if (!okW || !okH || w < 400 || h < 300 || w > 8000 || h > 8000)
+      throw std::invalid_argument(("--size " + p.value("size") + ": expected WIDTHxHEIGHT, 400x300..8000x8000")
+                                      .toStdString());
+    r.size = QSize(w, h);
+  }
+  if (p.isSet("run-for")) {
+    bool ok = false;
+    r.runForSeconds = p.value("run-for").toDouble(&ok);
+    if (!ok || r.runForSeconds <= 0 || r.runForSeconds > 3600)
+      throw std::invalid_argument(("--run-for " + p.value("run-for") + ": expected seconds, >0..3600").toStdString());
+  }
+  r.report = p.isSet("report");
+  return r;
+}
+
+int runScreenshot(const ScreenshotRequest& r) {
+  MainWindow window(MainWindow::Options{false});
+  window.resize(r.size);
+  window.show();
+
+  ControlPanel& controls = window.controlPanel();
+  controls.selectPreset(r.preset);
+  BackendOptions backend;
+  backend.choice = r.backend;
+  backend.simulatorProfile = r.profile.toStdString();
+  // --run-for watches the run in real time; otherwise the simulator runs flat out.
+  backend.simulatorSlowdown = r.runForSeconds > 0 ? 1.0 : 0.0;
+  controls.setBackendOptions(backend);
+
+  QEventLoop loop;
+  bool finished = false;
+  QObject::connect(&window, &MainWindow::runCompleted, &loop, [&] {
+    finished = true;
+    loop.quit();
+  });
+  QObject::connect(&window.runController(), &RunController::errorOccurred, &loop, [&] { loop.quit(); });
+  QTimer stopTimer;
+  stopTimer.setSingleShot(true);
+  QObject::connect(&stopTimer, &QTimer::timeout, &window, &MainWindow::stopRun);
+  stopTimer.start(int((r.runForSeconds > 0 ? r.runForSeconds : r.timeoutSeconds) * 1000));
+
+  window.startRunFromControls();
+  if (window.runController().running() || window.currentTrace()) loop.exec();
+  if (!finished) {
+    qCritical("pipescope: %s", qPrintable(window.lastError().isEmpty() ? QStringLiteral("the run did not start")
+                                                                       : window.lastError()));
+    return 1;
+  }
+  // Let the final refresh and the dock layout settle before grabbing.
+  window.timeline().fit();
+  QEventLoop settle;
+  QTimer::singleShot(100, &settle, &QEventLoop::quit);
+  settle.exec();
+
+  QString error;
+  bool ok = false;
+  if (r.report) {
+    ok = window.exportReportImage(r.path, &error);
+  } else if (!r.path.endsWith(".png", Qt::CaseInsensitive)) {
+    error = r.path + ": the window screenshot is a PNG; use a .png name (or --report for .svg)";
+  } else {
+    ok = window.grab().save(r.path, "PNG");
+    if (!ok) error = r.path + ": cannot write the PNG";
+  }
+  if (!ok) {
+    qCritical("pipescope: %s", qPrintable(error));
+    return 1;
+  }
+  if (!window.lastError().isEmpty()) qWarning("pipescope: %s", qPrintable(window.lastError()));
+  return 0;
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,209 @@
+#include "charts/ThroughputCharts.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsScene>
+#include <QLineSeries>
+#include <QPainter>
+#include <QResizeEvent>
+#include <QValueAxis>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "OpPalette.h"
+#include "charts/Downsample.h"
+
+namespace pipescope::ui {
+
+namespace {
+
+struct Unit {
+  double scale;  // multiply values by it
+  QString name;
+};
+
+// Time axis unit from the span in ns: the run's own scale, never "0.000012 s".
+Unit timeUnit(double spanNs) {
+  if (spanNs >= 10e9) return {1e-9, "s"};
+  if (spanNs >= 10e6) return {1e-6, "ms"};
+  if (spanNs >= 10e3) return {1e-3, "µs"};
+  return {1.0, "ns"};
+}
+
+Unit rateUnit(double maxPerSec) {
+  if (maxPerSec >= 1e9) return {1e-9, "G"};
+  if (maxPerSec >= 1e6) return {1e-6, "M"};
+  if (maxPerSec >= 1e3) return {1e-3, "k"};
+  return {1.0, ""};
+}
+
+// An axis top a little above the data, on a round number.
+double niceMax(double v) {
+  if (!(v > 0)) return 1.0;
+  const double p = std::pow(10.0, std::floor(std::log10(v * 1.1)));
+  for (double step : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (step * p >= v * 1.1) return step * p;
+  return 10 * p;
+}
+
+double maxOf(const QList<QPointF>& points) {
+  double m = 0;
+  for (const auto& p : points) m = std::max(m, p.y());
+  return m;
+}
+
+QLineSeries* addSeries(QChart* chart, const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine) {
+  auto* s = new QLineSeries;
+  s->setName(name);
+  QPen pen(color, 2.0, style);
+  s->setPen(pen);
+  chart->addSeries(s);
+  return s;
+}
+
+}  // namespace
+
+struct ThroughputCharts::Charts {
+  struct Panel {
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+    QValueAxis* x = nullptr;
+    QValueAxis* y = nullptr;
+    std::vector<QLineSeries*> series;
+  };
+  Panel throughput, bandwidth, utilisation;
+  std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
+};
+
+ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  auto make = [&](Charts::Panel& p, const QString& title) {
+    p.chart = new QChart;
+    p.chart->setTitle(title);
+    p.chart->setTheme(QChart::ChartThemeLight);
+    p.chart->setAnimationOptions(QChart::NoAnimation);
+    p.chart->legend()->setAlignment(Qt::AlignBottom);
+    p.chart->setMargins(QMargins(4, 2, 4, 2));
+    p.x = new QValueAxis;
+    p.y = new QValueAxis;
+    p.x->setLabelFormat("%.3g");
+    p.y->setLabelFormat("%.3g");
+    p.chart->addAxis(p.x, Qt::AlignBottom);
+    p.chart->addAxis(p.y, Qt::AlignLeft);
+    // Never QChartView/series setUseOpenGL: it crashes grab() on the offscreen platform.
+    p.view = new QChartView(p.chart);
+    p.view->setRenderHint(QPainter::Antialiasing);
+    p.view->setMinimumHeight(150);
+    layout->addWidget(p.view, 1);
+  };
+  make(charts_->throughput, tr("Throughput"));
+  make(charts_->bandwidth, tr("Copy bandwidth (wall)"));
+  make(charts_->utilisation, tr("Engine utilisation and overlap"));
+
+  auto& t = charts_->throughput;
+  t.series.push_back(addSeries(t.chart, tr("samples/s"), QColor("#333333")));
+  auto& b = charts_->bandwidth;
+  b.series.push_back(addSeries(b.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
+  b.series.push_back(addSeries(b.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
+  auto& u = charts_->utilisation;
+  u.series.push_back(addSeries(u.chart, tr("compute busy"), opKindColor(OpKind::Kernel)));
+  u.series.push_back(addSeries(u.chart, tr("H2D busy"), opKindColor(OpKind::CopyH2D)));
+  u.series.push_back(addSeries(u.chart, tr("D2H busy"), opKindColor(OpKind::CopyD2H)));
+  u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  for (auto* p : charts_->panels())
+    for (auto* s : p->series) {
+      s->attachAxis(p->x);
+      s->attachAxis(p->y);
+    }
+  clear();
+}
+
+ThroughputCharts::~ThroughputCharts() = default;
+
+void ThroughputCharts::clear() {
+  for (auto* p : charts_->panels()) {
+    for (auto* s : p->series) s->clear();
+    p->x->setRange(0, 1);
+    p->x->setTitleText(tr("time (ms)"));
+  }
+  charts_->throughput.y->setRange(0, 1);
+  charts_->throughput.y->setTitleText(tr("samples/s"));
+  charts_->bandwidth.y->setRange(0, 1);
+  charts_->bandwidth.y->setTitleText(tr("GB/s"));
+  charts_->utilisation.y->setRange(0, 100);
+  charts_->utilisation.y->setTitleText(tr("% of time"));
+}
+
+void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
+  if (ts.size() == 0) {
+    clear();
+    return;
+  }
+  const double spanNs = double(ts.binNs) * double(ts.size()) + double(ts.fromNs);
+  const Unit time = timeUnit(spanNs);
+  const QString timeTitle = tr("time (%1)").arg(time.name);
+  for (auto* p : charts_->panels()) {
+    p->x->setRange(0, spanNs * time.scale);
+    p->x->setTitleText(timeTitle);
+  }
+  auto points = [&](const std::vector<double>& y, double yScale) {
+    return downsampledPoints(ts.timeNs, y, kMaxPoints, time.scale, yScale);
+  };
+
+  const double maxRate = ts.samplesPerSec.empty() ? 0.0 : *std::max_element(ts.samplesPerSec.begin(), ts.samplesPerSec.end());
+  const Unit rate = rateUnit(maxRate);
+  auto& t = charts_->throughput;
+  const auto samples = points(ts.samplesPerSec, rate.scale);
+  t.series[0]->replace(samples);
+  t.y->setRange(0, niceMax(maxOf(samples)));
+  t.y->setTitleText(tr("%1 samples/s").arg(rate.name).trimmed());
+
+  auto& b = charts_->bandwidth;
+  const auto h2d = points(ts.h2dGBps, 1.0), d2h = points(ts.d2hGBps, 1.0);
+  b.series[0]->replace(h2d);
+  b.series[1]->replace(d2h);
+  b.y->setRange(0, niceMax(std::max(maxOf(h2d), maxOf(d2h))));
+
+  auto& u = charts_->utilisation;
+  u.series[0]->replace(points(ts.computeBusy, 100.0));
+  u.series[1]->replace(points(ts.h2dBusy, 100.0));
+  u.series[2]->replace(points(ts.d2hBusy, 100.0));
+  u.series[3]->replace(points(ts.overlap, 100.0));
+  u.y->setRange(0, 105);
+}
+
+std::vector<int> ThroughputCharts::pointCounts() const {
+  std::vector<int> counts;
+  for (auto* p : charts_->panels())
+    for (auto* s : p->series) counts.push_back(int(s->count()));
+  return counts;
+}
+
+void ThroughputCharts::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  auto* box = static_cast<QBoxLayout*>(layout());
+  box->setDirection(width() > 2 * height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {
+  const auto panels = charts_->panels();
+  const double n = double(panels.size());
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    QChartView* view = panels[i]->view;
+    const double k = double(i);
+    const QRectF rect = orientation == Qt::Vertical
+                            ? QRectF(target.left(), target.top() + target.height() / n * k, target.width(), target.height() / n)
+                            : QRectF(target.left() + target.width() / n * k, target.top(), target.width() / n, target.height());
+    // Lay the chart out at the target's size so axis labels are not squeezed when
+    // the dock is small or hidden, render its scene, then give it back to the view.
+    QChart* chart = panels[i]->chart;
+    chart->resize(rect.size());
+    chart->scene()->render(&painter, rect, QRectF(chart->pos(), rect.size()));
+    chart->resize(view->viewport()->size());
+  }
+}
+
+}  // namespace pipescope::ui

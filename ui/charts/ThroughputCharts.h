@@ -1,0 +1,43 @@
+#pragma once
+// Throughput, bandwidth, utilisation and overlap over time. This header is the whole
+// interface the rest of the app sees: Qt Charts (deprecated from Qt 6.10 in favour
+// of Qt Graphs, which Qt 6.4 lacks) stays inside ThroughputCharts.cpp, so swapping
+// the chart library touches one file.
+#include <QWidget>
+#include <memory>
+
+#include "metrics/TimeSeries.h"
+
+class QPainter;
+
+namespace pipescope::ui {
+
+class ThroughputCharts : public QWidget {
+  Q_OBJECT
+ public:
+  /// Most points a series holds (TimeSeries bins are downsampled beyond it).
+  static constexpr int kMaxPoints = 200;
+
+  explicit ThroughputCharts(QWidget* parent = nullptr);
+  ~ThroughputCharts() override;
+
+  /// Replaces every series in bulk (one replace() per series).
+  void setTimeSeries(const TimeSeries& series);
+  void clear();
+
+  /// Points held by each series, for tests (never more than kMaxPoints).
+  std::vector<int> pointCounts() const;
+  /// Paints the charts into `target`, stacked (Vertical) or side by side
+  /// (Horizontal), for the export and the report image.
+  void renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation = Qt::Vertical);
+
+ protected:
+  /// Side by side in a wide dock (under the timeline), stacked in a tall one.
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  struct Charts;
+  std::unique_ptr<Charts> charts_;
+};
+
+}  // namespace pipescope::ui

@@ -1,0 +1,60 @@
+#include "export/ImageExport.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QBuffer>
+
+namespace pipescope::ui {
+
+bool imageFormatFromPath(const QString& path, ImageFormat* format) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == "png") *format = ImageFormat::Png;
+  else if (ext == "svg") *format = ImageFormat::Svg;
+  else return false;
+  return true;
+}
+
+bool saveImage(const QString& path, QSize size, const std::function<void(QPainter&, const QRect&)>& paint,
+               const QString& title, QString* error) {
+  ImageFormat format;
+  if (!imageFormatFromPath(path, &format)) {
+    if (error) *error = QObject::tr("%1: unknown image type; use a file name ending in .png or .svg").arg(path);
+    return false;
+  }
+  // Rendered into memory first and written with QSaveFile, so a failed export never
+  // leaves a half-written file behind.
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (format == ImageFormat::Png) {
+    QImage image(size * kPngScale, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(kPngScale);
+    image.fill(Qt::white);
+    {
+      QPainter p(&image);
+      paint(p, QRect(QPoint(0, 0), size));
+    }
+    image.save(&buffer, "PNG");
+  } else {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title);
+    svg.setDescription(QObject::tr("pipescope figure"));
+    QPainter p(&svg);
+    p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    paint(p, QRect(QPoint(0, 0), size));
+  }
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    if (error) *error = QObject::tr("%1: cannot write the image: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pipescope::ui

@@ -1,0 +1,72 @@
+#include "metrics/MetricsRows.h"
+
+#include <QObject>
+#include <cmath>
+
+namespace pipescope::ui {
+
+namespace {
+QString threeDigits(double v) {
+  const double a = std::abs(v);
+  return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+}  // namespace
+
+QString formatDurationNs(double ns) {
+  const double a = std::abs(ns);
+  if (a < 1e3) return threeDigits(ns) + " ns";
+  if (a < 1e6) return threeDigits(ns / 1e3) + " µs";
+  if (a < 1e9) return threeDigits(ns / 1e6) + " ms";
+  return threeDigits(ns / 1e9) + " s";
+}
+
+QString formatGBps(double gbps) { return threeDigits(gbps) + " GB/s"; }
+
+QString formatRate(double v, const QString& unit) {
+  const double a = std::abs(v);
+  if (a >= 1e9) return threeDigits(v / 1e9) + " G " + unit + "/s";
+  if (a >= 1e6) return threeDigits(v / 1e6) + " M " + unit + "/s";
+  if (a >= 1e3) return threeDigits(v / 1e3) + " k " + unit + "/s";
+  return threeDigits(v) + " " + unit + "/s";
+}
+
+QString formatPercent(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + " %"; }
+
+std::vector<MetricsRow> metricsRows(const Metrics& m) {
+  using Q = QObject;
+  std::vector<MetricsRow> rows;
+  rows.push_back({Q::tr("Makespan"), formatDurationNs(m.makespanNs), Q::tr("First op start to last op end.")});
+  rows.push_back({Q::tr("Batches"), QString::number(m.batches), Q::tr("Batches completed.")});
+  rows.push_back({Q::tr("Throughput"), formatRate(m.batchesPerSec, Q::tr("batches")),
+                  Q::tr("Completed batches per second of makespan.")});
+  rows.push_back({Q::tr("Samples"), m.samples > 0 ? formatRate(m.samplesPerSec, Q::tr("samples")) : Q::tr("unknown"),
+                  Q::tr("Samples per second (batches × batch size).")});
+  rows.push_back({Q::tr("H2D bandwidth"),
+                  Q::tr("%1 busy · %2 wall").arg(formatGBps(m.h2dGBpsBusy), formatGBps(m.h2dGBpsWall)),
+                  Q::tr("busy: bytes / time the copies ran (what the link achieved);\nwall: bytes / makespan (what "
+                        "the pipeline sustained).")});
+  rows.push_back({Q::tr("D2H bandwidth"),
+                  Q::tr("%1 busy · %2 wall").arg(formatGBps(m.d2hGBpsBusy), formatGBps(m.d2hGBpsWall)),
+                  Q::tr("busy: bytes / time the copies ran;\nwall: bytes / makespan.")});
+  rows.push_back({Q::tr("Compute busy"), formatPercent(m.computeBusy),
+                  Q::tr("Fraction of the makespan the compute engine ran kernels.")});
+  rows.push_back({Q::tr("H2D / D2H busy"), formatPercent(m.h2dBusy) + " / " + formatPercent(m.d2hBusy),
+                  Q::tr("Fraction of the makespan each copy direction was busy.")});
+  rows.push_back({Q::tr("Host busy"),
+                  Q::tr("submit %1 · workers %2").arg(formatPercent(m.submitThreadBusy), formatPercent(m.workersBusy)),
+                  Q::tr("Submit thread busy with API calls (syncs excluded); CPU workers busy with pre/postprocessing.")});
+  rows.push_back({Q::tr("GPU idle"), formatPercent(m.gpuIdle), Q::tr("Fraction of the makespan with no GPU op running.")});
+  rows.push_back({Q::tr("Overlap"),
+                  Q::tr("%1 of compute · %2 of copies")
+                      .arg(formatPercent(m.computeOverlappedByCopy), formatPercent(m.copyOverlappedByCompute)),
+                  Q::tr("Of the compute engine's busy time, the fraction a copy also ran; and the reverse.")});
+  rows.push_back({Q::tr("Ideal bound"), formatDurationNs(m.idealBoundNs),
+                  Q::tr("Best makespan for these stage times: max(h,k,d)·N + (h+k+d − max) with %1 copy engine(s).")
+                      .arg(m.copyEngines)});
+  rows.push_back({Q::tr("Efficiency"), formatPercent(m.efficiency), Q::tr("Ideal bound / measured makespan.")});
+  rows.push_back({Q::tr("Bottleneck"), QString::fromStdString(std::string(toString(m.bottleneck))),
+                  QString::fromStdString(m.bottleneckSentence)});
+  return rows;
+}
+
+}  // namespace pipescope::ui

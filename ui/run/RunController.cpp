@@ -1,0 +1,117 @@
+#include "run/RunController.h"
+
+#include "runner/EngineThread.h"
+
+namespace pipescope::ui {
+
+namespace {
+
+bool sameBackend(const BackendOptions& a, const BackendOptions& b) {
+  return a.choice == b.choice && a.simulatorProfile == b.simulatorProfile &&
+         a.simulatorSlowdown == b.simulatorSlowdown && a.cudaDevice == b.cudaDevice;
+}
+
+QString configErrorMessage(const ConfigError& e) {
+  QString s = QObject::tr("The configuration cannot run:");
+  for (const auto& issue : e.issues()) s += "\n  • " + QString::fromStdString(issue.message());
+  return s;
+}
+
+}  // namespace
+
+RunController::RunController(QObject* parent) : QObject(parent) {
+  timer_.setInterval(kTickIntervalMs);
+  timer_.setTimerType(Qt::PreciseTimer);
+  connect(&timer_, &QTimer::timeout, this, &RunController::onTimer);
+}
+
+RunController::~RunController() {
+  // EngineThread's destructor raises the stop flag and joins; the backends check the
+  // flag between operations, so this returns within one operation.
+  timer_.stop();
+  engine_.reset();
+}
+
+bool RunController::ensureBackend(const BackendOptions& options) {
+  if (engine_ && sameBackend(options, engineOptions_)) return true;
+  BackendSelection selection = makeBackend(options);
+  if (!selection.backend) {
+    emit errorOccurred(tr("No backend to run on: %1").arg(QString::fromStdString(selection.error)));
+    return false;
+  }
+  engine_ = std::make_unique<EngineThread>(std::move(selection.backend));
+  engineOptions_ = options;
+  return true;
+}
+
+bool RunController::start(const PipelineConfig& config, const BackendChoice& backend) {
+  BackendOptions options;
+  options.choice = backend;
+  return start(config, options);
+}
+
+bool RunController::start(const PipelineConfig& config, const BackendOptions& backend) {
+  if (running()) {
+    emit errorOccurred(tr("A run is in progress: stop it before starting another."));
+    return false;
+  }
+  if (auto issues = validate(config); !issues.empty()) {
+    emit errorOccurred(configErrorMessage(ConfigError(std::move(issues))));
+    return false;
+  }
+  if (!ensureBackend(backend)) return false;
+  try {
+    const std::uint64_t maxOps = config.runsUntilStopped() ? kEndlessRunMaxOps : 0;
+    trace_ = engine_->start(config, maxOps);
+  } catch (const ConfigError& e) {
+    emit errorOccurred(configErrorMessage(e));
+    return false;
+  } catch (const std::exception& e) {
+    emit errorOccurred(tr("The run could not start: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  live_ = true;
+  stopRequested_ = false;
+  timer_.start();
+  emit runStarted(trace_);
+  return true;
+}
+
+void RunController::stop() {
+  if (!engine_ || !live_) return;
+  stopRequested_ = true;
+  engine_->requestStop();
+}
+
+bool RunController::applyConfig(const PipelineConfig& config) {
+  if (!running()) return false;
+  try {
+    engine_->applyConfig(config);
+  } catch (const ConfigError& e) {
+    emit errorOccurred(configErrorMessage(e));
+    return false;
+  }
+  return true;
+}
+
+bool RunController::running() const { return live_ && engine_ && engine_->running(); }
+
+DeviceInfo RunController::device() const { return engine_ ? engine_->backend().describe() : DeviceInfo{}; }
+
+void RunController::onTimer() {
+  emit tick();
+  if (!live_ || (engine_ && engine_->running())) return;
+  // The engine thread has ended: everything it recorded is published and the
+  // outcome is final.
+  live_ = false;
+  timer_.stop();
+  engine_->wait();  // returns at once: the thread has finished its work
+  const RunOutcome outcome = trace_->outcome();
+  if (outcome.state == RunState::Failed)
+    emit errorOccurred(tr("The run failed: %1\nThe %2 operations recorded before the failure are kept.")
+                           .arg(QString::fromStdString(outcome.message))
+                           .arg(trace_->ops().publishedCount()));
+  emit runFinished(trace_);
+}
+
+}  // namespace pipescope::ui
