@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QSettings>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "app/AppSettings.h"
@@ -108,15 +109,17 @@ void MainWindow::createDocks() {
   addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
   // Other areas add one line each here.
 
-  // The default layout for 1600x1000: controls and metrics as side columns, the
-  // charts side by side under the timeline.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  const auto docks = findChildren<QDockWidget*>();
-  for (QDockWidget* d : docks) {
-    if (d->objectName() == "dock.controls") resizeDocks({d}, {340}, Qt::Horizontal);
-    if (d->objectName() == "dock.metrics") resizeDocks({d}, {380}, Qt::Horizontal);
-    if (d->objectName() == "dock.charts") resizeDocks({d}, {260}, Qt::Vertical);
+}
+
+void MainWindow::applyDefaultLayout() {
+  // For 1600x1000: controls and metrics as side columns, the charts side by side
+  // under the timeline, the timeline as large as the rest allows.
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    if (d->objectName() == "dock.controls") resizeDocks({d}, {330}, Qt::Horizontal);
+    if (d->objectName() == "dock.metrics") resizeDocks({d}, {370}, Qt::Horizontal);
+    if (d->objectName() == "dock.charts") resizeDocks({d}, {300}, Qt::Vertical);
   }
 }
 
@@ -130,14 +133,14 @@ void MainWindow::createMenus() {
   exportMenu->addAction(tr("&Charts…"), this, [this] { exportImageDialog(ExportCharts); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  quit->setShortcut(QKeySequence(tr("Ctrl+Q")));  // QKeySequence::Quit is empty on some platforms
   quit->setMenuRole(QAction::QuitRole);
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   QAction* zoomIn = viewMenu_->addAction(tr("Zoom &in"), timeline_, &TimelineView::zoomIn);
-  zoomIn->setShortcut(QKeySequence::ZoomIn);  // W, S, A, D and the wheel: the timeline's own keys
+  zoomIn->setShortcuts({QKeySequence(tr("Ctrl++")), QKeySequence(tr("Ctrl+="))});  // W, S, A, D and the wheel: the timeline's own keys
   QAction* zoomOut = viewMenu_->addAction(tr("Zoom &out"), timeline_, &TimelineView::zoomOut);
-  zoomOut->setShortcut(QKeySequence::ZoomOut);
+  zoomOut->setShortcut(QKeySequence(tr("Ctrl+-")));
   QAction* fit = viewMenu_->addAction(tr("&Fit"), timeline_, &TimelineView::fit);
   fit->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(tr("Ctrl+0"))});
   followAction_ = viewMenu_->addAction(tr("Follow &live"));
@@ -176,7 +179,7 @@ void MainWindow::createMenus() {
   stopAction_->setEnabled(false);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));
   help->addAction(tr("&About pipescope"), this, &MainWindow::showAbout);
 }
 
@@ -350,6 +353,7 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
     c.bottleneck = QString::fromStdString(m.bottleneckSentence);
   }
   c.paintTimeline = [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); };
+  c.timelineHeight = timeline_->layout().contentHeight + (timeline_->height() - timeline_->plotRect().height()) + 12;
   c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
   c.paintLegend = [this](QPainter& p, const QRect& r) {
     return TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
@@ -389,7 +393,7 @@ void MainWindow::restoreSettings() {
   if (!options_.persistSettings) return;
   QSettings s;
   restoreGeometry(s.value("window/geometry").toByteArray());
-  restoreState(s.value("window/state").toByteArray());
+  layoutRestored_ = restoreState(s.value("window/state").toByteArray());
   const AppSettings a = AppSettings::load(s);
   if (a.config) controls_->setConfig(*a.config);
   if (a.backend) controls_->setBackendOptions(*a.backend);
@@ -410,6 +414,15 @@ void MainWindow::saveSettings() {
   a.backend = controls_->backendOptions();
   a.grouping = int(timeline_->grouping());
   a.save(s);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // Dock sizes only stick once the window has its real geometry.
+  if (!layoutRestored_ && !defaultLayoutApplied_) {
+    defaultLayoutApplied_ = true;
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -69,9 +69,11 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void createDocks();
+  void applyDefaultLayout();
   void createMenus();
   void connectRun();
   void restoreSettings();
@@ -107,6 +109,8 @@ class MainWindow : public QMainWindow {
   QString traceTitle_;
   QString lastError_;
   QElapsedTimer sinceFigures_;
+  bool layoutRestored_ = false;
+  bool defaultLayoutApplied_ = false;
 };
 
 }  // namespace pipescope::ui

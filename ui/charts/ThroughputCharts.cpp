@@ -91,6 +91,18 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.y = new QValueAxis;
     p.x->setLabelFormat("%.3g");
     p.y->setLabelFormat("%.3g");
+    QFont small = p.chart->font();
+    small.setPointSizeF(8.0);
+    QFont titleFont = small;
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(9.0);
+    p.chart->setTitleFont(titleFont);
+    p.chart->legend()->setFont(small);
+    for (QValueAxis* axis : {p.x, p.y}) {
+      axis->setLabelsFont(small);
+      axis->setTitleFont(small);
+      axis->setTickCount(6);
+    }
     p.chart->addAxis(p.x, Qt::AlignBottom);
     p.chart->addAxis(p.y, Qt::AlignLeft);
     // Never QChartView/series setUseOpenGL: it crashes grab() on the offscreen platform.
@@ -101,7 +113,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   };
   make(charts_->throughput, tr("Throughput"));
   make(charts_->bandwidth, tr("Copy bandwidth (wall)"));
-  make(charts_->utilisation, tr("Engine utilisation and overlap"));
+  make(charts_->utilisation, tr("Engines busy and overlap"));
 
   auto& t = charts_->throughput;
   t.series.push_back(addSeries(t.chart, tr("samples/s"), QColor("#333333")));
@@ -109,9 +121,9 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   b.series.push_back(addSeries(b.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   b.series.push_back(addSeries(b.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   auto& u = charts_->utilisation;
-  u.series.push_back(addSeries(u.chart, tr("compute busy"), opKindColor(OpKind::Kernel)));
-  u.series.push_back(addSeries(u.chart, tr("H2D busy"), opKindColor(OpKind::CopyH2D)));
-  u.series.push_back(addSeries(u.chart, tr("D2H busy"), opKindColor(OpKind::CopyD2H)));
+  u.series.push_back(addSeries(u.chart, tr("compute"), opKindColor(OpKind::Kernel)));
+  u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
+  u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
   for (auto* p : charts_->panels())
     for (auto* s : p->series) {
@@ -147,6 +159,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
     p->x->setRange(0, spanNs * time.scale);
+    p->x->applyNiceNumbers();  // ticks on round times, not 6.25 / 12.5 / 18.75
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
@@ -159,6 +172,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const auto samples = points(ts.samplesPerSec, rate.scale);
   t.series[0]->replace(samples);
   t.y->setRange(0, niceMax(maxOf(samples)));
+  t.y->applyNiceNumbers();
   t.y->setTitleText(tr("%1 samples/s").arg(rate.name).trimmed());
 
   auto& b = charts_->bandwidth;
@@ -166,13 +180,14 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   b.series[0]->replace(h2d);
   b.series[1]->replace(d2h);
   b.y->setRange(0, niceMax(std::max(maxOf(h2d), maxOf(d2h))));
+  b.y->applyNiceNumbers();
 
   auto& u = charts_->utilisation;
   u.series[0]->replace(points(ts.computeBusy, 100.0));
   u.series[1]->replace(points(ts.h2dBusy, 100.0));
   u.series[2]->replace(points(ts.d2hBusy, 100.0));
   u.series[3]->replace(points(ts.overlap, 100.0));
-  u.y->setRange(0, 105);
+  u.y->setRange(0, 100);
 }
 
 std::vector<int> ThroughputCharts::pointCounts() const {
@@ -185,7 +200,7 @@ std::vector<int> ThroughputCharts::pointCounts() const {
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   auto* box = static_cast<QBoxLayout*>(layout());
-  box->setDirection(width() > 2 * height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+  box->setDirection(width() > height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {

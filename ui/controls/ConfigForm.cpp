@@ -20,6 +20,8 @@ QComboBox* choiceBox(const std::vector<std::string_view>& names, const QString& 
   auto* box = new QComboBox;
   for (auto n : names) box->addItem(QString::fromUtf8(n.data(), int(n.size())));
   box->setToolTip(tip);
+  box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  box->setMinimumContentsLength(10);
   return box;
 }
 

@@ -1,6 +1,7 @@
 #include "export/ReportPainter.h"
 
 #include <QFontMetrics>
+#include <QObject>
 #include <QPainter>
 #include <algorithm>
 
@@ -87,7 +88,9 @@ void paintReport(QPainter& p, const QRect& page, const ReportContent& c) {
   p.setPen(QPen(kRule, 1));
   p.drawLine(rx - kMargin / 2, bodyTop, rx - kMargin / 2, bottom);
   const int available = bottom - bodyTop;
-  const int timelineHeight = int(available * 0.56);
+  // The lanes' own height (no empty band under them), within 30..60 % of the page.
+  const int timelineHeight = c.timelineHeight > 0 ? std::clamp(c.timelineHeight, int(available * 0.3), int(available * 0.6))
+                                                  : int(available * 0.56);
   const QRect timelineRect(rx, bodyTop, rWidth, timelineHeight);
   if (c.paintTimeline) {
     p.save();

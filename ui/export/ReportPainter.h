@@ -21,6 +21,7 @@ struct ReportContent {
   std::vector<MetricsRow> metrics;   ///< metricsRows()
   QString bottleneck;                ///< the bottleneck sentence
   std::function<void(QPainter&, const QRect&)> paintTimeline;
+  int timelineHeight = 0;            ///< height the lanes need (0: a default share of the page)
   std::function<void(QPainter&, const QRect&)> paintCharts;
   /// Paints the legend into the rect and returns the height it used.
   std::function<int(QPainter&, const QRect&)> paintLegend;

@@ -1,0 +1,73 @@
+// The charts take a TimeSeries in bulk and never hold more than kMaxPoints per series.
+#include <gtest/gtest.h>
+
+#include <QImage>
+#include <QPainter>
+
+#include "charts/Downsample.h"
+#include "charts/ThroughputCharts.h"
+
+using namespace pipescope;
+using namespace pipescope::ui;
+
+namespace {
+TimeSeries rampSeries(std::size_t n) {
+  TimeSeries ts;
+  ts.binNs = 1000;
+  for (std::size_t i = 0; i < n; ++i) {
+    ts.timeNs.push_back(double(i) * 1000 + 500);
+    ts.batchesPerSec.push_back(1e3);
+    ts.samplesPerSec.push_back(64e3 + double(i));
+    ts.h2dGBps.push_back(20);
+    ts.d2hGBps.push_back(10);
+    ts.computeBusy.push_back(0.5);
+    ts.h2dBusy.push_back(0.4);
+    ts.d2hBusy.push_back(0.2);
+    ts.overlap.push_back(0.3);
+  }
+  return ts;
+}
+}  // namespace
+
+TEST(Charts, SeriesGetPointsAndNeverExceedTheCap) {
+  ThroughputCharts charts;
+  charts.setTimeSeries(rampSeries(50));
+  for (int n : charts.pointCounts()) EXPECT_EQ(n, 50);
+  charts.setTimeSeries(rampSeries(5000));
+  for (int n : charts.pointCounts()) {
+    EXPECT_GT(n, 0);
+    EXPECT_LE(n, ThroughputCharts::kMaxPoints);
+  }
+  charts.clear();
+  for (int n : charts.pointCounts()) EXPECT_EQ(n, 0);
+}
+
+TEST(Charts, DownsampleAveragesGroupsAndKeepsTheLevel) {
+  const std::vector<double> x{0, 1, 2, 3, 4, 5}, y{1, 3, 1, 3, 1, 3};
+  const auto pts = downsampledPoints(x, y, 3);
+  ASSERT_EQ(pts.size(), 3);
+  EXPECT_DOUBLE_EQ(pts[0].x(), 0.5);
+  for (const auto& p : pts) EXPECT_DOUBLE_EQ(p.y(), 2.0);
+  EXPECT_EQ(downsampledPoints(x, y, 100).size(), 6);
+  EXPECT_TRUE(downsampledPoints(x, y, 0).isEmpty());
+  const auto scaled = downsampledPoints({1000}, {0.5}, 10, 1e-3, 100);
+  EXPECT_DOUBLE_EQ(scaled[0].x(), 1.0);
+  EXPECT_DOUBLE_EQ(scaled[0].y(), 50.0);
+}
+
+TEST(Charts, RenderToPaintsSomethingIntoTheTarget) {
+  ThroughputCharts charts;
+  charts.resize(900, 300);
+  charts.setTimeSeries(rampSeries(100));
+  QImage image(900, 300, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  {
+    QPainter p(&image);
+    charts.renderTo(p, QRectF(0, 0, 900, 300), Qt::Horizontal);
+  }
+  int nonWhite = 0;
+  for (int y = 0; y < image.height(); y += 3)
+    for (int x = 0; x < image.width(); x += 3)
+      if (image.pixel(x, y) != qRgb(255, 255, 255)) ++nonWhite;
+  EXPECT_GT(nonWhite, 500);
+}

@@ -1,0 +1,137 @@
+// The control panel shows every knob of PipelineConfig and gives back exactly what
+// it was given; invalid values are shown with validate()'s message and block Start.
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+
+#include "config/Presets.h"
+#include "controls/BackendSelector.h"
+#include "controls/ByteSizeEdit.h"
+#include "controls/ConfigForm.h"
+#include "controls/ControlPanel.h"
+
+using namespace pipescope;
+using namespace pipescope::ui;
+
+TEST(ConfigForm, EveryPresetRoundTrips) {
+  ConfigForm form;
+  for (const Preset& p : builtinPresets()) {
+    form.setConfig(p.config);
+    const auto back = form.config();
+    ASSERT_TRUE(back.has_value()) << p.name;
+    EXPECT_EQ(*back, p.config) << p.name;
+  }
+}
+
+TEST(ConfigForm, NonDefaultValuesOfEveryFieldRoundTrip) {
+  PipelineConfig c;
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::ManagedPrefetch;
+  c.streams = 7;
+  c.order = IssueOrder::BreadthFirst;
+  c.sync = SyncMode::Spin;
+  c.batchSamples = 300;
+  c.sampleBytes = 12345;
+  c.batchCount = 0;
+  c.normalizeKernel = false;
+  c.model = ModelPreset::Heavy;
+  c.modelFlopsPerByte = 1234.5;
+  c.cpuWorkers = 9;
+  c.preprocessOpsPerByte = 1.25;
+  c.postprocessOpsPerByte = 0.5;
+  c.residency = DataResidency::KeepResident;
+  c.outputRatio = 0.25;
+  c.roiFraction = 0.125;
+  c.transferChunks = 16;
+  ConfigForm form;
+  form.setConfig(c);
+  const auto back = form.config();
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, c);
+}
+
+TEST(ControlPanel, SelectingAPresetLoadsItAndEditingMakesItCustom) {
+  ControlPanel panel;
+  ASSERT_TRUE(panel.selectPreset("multi-stream"));
+  EXPECT_EQ(panel.presetName(), "multi-stream");
+  EXPECT_EQ(*panel.config(), findPreset("multi-stream")->config);
+  auto* streams = panel.findChildren<QSpinBox*>().front();  // the first spin box is the stream count
+  ASSERT_EQ(streams->value(), 4);
+  streams->setValue(3);
+  EXPECT_EQ(panel.presetName(), "");
+  EXPECT_EQ(panel.config()->streams, 3);
+  streams->setValue(4);
+  EXPECT_EQ(panel.presetName(), "multi-stream");  // back on the preset: named again
+}
+
+TEST(ControlPanel, InvalidConfigurationShowsTheValidationMessageAndDisablesStart) {
+  ControlPanel panel;
+  ASSERT_TRUE(panel.selectPreset("multi-stream"));
+  EXPECT_TRUE(panel.startButton()->isEnabled());
+  // Blocking mode with 4 streams: each value is in range, the combination is not.
+  PipelineConfig c = *panel.config();
+  c.mode = TransferMode::Blocking;
+  panel.setConfig(c);
+  EXPECT_FALSE(panel.config().has_value());
+  EXPECT_FALSE(panel.startButton()->isEnabled());
+  const QStringList issues = panel.issues();
+  ASSERT_EQ(issues.size(), 1);
+  const std::string expected = validate(c).front().message();
+  EXPECT_EQ(issues.front().toStdString(), expected);
+  auto* label = panel.findChild<QLabel*>("validationMessages");
+  ASSERT_NE(label, nullptr);
+  EXPECT_TRUE(label->text().contains("1 in blocking mode")) << label->text().toStdString();
+  EXPECT_FALSE(label->isHidden());
+
+  QSignalSpy starts(&panel, &ControlPanel::startRequested);
+  panel.startButton()->click();
+  EXPECT_EQ(starts.count(), 0);
+
+  c.streams = 1;
+  panel.setConfig(c);
+  EXPECT_TRUE(panel.startButton()->isEnabled());
+  EXPECT_TRUE(label->isHidden());
+}
+
+TEST(ControlPanel, SpinBoxesCannotLeaveTheValidationRanges) {
+  ControlPanel panel;
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    box->setValue(box->minimum() - 1);
+    box->setValue(box->maximum() + 1);
+  }
+  // Every single-field range is enforced by the widgets, so whatever remains is a
+  // cross-field rule (none for the defaults pushed to their maxima).
+  for (const QString& issue : panel.issues()) EXPECT_FALSE(issue.contains("allowed 1..")) << issue.toStdString();
+}
+
+TEST(ControlPanel, UnreadableSampleSizeIsReportedInline) {
+  ControlPanel panel;
+  auto* edit = panel.findChild<ByteSizeEdit*>();
+  ASSERT_NE(edit, nullptr);
+  edit->setText("lots");
+  emit edit->textEdited("lots");
+  EXPECT_FALSE(panel.startButton()->isEnabled());
+  ASSERT_FALSE(panel.issues().isEmpty());
+  EXPECT_TRUE(panel.issues().front().contains("sample size")) << panel.issues().front().toStdString();
+}
+
+TEST(ControlPanel, StartEmitsTheConfigurationAndBackend) {
+  ControlPanel panel;
+  panel.selectPreset("pinned");
+  BackendOptions b;
+  b.choice = BackendChoice::Simulator;
+  b.simulatorProfile = "h200";
+  b.simulatorSlowdown = 5;
+  panel.setBackendOptions(b);
+  QSignalSpy starts(&panel, &ControlPanel::startRequested);
+  panel.startButton()->click();
+  ASSERT_EQ(starts.count(), 1);
+  EXPECT_EQ(starts.front().at(0).value<PipelineConfig>(), findPreset("pinned")->config);
+  const auto back = panel.backendOptions();
+  EXPECT_EQ(back.choice, BackendChoice::Simulator);
+  EXPECT_EQ(back.simulatorProfile, "h200");
+  EXPECT_DOUBLE_EQ(back.simulatorSlowdown, 5.0);
+}
