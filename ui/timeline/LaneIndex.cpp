@@ -1,0 +1,94 @@
+#include "timeline/LaneIndex.h"
+
+#include <algorithm>
+
+namespace pipescope::ui {
+
+namespace {
+const LaneIndex::LaneOps kNoOps;
+}
+
+void LaneIndex::clear() { *this = LaneIndex(); }
+
+const LaneIndex::LaneOps& LaneIndex::lane(std::uint16_t id) const {
+  return id < lanes_.size() ? lanes_[id] : kNoOps;
+}
+
+void LaneIndex::update(const TraceView& view) {
+  if (view.end() < indexedEnd_ || view.begin() < view_.begin()) clear();  // not a later snapshot
+  const std::uint64_t oldBegin = view_.begin();
+  view_ = view;
+  if (!view.empty() && view.begin() > oldBegin && indexedEnd_ > oldBegin) dropBefore(view.begin());
+  for (std::uint64_t i = std::max(indexedEnd_, view.begin()); i < view.end(); ++i) {
+    const Op& op = view.at(i);
+    if (op.end < op.start) continue;  // inconsistent imported op: nothing sensible to draw
+    if (op.lane != kNoLane) insert(op.lane, i, op);
+    if (op.engineLane != kNoLane && op.engineLane != op.lane) insert(op.engineLane, i, op);
+    first_ = std::min(first_, op.start);
+    last_ = std::max(last_, op.end);
+  }
+  indexedEnd_ = view.end();
+}
+
+void LaneIndex::insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op) {
+  if (laneId >= lanes_.size()) lanes_.resize(std::size_t(laneId) + 1);
+  LaneOps& l = lanes_[laneId];
+  l.kindMask |= 1u << unsigned(op.kind);
+  std::size_t pos = l.ops.size();
+  // Usually appended at the end; GPU ops published late land a few places back.
+  while (pos > 0 && view_.at(l.ops[pos - 1]).start > op.start) --pos;
+  l.ops.insert(l.ops.begin() + std::ptrdiff_t(pos), opIndex);
+  l.maxEnd.insert(l.maxEnd.begin() + std::ptrdiff_t(pos), op.end);
+  for (std::size_t i = pos; i < l.ops.size(); ++i) {
+    const std::int64_t own = view_.at(l.ops[i]).end;
+    l.maxEnd[i] = i == 0 ? own : std::max(l.maxEnd[i - 1], own);
+  }
+}
+
+void LaneIndex::dropBefore(std::uint64_t begin) {
+  for (LaneOps& l : lanes_) {
+    std::erase_if(l.ops, [begin](std::uint64_t i) { return i < begin; });
+    l.maxEnd.resize(l.ops.size());
+    std::int64_t running = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < l.ops.size(); ++i) {
+      running = std::max(running, view_.at(l.ops[i]).end);
+      l.maxEnd[i] = running;
+    }
+  }
+  recomputeExtent();
+}
+
+void LaneIndex::recomputeExtent() {
+  first_ = std::numeric_limits<std::int64_t>::max();
+  last_ = std::numeric_limits<std::int64_t>::min();
+  for (const LaneOps& l : lanes_) {
+    if (l.ops.empty()) continue;
+    first_ = std::min(first_, view_.at(l.ops.front()).start);
+    last_ = std::max(last_, l.maxEnd.back());
+  }
+}
+
+std::size_t LaneIndex::firstEndingAfter(std::uint16_t id, std::int64_t t) const {
+  const LaneOps& l = lane(id);
+  return std::size_t(std::upper_bound(l.maxEnd.begin(), l.maxEnd.end(), t) - l.maxEnd.begin());
+}
+
+std::size_t LaneIndex::firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, std::size_t from) const {
+  const LaneOps& l = lane(id);
+  std::size_t lo = std::min(from, l.ops.size()), hi = l.ops.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (view_.at(l.ops[mid]).start < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+std::size_t LaneIndex::memoryBytes() const {
+  std::size_t bytes = sizeof(*this) + lanes_.capacity() * sizeof(LaneOps);
+  for (const LaneOps& l : lanes_)
+    bytes += l.ops.capacity() * sizeof(std::uint64_t) + l.maxEnd.capacity() * sizeof(std::int64_t);
+  return bytes;
+}
+
+}  // namespace pipescope::ui
