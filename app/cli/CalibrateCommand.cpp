@@ -1,11 +1,14 @@
 // `pipescope-cli calibrate`: measures a simulator device profile on a real GPU.
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
 #include "Options.h"
+#include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
+#include "sim/HostOverheadFit.h"
 #if PIPESCOPE_HAVE_CUDA
 #include "cuda/Calibration.h"
 #include "cuda/CudaBackend.h"
@@ -21,8 +24,10 @@ constexpr const char* kUsage =
     "(copy bandwidth curves for pinned and pageable memory, bidirectional sharing,\n"
     "copy engines, model/normalize/GEMM kernel rates, kernel launch, copy call, event\n"
     "and synchronisation costs, kernel gap, mapped and managed memory rates, and the\n"
-    "CPU cost of pre/postprocessing on this host) and writes it as a device profile\n"
-    "for 'pipescope-cli run --backend sim --profile FILE'. Takes a few seconds.\n\n";
+    "CPU cost of pre/postprocessing on this host, timed inside a running pipeline) and\n"
+    "the CUDA backend's own host cost per GPU op and per batch (fitted on tiny-batch\n"
+    "runs), and writes it as a device profile for 'pipescope-cli run --backend sim\n"
+    "--profile FILE'. Takes well under a minute.\n\n";
 
 int calibrateMain(const std::vector<std::string>& args) {
   std::string out;
@@ -66,6 +71,17 @@ int calibrateMain(const std::vector<std::string>& args) {
     o.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     std::cerr << "calibrating CUDA device " << device << "...\n";
     profile = calibrateDevice(o);
+    // What only the backend itself shows: its own per-op/per-batch host cost and the
+    // CPU stages' speed inside a running pipeline.
+    std::string error;
+    auto backend = makeCudaBackend(device, error);
+    if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
+    const CpuStageResult cpu = fitCpuStages(*backend, 3, o.log);
+    profile.cpuNsPerOp = cpu.nsPerOp;
+    profile.cpuWorkerSpeedup = cpu.speedup;
+    const HostOverheadResult host = fitHostOverhead(*backend, profile, 5, o.log);
+    profile.hostOpOverheadNs = host.perOpNs;
+    profile.hostBatchOverheadNs = host.perBatchNs;
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;

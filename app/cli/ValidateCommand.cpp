@@ -15,7 +15,8 @@ namespace pipescope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli validate --profile NAME|FILE [--quick] [--markdown FILE] [--device N]\n\n"
+    "usage: pipescope-cli validate --profile NAME|FILE [--quick] [--stages] [--markdown FILE] [--reps N]\n"
+    "                              [--device N] [--measured-profile NAME|FILE]\n\n"
     "Runs the validation matrix (blocking/async, pageable/pinned, 1/2/4/8 streams, both\n"
     "issue orders, copy-heavy/balanced/compute-heavy, small and large batches, CPU\n"
     "workers) on the real GPU and on the simulator with the given profile, and prints\n"
@@ -27,10 +28,13 @@ int validateMain(const std::vector<std::string>& args) {
   int device = 0;
   int reps = 3;
   bool quick = false;
+  bool stages = false;
   OptionSet options;
   options.value("profile", "NAME|FILE", "the simulator's device profile: a built-in name or a JSON file (required)",
                 [&](const std::string& v) { profileName = v; });
   options.flag("quick", "a 14-configuration subset (a few seconds) instead of the full matrix", [&] { quick = true; });
+  options.flag("stages", "after each row, print per-batch stage times of both sides (where a miss comes from)",
+               [&] { stages = true; });
   options.value("markdown", "FILE", "also write the table as markdown to FILE",
                 [&](const std::string& v) { markdown = v; });
   options.value("device", "N", "CUDA device index (default 0)",
@@ -91,11 +95,14 @@ int validateMain(const std::vector<std::string>& args) {
   ValidationOptions vo;
   vo.measuredRepetitions = measuredReps;
   vo.warmUp = measuredProfile.empty();
-  vo.onRow = [](std::size_t, std::size_t, const ValidationRow& r) {
-    if (r.ok())
+  vo.onRow = [stages](std::size_t, std::size_t, const ValidationRow& r) {
+    if (r.ok()) {
       std::printf("%-40s %12.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6, r.predictedNs / 1e6, r.errorPct);
-    else
+      if (stages)
+        std::printf("    measured  %s\n    predicted %s\n", r.measuredStages.c_str(), r.predictedStages.c_str());
+    } else {
       std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.failure.c_str());
+    }
     std::fflush(stdout);
   };
   const ValidationReport report = runValidation(*measured.backend, *predicted, cases, vo);

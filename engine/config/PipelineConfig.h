@@ -30,7 +30,7 @@ struct PipelineConfig {
 
   bool normalizeKernel = true;               ///< run the normalisation kernel
   ModelPreset model = ModelPreset::Custom;
-  double modelFlopsPerByte = 800.0;          ///< arithmetic intensity of the custom model kernel
+  double modelFlopsPerByte = 1050.0;         ///< arithmetic intensity of the custom model kernel (kernel ~ copy time on an H200)
 
   int cpuWorkers = 1;                        ///< threads sharing pre/postprocessing
   double preprocessOpsPerByte = 0.0;         ///< CPU work per input byte (0 = skip preprocessing)

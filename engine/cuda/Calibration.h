@@ -12,6 +12,9 @@ namespace pipescope {
 struct CalibrationOptions {
   int device = 0;
   std::string profileName;  ///< empty: derived from the device name ("h100-80gb-hbm3-calibrated")
+  /// Copy curves up to 16 MiB instead of 256 MiB and fewer CPU worker counts: a
+  /// sanity check in about a second (the gpu tests), not a profile to publish.
+  bool quick = false;
   /// Receives one line per measured figure (progress and the raw numbers behind the profile).
   std::function<void(const std::string&)> log;
 };

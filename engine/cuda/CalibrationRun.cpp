@@ -115,6 +115,7 @@ class Calibrator {
     kernelRates();
     pinnedCopies();
     syncCosts();
+    pinnedBlockingCopies();
     pageableCopies();
     bidirectional();
     mappedAndManaged();
@@ -200,7 +201,8 @@ class Calibrator {
     p_.kernelGapNs = elapsedNs() / kTiny;
     log("kernel gap (back-to-back tiny kernels): " + fmt(p_.kernelGapNs) + " ns");
 
-    for (double fpb : {100.0, 800.0, 3200.0}) {
+    constexpr double kBalanced = 1050.0;  // the validation's balanced workload and the default
+    for (double fpb : {100.0, kBalanced, 3200.0}) {
       const std::uint32_t fmas = modelFmasPerElement(fpb);
       const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, fmas, st())); });
       const double solo = std::max(1.0, period - p_.kernelGapNs);
@@ -208,7 +210,16 @@ class Calibrator {
       log("model kernel " + fmt(fpb, 0) + " flop/B on 32 MiB: " + fmt(solo / 1e3, 2) + " us = " + fmt(gflops, 0) +
           " GFLOP/s");
       // The validation's balanced workload; the other two show how far the kernel is from pure compute.
-      if (fpb == 800.0) p_.modelGflops = gflops;
+      if (fpb == kBalanced) p_.modelGflops = gflops;
+    }
+    // Small batches: fewer threads than the GPU holds, so a lower rate (logged only).
+    for (std::size_t bytes : {1 * kMiB, 4 * kMiB}) {
+      const std::size_t m = bytes / sizeof(float);
+      const std::uint32_t fmas = modelFmasPerElement(kBalanced);
+      const double period = gpuPeriodNs(20, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, m, out, m, fmas, st())); });
+      const double solo = std::max(1.0, period - p_.kernelGapNs);
+      log("model kernel " + fmt(kBalanced, 0) + " flop/B on " + std::to_string(bytes / kMiB) + " MiB: " +
+          fmt(solo / 1e3, 2) + " us = " + fmt(double(bytes) * kBalanced / solo, 0) + " GFLOP/s");
     }
     const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(in, in, n, st())); });
     p_.deviceMemoryGBps = 2.0 * double(kComputeBytes) / std::max(1.0, period - p_.kernelGapNs);
@@ -226,9 +237,10 @@ class Calibrator {
     });
   }
 
-  static std::vector<std::size_t> curveSizes() {
+  std::vector<std::size_t> curveSizes() const {
     std::vector<std::size_t> s;
-    for (std::size_t b = 64 * kKiB; b <= kMaxCopyBytes; b *= 4) s.push_back(b);
+    const std::size_t largest = options_.quick ? 16 * kMiB : kMaxCopyBytes;
+    for (std::size_t b = 64 * kKiB; b <= largest; b *= 4) s.push_back(b);
     return s;
   }
 
@@ -286,6 +298,25 @@ class Calibrator {
     p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - p_.syncWakeNs);
     log("sync: launch+sync round trip " + fmt(median(rt)) + " ns -> wake-up " + fmt(p_.syncWakeNs) +
         " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns");
+  }
+
+  /// Blocking cudaMemcpy from pinned memory: slower than the async copies on an H200
+  /// (ANCHORS: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
+  void pinnedBlockingCopies() {
+    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs + p_.syncWakeNs;
+    for (bool h2d : {true, false}) {
+      auto& curve = h2d ? p_.h2dPinnedBlockingCurve : p_.d2hPinnedBlockingCurve;
+      curve.clear();
+      std::string line = h2d ? "H2D pinned blocking cudaMemcpy GB/s:" : "D2H pinned blocking cudaMemcpy GB/s:";
+      for (std::size_t b : curveSizes()) {
+        const int reps = int(std::clamp<std::size_t>((512 * kMiB) / b, 5, 40));
+        const double t = blockingCopyNs(pinned_.host(), b, h2d, reps);
+        const double gbps = double(b) / std::max(t - fixed, t * 0.05);
+        curve.push_back({b, gbps});
+        line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
+      }
+      log(line);
+    }
   }
 
   void pageableCopies() {
@@ -396,7 +427,8 @@ class Calibrator {
     double sink = 0;
     std::vector<double> perWorkers;
     std::string line = "CPU stages (2 ops/B, 32 MiB, pre+post ms):";
-    for (int workers : {1, 2, 4, 8}) {
+    const std::vector<int> counts = options_.quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4, 8};
+    for (int workers : counts) {
       WorkerPool pool(workers);
       std::vector<double> t;
       for (int r = 0; r < 4; ++r) {
@@ -414,7 +446,6 @@ class Calibrator {
     }
     p_.cpuNsPerOp = perWorkers[0] / (2.0 * double(kComputeBytes) * opb);
     p_.cpuWorkerSpeedup.clear();
-    const int counts[] = {1, 2, 4, 8};
     for (std::size_t i = 0; i < perWorkers.size(); ++i)
       p_.cpuWorkerSpeedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
     log(line + " -> " + fmt(p_.cpuNsPerOp, 4) + " ns per op-byte on one worker, speed-up on 8: " +

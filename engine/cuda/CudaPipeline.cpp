@@ -146,11 +146,48 @@ class Pipeline {
     }
     trace_.setDevice(info_);
     calibrate();
-    // Event clock: an event on an idle device completes right after it is recorded.
+    alignEventClock();
+  }
+
+  /// Ties the CUDA-event clock to the host time base. Without CUPTI, events are the
+  /// only GPU clock: the reference event, recorded on an idle device, completes a
+  /// few µs after the call. With CUPTI, event-timed ops (managed prefetches) sit next
+  /// to CUPTI-timed ones, so the event clock is aligned to CUPTI's instead: a tiny
+  /// memset between two events has its start/end in both clocks (median of 5).
+  void alignEventClock() {
     const std::int64_t before = steadyNowNs();
     PIPESCOPE_CUDA_CHECK(cudaEventRecord(refEvent_.get(), nullptr));
     PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(refEvent_.get()));
     refEventHostNs_ = before - t0_;
+    if (!cupti_) return;
+    DeviceBuffer probe(4096, "clock alignment buffer");
+    Event a = Event::create(true), b = Event::create(true);
+    std::vector<std::int64_t> offsets;
+    for (int i = 0; i < 5; ++i) {
+      const std::uint64_t id = ++nextId_;
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), nullptr));
+      tracer_.push(id);
+      const cudaError_t err = cudaMemsetAsync(probe.get(), i, probe.bytes(), nullptr);
+      tracer_.pop();
+      PIPESCOPE_CUDA_CHECK(err);
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), nullptr));
+      PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(b.get()));
+      tracer_.flush(true);
+      tracer_.collect(intervals_, id);
+      const auto it = intervals_.find(id);
+      if (it == intervals_.end()) continue;
+      float msA = 0, msB = 0;
+      PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msA, refEvent_.get(), a.get()));
+      PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msB, refEvent_.get(), b.get()));
+      // Event a completes just before the memset starts, b just after it ends.
+      const std::int64_t fromStart = cuptiToHost(it->second.start) - std::int64_t(double(msA) * 1e6);
+      const std::int64_t fromEnd = cuptiToHost(it->second.end) - std::int64_t(double(msB) * 1e6);
+      offsets.push_back((fromStart + fromEnd) / 2);
+      intervals_.erase(it);
+    }
+    if (offsets.empty()) return;  // CUPTI delivered nothing: keep the host-side estimate
+    std::sort(offsets.begin(), offsets.end());
+    refEventHostNs_ = offsets[offsets.size() / 2];
   }
 
   void finishTiming() {
@@ -644,13 +681,17 @@ class Pipeline {
     std::sort(syncedBatches_.begin(), syncedBatches_.end());
     auto synced = [&](std::int32_t b) { return all || std::binary_search(syncedBatches_.begin(), syncedBatches_.end(), b); };
     std::deque<PendingOp> keep;
+    // Ops of a stream are finalised in issue order: once one must wait (batch not
+    // synchronised, CUPTI record not delivered), every later op of its stream waits too.
+    std::vector<char> blocked(held_.size(), 0);
     for (PendingOp& p : pending_) {
-      if (!synced(p.op.batch)) {
+      const std::size_t si = std::size_t(p.op.stream);
+      if (blocked[si] || !synced(p.op.batch)) {
+        blocked[si] = 1;
         keep.push_back(p);
         continue;
       }
       Op& op = p.op;
-      const std::size_t si = std::size_t(op.stream);
       if (p.eventStart >= 0) {
         // The event clock is tied to the host clock by one sample at run start (a few
         // µs of error) while neighbours may be CUPTI-timed: never let an event-timed
@@ -662,6 +703,11 @@ class Pipeline {
       } else {
         auto it = intervals_.find(p.id);
         if (it == intervals_.end()) {
+          if (all && !tracer_.active()) {
+            ++unresolved_;  // CUPTI has stopped: this record will never come
+            continue;
+          }
+          blocked[si] = 1;
           keep.push_back(p);  // record not delivered yet
           continue;
         }
@@ -671,8 +717,9 @@ class Pipeline {
       }
       // Ready: the stream reached the op once it was submitted and the stream's previous op ended.
       op.ready = std::min(std::max(op.submit, lastEnd_[si]), op.start);
+      const std::int64_t previousEnd = lastEnd_[si];
       lastEnd_[si] = std::max(lastEnd_[si], op.end);
-      emit(op, si, p.eventStart >= 0 && cupti_);
+      emit(op, si, p.eventStart >= 0 && cupti_, previousEnd);
     }
     if (all)
       for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
@@ -687,12 +734,13 @@ class Pipeline {
   /// Appends `op`. An event-timed op among CUPTI-timed ones is held until the next
   /// op of its stream: the two clocks disagree by microseconds, and the next op's
   /// engine start bounds the held op's end.
-  void emit(std::optional<Op> op, std::size_t si, bool hold) {
+  void emit(std::optional<Op> op, std::size_t si, bool hold, std::int64_t previousEnd = 0) {
     if (held_[si]) {
-      Op& h = *held_[si];
+      Op& h = held_[si]->op;
       if (op && op->start < h.end) {
-        h.end = op->start;
-        h.start = std::min(h.start, h.end);
+        // The held op lies between the end of the op before it and the start of this one.
+        h.end = std::max(op->start, held_[si]->previousEnd);
+        h.start = std::clamp(h.start, held_[si]->previousEnd, h.end);
         h.ready = std::min(h.ready, h.start);
         h.submit = std::min(h.submit, h.ready);
       }
@@ -700,7 +748,7 @@ class Pipeline {
       held_[si].reset();
     }
     if (!op) return;
-    if (hold) held_[si] = op;
+    if (hold) held_[si] = HeldOp{*op, previousEnd};
     else trace_.ops().append(*op);
   }
 
@@ -727,7 +775,11 @@ class Pipeline {
   std::deque<PendingOp> pending_;
   std::vector<std::int32_t> syncedBatches_;
   std::vector<std::int64_t> lastEnd_;
-  std::vector<std::optional<Op>> held_;
+  struct HeldOp {
+    Op op;
+    std::int64_t previousEnd = 0;  ///< end of the stream's op before it
+  };
+  std::vector<std::optional<HeldOp>> held_;
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 

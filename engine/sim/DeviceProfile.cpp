@@ -165,6 +165,8 @@ json profileToJson(const DeviceProfile& p) {
   j["d2hPinnedCurve"] = curveToJson(p.d2hPinnedCurve);
   j["h2dPageableCurve"] = curveToJson(p.h2dPageableCurve);
   j["d2hPageableCurve"] = curveToJson(p.d2hPageableCurve);
+  if (!p.h2dPinnedBlockingCurve.empty()) j["h2dPinnedBlockingCurve"] = curveToJson(p.h2dPinnedBlockingCurve);
+  if (!p.d2hPinnedBlockingCurve.empty()) j["d2hPinnedBlockingCurve"] = curveToJson(p.d2hPinnedBlockingCurve);
   j["copyLatencyNs"] = p.copyLatencyNs;
   j["mappedReadGBps"] = p.mappedReadGBps;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
@@ -179,6 +181,8 @@ json profileToJson(const DeviceProfile& p) {
   j["syncWakeNs"] = p.syncWakeNs;
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
+  j["hostOpOverheadNs"] = p.hostOpOverheadNs;
+  j["hostBatchOverheadNs"] = p.hostBatchOverheadNs;
   j["cpuNsPerOp"] = p.cpuNsPerOp;
   if (!p.cpuWorkerSpeedup.empty()) {
     json a = json::array();
@@ -209,6 +213,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("d2hPinnedCurve", p.d2hPinnedCurve);
   r.curve("h2dPageableCurve", p.h2dPageableCurve);
   r.curve("d2hPageableCurve", p.d2hPageableCurve);
+  r.curve("h2dPinnedBlockingCurve", p.h2dPinnedBlockingCurve);
+  r.curve("d2hPinnedBlockingCurve", p.d2hPinnedBlockingCurve);
   r.number("copyLatencyNs", p.copyLatencyNs, true);
   r.number("mappedReadGBps", p.mappedReadGBps, false);
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
@@ -223,6 +229,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncWakeNs", p.syncWakeNs, true);
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
+  r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
+  r.number("hostBatchOverheadNs", p.hostBatchOverheadNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);

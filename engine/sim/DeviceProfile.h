@@ -44,6 +44,9 @@ struct DeviceProfile {
   double d2hPageableGBps = 15.2;
   double bidirectionalGBps = 96.0;  ///< both directions at once, together
   std::vector<BandwidthPoint> h2dPinnedCurve, d2hPinnedCurve, h2dPageableCurve, d2hPageableCurve;
+  /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
+  /// empty = the pinned curves above.
+  std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;
   double copyLatencyNs = 2000;      ///< fixed engine cost per copy (DMA setup)
   double mappedReadGBps = 50.0;     ///< kernel reading host memory over PCIe (zero-copy)
   double managedMigrationGBps = 20.0;  ///< on-demand page migration of managed memory
@@ -62,6 +65,12 @@ struct DeviceProfile {
   double syncWakeNs = 5000;         ///< from device completion to the host returning from a sync
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
+  /// Host time the measuring tool itself spends per GPU op and per retired batch
+  /// beyond the bare CUDA calls (pipescope's CUDA backend: CUPTI correlation ids, op
+  /// records, publishing). Calibrated by running the backend on tiny batches; 0 for
+  /// an uninstrumented program.
+  double hostOpOverheadNs = 0;
+  double hostBatchOverheadNs = 0;
 
   // Host CPU (pre/postprocessing), for this host.
   double cpuNsPerOp = 0.25;         ///< one unit of preprocess/postprocess work on one byte

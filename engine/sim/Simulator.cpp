@@ -126,6 +126,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   streamLane(cmd.stream);
   if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
   gpu_.submit(cmd, hostT_);
+  hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
   meta_.push_back(OpMeta{batch, bytes, name, flags});
   streamLastOp_[std::size_t(cmd.stream)] = id;
   return id;
@@ -142,13 +143,14 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   // Every batch copies the same sizes: remember the last cost per direction (the
   // curve's log-interpolation was a hot spot).
   CopyCost& cache = copyCache_[dir == CopyDirection::H2D ? 0 : 1];
+  const bool blockingCall = !cfg_.isAsync();
   if (cache.bytes != bytes || cache.pageable != pageable) {
-    cache = {bytes, pageable, copySoloNs(profile_, dir, pageable, bytes), copyGBps(profile_, dir, pageable, bytes)};
+    cache = {bytes, pageable, copySoloNs(profile_, dir, pageable, bytes, blockingCall),
+             copyGBps(profile_, dir, pageable, bytes, blockingCall)};
   }
   cmd.soloNs = cache.soloNs;
   cmd.gbps = cache.gbps;
   std::uint8_t flags = pageable ? kOpPageable : 0;
-  const bool blockingCall = !cfg_.isAsync();
   if (blockingCall) flags |= kOpBlockingCall;
   const std::uint64_t id = issueGpu(cmd, batch, bytes, 0, flags, blockingCall ? names_.memcpy : names_.memcpyAsync,
                                     blockingCall ? profile_.memcpySyncCallNs : profile_.memcpyAsyncCallNs);
@@ -251,6 +253,7 @@ void Simulator::runBlockingBatch(std::int32_t batch) {
   issueAsyncStage(Stage::D2H, batch, 0);
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
   if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
+  hostT_ += profile_.hostBatchOverheadNs;
   cpuStage(OpKind::Postprocess, batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
   ++completed_;
   trace_.setCompletedBatches(completed_);
@@ -264,6 +267,7 @@ void Simulator::finishIssuing(std::int32_t batch, int stream) {
 void Simulator::retireOldest() {
   const InFlightBatch b = inFlight_.front();
   hostWait(b.lastOp, names_.eventSync);
+  hostT_ += profile_.hostBatchOverheadNs;
   inFlight_.pop_front();
   cpuStage(OpKind::Postprocess, b.batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
   ++completed_;

@@ -30,16 +30,20 @@ double interpolate(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes
 
 }  // namespace
 
-double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes) {
+double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking) {
   const bool h2d = dir == CopyDirection::H2D;
+  if (blocking && !pageable) {
+    const auto& sync = h2d ? p.h2dPinnedBlockingCurve : p.d2hPinnedBlockingCurve;
+    if (!sync.empty()) return interpolate(sync, bytes);
+  }
   const auto& curve = pageable ? (h2d ? p.h2dPageableCurve : p.d2hPageableCurve)
                                : (h2d ? p.h2dPinnedCurve : p.d2hPinnedCurve);
   if (!curve.empty()) return interpolate(curve, bytes);
   return pageable ? (h2d ? p.h2dPageableGBps : p.d2hPageableGBps) : (h2d ? p.h2dPinnedGBps : p.d2hPinnedGBps);
 }
 
-double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes) {
-  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes);
+double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking) {
+  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking);
 }
 
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {

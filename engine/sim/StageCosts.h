@@ -19,10 +19,11 @@ enum class CopyDirection : std::uint8_t { H2D, D2H };
 /// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes`: the profile's
 /// curve for that direction and memory kind, interpolated linearly in log(size)
 /// and held flat beyond its ends; the flat figure when there is no curve.
-double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes);
+/// `blocking`: a blocking cudaMemcpy (its own pinned curve when the profile has one).
+double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false);
 
 /// Engine time of a copy running alone: fixed DMA setup plus bytes / bandwidth.
-double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes);
+double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false);
 
 /// Normalisation kernel: reads and writes the batch once from device memory.
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);

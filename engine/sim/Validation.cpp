@@ -16,14 +16,15 @@ enum class Workload { CopyHeavy, Balanced, ComputeHeavy };
 enum class Size { Small, Large };
 
 // Intensities chosen around an H100/H200 on PCIe Gen5: with ~55 GB/s pinned copies
-// and ~45 TFLOP/s for the model kernel, 800 flops/byte makes kernel ~ copy time.
+// and ~58.7 TFLOP/s for the model kernel (measured on an H200), 1050 flops/byte
+// makes kernel ~ copy time.
 double flopsPerByte(Workload w) {
   switch (w) {
     case Workload::CopyHeavy: return 100;
-    case Workload::Balanced: return 800;
+    case Workload::Balanced: return 1050;
     case Workload::ComputeHeavy: return 3200;
   }
-  return 800;
+  return 1050;
 }
 const char* workloadName(Workload w) {
   switch (w) {
@@ -164,10 +165,11 @@ double median(std::vector<double> v) {
 }
 
 /// Median makespan of `reps` runs; 0 with `failure` set on the first failed run.
-double medianMakespan(Backend& backend, const PipelineConfig& config, int reps, std::string& failure) {
+double medianMakespan(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
+                      std::string* stages) {
   std::vector<double> spans;
   for (int r = 0; r < std::max(reps, 1); ++r) {
-    const double t = measureMakespanNs(backend, config, failure);
+    const double t = measureMakespanNs(backend, config, failure, stages);
     if (!failure.empty()) return 0;
     spans.push_back(t);
   }
@@ -188,7 +190,39 @@ std::vector<ValidationCase> validationMatrix(bool quick) {
   return cases;
 }
 
-double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure) {
+std::string stageSummary(const Trace& trace) {
+  struct Sum {
+    double ns = 0;
+    std::int64_t n = 0;
+  };
+  Sum h2d, d2h, kernel, api, wait, pre, post;
+  std::int32_t batches = 0;
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    const double d = double(op.duration());
+    switch (op.kind) {
+      case OpKind::CopyH2D: h2d.ns += d, ++h2d.n; break;
+      case OpKind::CopyD2H: d2h.ns += d, ++d2h.n; break;
+      case OpKind::Kernel: kernel.ns += d, ++kernel.n; break;
+      case OpKind::ApiCall: api.ns += d, ++api.n; break;
+      case OpKind::HostSync: wait.ns += d, ++wait.n; break;
+      case OpKind::Preprocess: pre.ns += d, ++pre.n; break;
+      case OpKind::Postprocess: post.ns += d, ++post.n; break;
+      default: break;
+    }
+    batches = std::max(batches, op.batch + 1);
+  });
+  const double b = std::max(1, batches);
+  auto us = [](double ns) { return fixed(ns / 1e3, 1); };
+  auto mean = [](const Sum& s) { return s.n ? s.ns / double(s.n) : 0.0; };
+  std::ostringstream s;
+  s << "per batch: H2D " << us(h2d.ns / b) << " D2H " << us(d2h.ns / b) << " kernels " << us(kernel.ns / b)
+    << " us; API call " << us(mean(api)) << " us x " << fixed(double(api.n) / b, 1) << ", host wait "
+    << us(mean(wait)) << " us x " << fixed(double(wait.n) / b, 1);
+  if (pre.n || post.n) s << ", CPU pre " << us(pre.ns / b) << " post " << us(post.ns / b) << " us (all workers)";
+  return s.str();
+}
+
+double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure, std::string* stages) {
   Trace trace;
   trace.setConfig(config);
   std::stop_source stop;
@@ -200,6 +234,7 @@ double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::st
     failure = std::string(backend.kind()) + " run failed: " + outcome.message;
     return 0;
   }
+  if (stages) *stages = stageSummary(trace);
   const Metrics m = computeMetrics(trace);
   if (m.ops == 0 || m.makespanNs <= 0) {
     failure = std::string(backend.kind()) + " run recorded no ops";
@@ -219,8 +254,11 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
     ValidationRow row;
     row.name = cases[i].name;
     row.config = cases[i].config;
-    row.measuredNs = medianMakespan(measured, row.config, options.measuredRepetitions, row.failure);
-    if (row.ok()) row.predictedNs = medianMakespan(predicted, row.config, options.predictedRepetitions, row.failure);
+    row.measuredNs =
+        medianMakespan(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
+    if (row.ok())
+      row.predictedNs =
+          medianMakespan(predicted, row.config, options.predictedRepetitions, row.failure, &row.predictedStages);
     if (row.ok()) row.errorPct = (row.predictedNs - row.measuredNs) / row.measuredNs * 100.0;
     report.rows.push_back(row);
     if (options.onRow) options.onRow(i, cases.size(), report.rows.back());

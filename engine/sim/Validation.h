@@ -30,6 +30,7 @@ struct ValidationRow {
   double predictedNs = 0;
   double errorPct = 0;     ///< (predicted - measured) / measured * 100
   std::string failure;     ///< non-empty: a backend failed and the row has no error figure
+  std::string measuredStages, predictedStages;  ///< stageSummary() of the last run on each side
   bool ok() const { return failure.empty(); }
 };
 
@@ -43,7 +44,13 @@ struct ValidationReport {
 
 /// Makespan (first op start to last op end) of one run; 0 with `failure` set when
 /// the backend reports a failed run or records nothing.
-double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure);
+double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure,
+                         std::string* stages = nullptr);
+
+/// One line of per-batch stage times (µs): mean H2D, D2H and kernel time per batch,
+/// mean API call and host wait, CPU stages; where a prediction differs from a
+/// measurement, this says which stage.
+std::string stageSummary(const Trace& trace);
 
 struct ValidationOptions {
   int measuredRepetitions = 3;  ///< the measured backend's makespan is the median of these

@@ -13,7 +13,7 @@ namespace {
 using simtest::runSim;
 
 PipelineConfig anchorConfig(TransferMode mode, HostMemory memory, int streams) {
-  PipelineConfig c;  // defaults: 32 batches of 32 MiB, model 800 flop/byte
+  PipelineConfig c;  // defaults: 32 batches of 32 MiB, model 1050 flop/byte
   c.mode = mode;
   c.memory = memory;
   c.streams = streams;

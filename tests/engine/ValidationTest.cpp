@@ -41,7 +41,7 @@ TEST(ValidationMatrix, FullMatrixCoversEveryFactor) {
   EXPECT_EQ(names.size(), cases.size()) << "case names must be unique";
   EXPECT_TRUE(blocking && async && pageable && pinned && depth && breadth);
   EXPECT_EQ(streams, (std::set<int>{1, 2, 4, 8}));
-  EXPECT_EQ(intensities, (std::set<double>{100, 800, 3200}));
+  EXPECT_EQ(intensities, (std::set<double>{100, 1050, 3200}));
   EXPECT_EQ(batchBytes, (std::set<std::uint64_t>{1u << 20, 32u << 20}));
   EXPECT_EQ(workers, (std::set<int>{1, 2, 4}));
   // 3 workloads x 2 sizes x (2 blocking + 7 async pinned + 2 async pageable) + 6 CPU-worker cases.

@@ -188,12 +188,24 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
   p.translate(plot.left(), plot.top() - s.scrollY);
   const int viewTop = s.scrollY, viewBottom = s.scrollY + plot.height();
 
+  // Backgrounds (alternating rows, section bands), then the ruler's grid lines,
+  // then the ops: the grid never covers an op.
   int rowNo = 0;
   for (const LaneRow& row : s.layout->rows) {
     ++rowNo;
-    if (!row.section.isEmpty()) p.fillRect(QRectF(0, row.top - LaneLayout::kSectionHeight, w, LaneLayout::kSectionHeight), sectionBg);
+    if (!row.section.isEmpty())
+      p.fillRect(QRectF(0, row.top - LaneLayout::kSectionHeight, w, LaneLayout::kSectionHeight), sectionBg);
+    if (row.top + row.height >= viewTop && row.top <= viewBottom)
+      p.fillRect(QRectF(0, row.top, w, row.height), rowNo % 2 ? base : alt);
+  }
+  {
+    QColor grid = pal.color(QPalette::WindowText);
+    grid.setAlphaF(0.12);
+    for (const RulerLabel& l : rulerLabels(axis, QRect(0, 0, int(w), 1), s.font))
+      p.fillRect(QRectF(std::round(l.tickX), viewTop, 1, plot.height()), grid);
+  }
+  for (const LaneRow& row : s.layout->rows) {
     if (row.top + row.height < viewTop || row.top > viewBottom) continue;  // off screen
-    p.fillRect(QRectF(0, row.top, w, row.height), rowNo % 2 ? base : alt);
 
     const int barTop = row.top + 4, barH = row.height - 11;  // bottom 7 px: stream-wait strip
     const bool ownLane = !isEngineLane(row.kind);            // waits are drawn on the op's own lane
@@ -348,19 +360,16 @@ void TimelineRenderer::paintRuler(QPainter& p, const QRect& target, const QRect&
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.fillRect(QRect(ruler.left(), ruler.bottom(), ruler.width(), 1), pal.color(QPalette::Mid));
   const QColor text = pal.color(QPalette::WindowText);
-  QColor grid = text;
-  grid.setAlphaF(0.12);
   const QFontMetrics fm(s.font);
   // Corner: what the lanes are grouped by is in the section headers; say the unit.
   p.setPen(text);
   p.drawText(QRect(target.left() + 8, ruler.top(), plot.left() - target.left() - 12, kRulerHeight),
              Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("time since run start"));
   p.save();
-  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), target.bottom() - ruler.top() + 1));
+  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), kRulerHeight));
   for (const RulerLabel& l : rulerLabels(s.axis, plot, s.font)) {
     const int x = int(std::lround(l.tickX));
     p.fillRect(QRect(x, ruler.bottom() - 8, 1, 8), text);
-    p.fillRect(QRect(x, plot.top(), 1, plot.height()), grid);  // faint grid line
     p.setPen(text);
     p.drawText(QRect(l.rect.left(), ruler.top() + (kRulerHeight - fm.height()) / 2 - 2, l.rect.width(), fm.height()),
                Qt::AlignLeft | Qt::AlignVCenter, l.text);

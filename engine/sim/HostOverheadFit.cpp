@@ -1,0 +1,109 @@
+#include "sim/HostOverheadFit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/SimulatorBackend.h"
+#include "sim/Validation.h"
+
+namespace pipescope {
+
+namespace {
+
+constexpr double kMaxOverheadNs = 1e6;  // 1 ms per op or batch: beyond any real tool
+
+double medianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double simulate(const DeviceProfile& profile, const PipelineConfig& c) {
+  auto sim = makeSimulatorBackend(profile);
+  std::string failure;
+  const double t = measureMakespanNs(*sim, c, failure);
+  if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
+  return t;
+}
+
+/// The smallest value in [0, kMaxOverheadNs] of `field` at which the simulated
+/// makespan of `c` reaches `target` (monotone: more overhead, longer run).
+double solve(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double target) {
+  double lo = 0, hi = kMaxOverheadNs;
+  p.*field = lo;
+  if (simulate(p, c) >= target) return 0;
+  p.*field = hi;
+  if (simulate(p, c) <= target) return hi;
+  for (int i = 0; i < 40 && hi - lo > 2.0; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    p.*field = mid;
+    (simulate(p, c) < target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<PipelineConfig> hostOverheadConfigs() {
+  PipelineConfig c;
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pinned;
+  c.streams = 1;
+  c.batchSamples = 16;
+  c.sampleBytes = 4096;  // 64 KiB batches: host costs dominate
+  c.batchCount = 300;
+  c.modelFlopsPerByte = 100;
+  PipelineConfig chunked = c;
+  chunked.transferChunks = 8;  // 8 + 2 + 8 GPU ops per batch instead of 4
+  return {c, chunked};
+}
+
+HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profile, int reps,
+                                   const std::function<void(const std::string&)>& log) {
+  const std::vector<PipelineConfig> configs = hostOverheadConfigs();
+  HostOverheadResult r;
+  std::string ignored;
+  measureMakespanNs(measured, configs[0], ignored);  // warm-up
+  for (const PipelineConfig& c : configs) {
+    std::vector<double> t;
+    for (int i = 0; i < std::max(reps, 1); ++i) {
+      std::string failure;
+      t.push_back(measureMakespanNs(measured, c, failure));
+      if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
+    }
+    r.measuredNs.push_back(medianOf(t));
+  }
+  // Two equations, two unknowns, each monotone: alternate one-dimensional solves
+  // (per-op cost from the op-heavy run, per-batch cost from the plain one).
+  DeviceProfile p = profile;
+  p.hostOpOverheadNs = 0;
+  p.hostBatchOverheadNs = 0;
+  for (int round = 0; round < 8; ++round) {
+    const double op = p.hostOpOverheadNs, batch = p.hostBatchOverheadNs;
+    p.hostOpOverheadNs = solve(p, &DeviceProfile::hostOpOverheadNs, configs[1], r.measuredNs[1]);
+    p.hostBatchOverheadNs = solve(p, &DeviceProfile::hostBatchOverheadNs, configs[0], r.measuredNs[0]);
+    if (std::abs(p.hostOpOverheadNs - op) < 5 && std::abs(p.hostBatchOverheadNs - batch) < 5) break;
+  }
+  r.perOpNs = p.hostOpOverheadNs;
+  r.perBatchNs = p.hostBatchOverheadNs;
+  for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulate(p, c));
+  if (log) {
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      log("host overhead run " + std::to_string(i + 1) + " (" + describeCase(configs[i]) + ", " +
+          std::to_string(configs[i].transferChunks) + " chunks): measured " + fmt(r.measuredNs[i] / 1e3) +
+          " us, simulated with the fit " + fmt(r.predictedNs[i] / 1e3) + " us");
+    log("host overhead of the measuring backend: " + fmt(r.perOpNs) + " ns per GPU op, " + fmt(r.perBatchNs) +
+        " ns per batch");
+  }
+  return r;
+}
+
+}  // namespace pipescope

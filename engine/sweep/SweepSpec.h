@@ -1,0 +1,63 @@
+#pragma once
+// What a sweep measures: a grid of pipeline configurations (batch size x stream
+// count, optionally x host memory x model preset) on top of a base configuration,
+// and how each point is measured (batches or a time budget, warm-up, repetitions).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/PipelineConfig.h"
+
+namespace pipescope {
+
+struct SweepSpec {
+  PipelineConfig base;                  ///< every knob the grid does not vary
+  std::vector<int> batchSamples;        ///< samples per batch (batch bytes = samples x base.sampleBytes)
+  std::vector<int> streams;             ///< stream counts
+  std::vector<HostMemory> memories;     ///< empty: base.memory only
+  std::vector<ModelPreset> models;      ///< empty: base.model only
+
+  int batches = 50;                     ///< measured batches per repetition (after the warm-up)
+  /// > 0: size each point's measured batches to about this much pipeline time
+  /// (seconds of the backend's clock) from a short probe run; `batches` is then the minimum.
+  double timeBudgetSec = 0.0;
+  int warmupBatches = 2;                ///< run first, excluded from every figure
+  int repeats = 1;                      ///< repetitions per point, for the spread
+  /// Traces kept for the timeline, in ops over the whole sweep (64 bytes each);
+  /// points beyond the cap keep their figures but not their trace.
+  std::uint64_t maxKeptOps = 4'000'000;
+
+  bool operator==(const SweepSpec&) const = default;
+};
+
+/// One grid point, in the order the results list them: memory, model, batch size, streams.
+struct SweepPointSpec {
+  std::size_t index = 0;
+  PipelineConfig config;  ///< base with the point's values; batchCount = warm-up + measured batches
+};
+
+namespace sweep_limits {
+inline constexpr int kMaxAxisValues = 64;
+inline constexpr int kMaxPoints = 4096;
+inline constexpr int kMaxRepeats = 100;
+inline constexpr int kMaxWarmup = 10000;
+inline constexpr double kMaxTimeBudgetSec = 3600.0;
+}  // namespace sweep_limits
+
+/// Every problem with the spec (bad axis values, empty axes, a grid point whose
+/// configuration does not validate), each a sentence naming the option and the fix.
+std::vector<std::string> validateSweep(const SweepSpec& spec);
+
+/// The grid's points in result order (memory, model, batch samples, streams, each
+/// in the order given). batchCount of each is warmupBatches + batches.
+std::vector<SweepPointSpec> expandGrid(const SweepSpec& spec);
+
+/// Memory the point's buffers take: per stream one input and one output buffer on
+/// the device, plus the same on the host when it is pinned/registered/mapped/managed
+/// (pageable host memory is not counted: it is ordinary process memory).
+std::uint64_t footprintBytes(const PipelineConfig& config);
+
+/// "16 MiB x 4 streams" (plus ", pageable" / ", heavy" when the grid varies them).
+std::string pointLabel(const PipelineConfig& config, bool withMemory = false, bool withModel = false);
+
+}  // namespace pipescope

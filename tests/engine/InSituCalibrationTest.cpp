@@ -1,0 +1,91 @@
+// The calibration steps that run the backend itself (host overhead, CPU stages),
+// checked on the CPU: a simulator with known parameters plays the GPU, and the
+// fits must recover them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/CpuStageFit.h"
+#include "sim/DeviceProfile.h"
+#include "sim/HostOverheadFit.h"
+#include "sim/SimulatorBackend.h"
+#include "sim/StageCosts.h"
+
+namespace pipescope {
+namespace {
+
+DeviceProfile h200() { return *builtinProfile("h200"); }
+
+TEST(HostOverheadFit, RecoversKnownPerOpAndPerBatchCosts) {
+  DeviceProfile truth = h200();
+  truth.hostOpOverheadNs = 3000;
+  truth.hostBatchOverheadNs = 20000;
+  auto measured = makeSimulatorBackend(truth);
+  const HostOverheadResult r = fitHostOverhead(*measured, h200(), 1);
+  EXPECT_NEAR(r.perOpNs, 3000, 150);
+  EXPECT_NEAR(r.perBatchNs, 20000, 1000);
+  ASSERT_EQ(r.measuredNs.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
+}
+
+TEST(HostOverheadFit, StaysZeroWhenTheModelIsAlreadySlower) {
+  DeviceProfile slow = h200();
+  slow.kernelLaunchNs *= 3;  // the model's own calls cost more than the "measured" run's
+  auto measured = makeSimulatorBackend(h200());
+  const HostOverheadResult r = fitHostOverhead(*measured, slow, 1);
+  EXPECT_EQ(r.perOpNs, 0.0);
+  EXPECT_EQ(r.perBatchNs, 0.0);
+}
+
+TEST(HostOverheadFit, TheOverheadLengthensSmallBatchesInTheSimulator) {
+  const PipelineConfig c = hostOverheadConfigs()[0];
+  auto lastEnd = [&](const DeviceProfile& p) {
+    auto sim = makeSimulatorBackend(p);
+    Trace t;
+    RunControl rc;
+    EXPECT_EQ(sim->run(c, t, rc).state, RunState::Finished);
+    t.ops().publish();
+    std::int64_t end = 0;
+    t.ops().snapshot().forEach([&](const Op& op) { end = std::max(end, op.end); });
+    return double(end);
+  };
+  DeviceProfile p = h200();
+  const double plain = lastEnd(p);
+  p.hostBatchOverheadNs = 10000;
+  // 300 batches on 1 stream: the host reaches each next batch 10 us later.
+  EXPECT_NEAR(lastEnd(p) - plain, 300 * 10000.0, 300 * 10000.0 * 0.05);
+}
+
+TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
+  DeviceProfile truth = h200();
+  truth.cpuNsPerOp = 0.4;
+  truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.9}, {4, 2.4}, {8, 2.6}};
+  auto measured = makeSimulatorBackend(truth);
+  const CpuStageResult r = fitCpuStages(*measured, 1);
+  EXPECT_NEAR(r.nsPerOp, 0.4, 0.4 * 0.02);
+  ASSERT_EQ(r.speedup.size(), 4u);
+  const double expected[] = {1.0, 1.9, 2.4, 2.6};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.speedup[i].speedup, expected[i], expected[i] * 0.03) << i;
+}
+
+TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
+  DeviceProfile p = h200();
+  p.hostOpOverheadNs = 1234;
+  p.hostBatchOverheadNs = 5678;
+  p.h2dPinnedBlockingCurve = {{1 << 20, 30.0}, {32 << 20, 45.0}};
+  p.d2hPinnedBlockingCurve = {{1 << 20, 31.0}, {32 << 20, 46.0}};
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 32 << 20, true), 45.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, false, 1 << 20, true), 31.0);
+  // Async copies and pageable ones keep their own curves.
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 32 << 20, false),
+                   copyGBps(h200(), CopyDirection::H2D, false, 32 << 20, false));
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 32 << 20, true),
+                   copyGBps(h200(), CopyDirection::H2D, true, 32 << 20, false));
+  auto j = profileToJson(p);
+  j["hostOpOverheadNs"] = -1;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pipescope

@@ -1,0 +1,67 @@
+// A quick calibration on the real GPU gives a sane device profile. Skips cleanly
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cuda/Calibration.h"
+#include "cuda/CudaBackend.h"
+
+namespace pipescope {
+namespace {
+
+void expectPlausibleCurve(const std::vector<BandwidthPoint>& curve, double lo, double hi, const char* what) {
+  ASSERT_FALSE(curve.empty()) << what;
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    EXPECT_GT(curve[i].gbps, lo) << what << " at " << curve[i].bytes << " bytes";
+    EXPECT_LT(curve[i].gbps, hi) << what << " at " << curve[i].bytes << " bytes";
+    if (i > 0) {
+      EXPECT_GT(curve[i].bytes, curve[i - 1].bytes) << what;
+    }
+  }
+}
+
+TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
+  const CudaProbe probe = probeCuda();
+  if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
+  std::string error;
+  auto backend = makeCudaBackend(0, error);
+  ASSERT_TRUE(backend) << error;
+  const DeviceInfo device = backend->describe();
+
+  CalibrationOptions o;
+  o.quick = true;
+  std::vector<std::string> lines;
+  o.log = [&](const std::string& line) { lines.push_back(line); };
+  const DeviceProfile p = calibrateDevice(o);
+
+  EXPECT_EQ(p.deviceName, device.name);
+  EXPECT_FALSE(p.deviceName.empty());
+  EXPECT_NE(p.source.find("calibrated on " + device.name), std::string::npos) << p.source;
+  EXPECT_NE(p.name.find("calibrated"), std::string::npos) << p.name;
+  EXPECT_GE(p.copyEngines, 1);
+  EXPECT_LE(p.copyEngines, 2);
+  EXPECT_GE(p.hardwareQueues, 1);
+  // PCIe Gen3 x1 .. anything this decade: pinned copies between 0.5 and 1000 GB/s.
+  expectPlausibleCurve(p.h2dPinnedCurve, 0.5, 1000, "H2D pinned");
+  expectPlausibleCurve(p.d2hPinnedCurve, 0.5, 1000, "D2H pinned");
+  expectPlausibleCurve(p.h2dPinnedBlockingCurve, 0.1, 1000, "H2D pinned blocking");
+  expectPlausibleCurve(p.d2hPinnedBlockingCurve, 0.1, 1000, "D2H pinned blocking");
+  expectPlausibleCurve(p.h2dPageableCurve, 0.05, 1000, "H2D pageable");
+  expectPlausibleCurve(p.d2hPageableCurve, 0.05, 1000, "D2H pageable");
+  EXPECT_GT(p.bidirectionalGBps, 0.5);
+  EXPECT_GT(p.modelGflops, 10.0);
+  EXPECT_GT(p.deviceMemoryGBps, 10.0);
+  EXPECT_GT(p.gemmTflops, 0.01);
+  EXPECT_GT(p.kernelLaunchNs, 0.0);
+  EXPECT_LT(p.kernelLaunchNs, 1e6);
+  EXPECT_GT(p.kernelGapNs, 0.0);
+  EXPECT_GT(p.cpuNsPerOp, 0.0);
+  EXPECT_GE(p.deviceMemoryBytes, device.memoryBytes / 2);
+  EXPECT_FALSE(lines.empty());
+  // What calibrate writes, the simulator reads back unchanged.
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+}
+
+}  // namespace
+}  // namespace pipescope

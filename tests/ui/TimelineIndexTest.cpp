@@ -1,0 +1,175 @@
+// LaneIndex (per-lane ops sorted by start, incremental, bounded windows) and the
+// folding of narrow ops into marks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "TimelineTestSupport.h"
+#include "timeline/LaneIndex.h"
+#include "timeline/TimelineRenderer.h"
+
+using namespace pipescope;
+using namespace pipescope::ui;
+
+namespace {
+
+Op opOn(std::uint16_t lane, std::int64_t start, std::int64_t end, std::uint16_t engineLane = kNoLane) {
+  Op op;
+  op.kind = OpKind::Kernel;
+  op.submit = op.ready = op.start = start;
+  op.end = end;
+  op.lane = lane;
+  op.engineLane = engineLane;
+  return op;
+}
+
+// What the index must hold: every op of the view on the lane, sorted by start.
+void expectMatchesBruteForce(const LaneIndex& index, const TraceView& view, std::uint16_t lane) {
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = view.begin(); i < view.end(); ++i)
+    if (view.at(i).lane == lane || view.at(i).engineLane == lane) expected.push_back(i);
+  std::stable_sort(expected.begin(), expected.end(),
+                   [&](std::uint64_t a, std::uint64_t b) { return view.at(a).start < view.at(b).start; });
+  const auto& got = index.lane(lane);
+  ASSERT_EQ(got.ops.size(), expected.size()) << "lane " << lane;
+  std::int64_t running = INT64_MIN;
+  for (std::size_t i = 0; i < got.ops.size(); ++i) {
+    EXPECT_EQ(view.at(got.ops[i]).start, view.at(expected[i]).start) << i;
+    running = std::max(running, view.at(got.ops[i]).end);
+    EXPECT_EQ(got.maxEnd[i], running) << i;
+  }
+}
+
+}  // namespace
+
+TEST(TimelineIndex, SortsOutOfOrderPublicationByStartAndIndexesEngineLanes) {
+  Trace trace;
+  const std::int64_t starts[] = {100, 50, 300, 200, 250, 10};
+  for (std::int64_t s : starts) trace.ops().append(opOn(0, s, s + 40, 1));
+  trace.ops().publish();
+  LaneIndex index;
+  index.update(trace.ops().snapshot());
+  expectMatchesBruteForce(index, index.view(), 0);
+  expectMatchesBruteForce(index, index.view(), 1);
+  EXPECT_EQ(index.firstNs(), 10);
+  EXPECT_EQ(index.lastNs(), 340);
+  EXPECT_EQ(index.firstStartingAtOrAfter(0, 200), 3u);  // 10, 50, 100 | 200
+  EXPECT_EQ(index.firstEndingAfter(0, 95), 2u);         // ends 50, 90 | 140
+}
+
+TEST(TimelineIndex, ExtendsIncrementallyAsOpsArePublished) {
+  Trace trace;
+  LaneIndex index;
+  std::mt19937 rng(7);
+  std::int64_t t = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (int k = 0; k < 97; ++k) {
+      t += 10;
+      const std::int64_t jitter = std::int64_t(rng() % 50);  // late publication: starts go back a little
+      trace.ops().append(opOn(std::uint16_t(rng() % 3), t - jitter, t - jitter + 5 + std::int64_t(rng() % 30)));
+    }
+    trace.ops().publish();
+    index.update(trace.ops().snapshot());
+  }
+  for (std::uint16_t lane = 0; lane < 3; ++lane) expectMatchesBruteForce(index, index.view(), lane);
+  EXPECT_GT(index.memoryBytes(), 20u * 97u * 16u);
+}
+
+TEST(TimelineIndex, DropsOpsThatLeaveABoundedWindow) {
+  Trace trace(TraceStore::kChunkOps);  // keeps about two chunks
+  LaneIndex index;
+  std::int64_t t = 0;
+  for (int round = 0; round < 10; ++round) {
+    for (std::size_t k = 0; k < TraceStore::kChunkOps / 2 + 7; ++k, t += 10)
+      trace.ops().append(opOn(std::uint16_t(k % 2), t, t + 8));
+    trace.ops().publish();
+    index.update(trace.ops().snapshot());
+    const TraceView& v = index.view();
+    for (std::uint16_t lane = 0; lane < 2; ++lane) expectMatchesBruteForce(index, v, lane);
+    EXPECT_EQ(index.firstNs(), v.at(v.begin()).start);
+  }
+  EXPECT_GT(trace.ops().droppedCount(), 0u);
+}
+
+TEST(TimelineFolding, ManyTinyOpsBecomeFewMarksThatKeepTheirExtent) {
+  Trace trace;
+  // 10 groups of 1000 back-to-back 10 ns ops, groups 100 µs apart.
+  for (int g = 0; g < 10; ++g)
+    for (int k = 0; k < 1000; ++k) {
+      const std::int64_t s = g * 100'000 + k * 10;
+      trace.ops().append(opOn(0, s, s + 10));
+    }
+  trace.ops().publish();
+  LaneIndex index;
+  index.update(trace.ops().snapshot());
+  const TimeAxis axis(0, 1'000'000, 1000);  // 1 µs per pixel: each op is 0.01 px
+  const auto marks = buildMarks(index, 0, axis, 3.0);
+  ASSERT_EQ(marks.size(), 10u);  // one fold per group
+  for (int g = 0; g < 10; ++g) {
+    EXPECT_EQ(marks[g].count, 1000u);
+    EXPECT_EQ(marks[g].fromNs, g * 100'000);
+    EXPECT_EQ(marks[g].toNs, g * 100'000 + 10'000);
+    EXPECT_NEAR(marks[g].x0, axis.toX(std::int64_t(g * 100'000)), 1e-3);
+    EXPECT_NEAR(marks[g].x1, axis.toX(std::int64_t(g * 100'000 + 10'000)), 1e-3);
+  }
+  // Zoomed in on one group, the ops are 10 px wide: each is its own mark.
+  const auto zoomed = buildMarks(index, 0, TimeAxis(0, 1000, 1000), 3.0);
+  EXPECT_EQ(zoomed.size(), 100u);
+  for (const OpMark& m : zoomed) EXPECT_EQ(m.count, 1u);
+}
+
+TEST(TimelineFolding, AWideOpAmongNarrowOnesIsDrawnByItself) {
+  Trace trace;
+  for (int k = 0; k < 100; ++k) trace.ops().append(opOn(0, k * 10, k * 10 + 10));
+  trace.ops().append(opOn(0, 1000, 500'000));  // wide
+  for (int k = 0; k < 100; ++k) trace.ops().append(opOn(0, 500'000 + k * 10, 500'000 + k * 10 + 10));
+  trace.ops().publish();
+  LaneIndex index;
+  index.update(trace.ops().snapshot());
+  const auto marks = buildMarks(index, 0, TimeAxis(0, 1'000'000, 1000), 3.0);
+  ASSERT_EQ(marks.size(), 3u);
+  EXPECT_EQ(marks[0].count, 100u);
+  EXPECT_EQ(marks[1].count, 1u);
+  EXPECT_EQ(marks[1].fromNs, 1000);
+  EXPECT_EQ(marks[1].toNs, 500'000);
+  EXPECT_EQ(marks[2].count, 100u);
+}
+
+TEST(TimelineFolding, RandomLanesNeverLoseAnOpOrItsExtent) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    Trace trace;
+    std::int64_t t = 0;
+    const bool overlapping = trial % 2 == 1;
+    for (int k = 0; k < 3000; ++k) {
+      t += std::int64_t(rng() % (trial % 3 == 0 ? 2000 : 50));
+      const std::int64_t len = rng() % 10 == 0 ? std::int64_t(rng() % 100'000) : std::int64_t(rng() % 40);
+      trace.ops().append(opOn(0, t, t + len));
+      if (!overlapping) t += len;
+    }
+    trace.ops().publish();
+    LaneIndex index;
+    index.update(trace.ops().snapshot());
+    const TraceView& v = index.view();
+    const std::int64_t span = std::max<std::int64_t>(100, index.lastNs() / (1 + trial % 4));
+    const TimeAxis axis(index.lastNs() / 7, index.lastNs() / 7 + span, 900);
+    const auto marks = buildMarks(index, 0, axis, 3.0);
+    std::size_t visible = 0, represented = 0;
+    for (const OpMark& m : marks) represented += m.count;
+    for (std::uint64_t i = v.begin(); i < v.end(); ++i) {
+      const Op& op = v.at(i);
+      if (op.end <= axis.from() || op.start >= axis.to()) continue;
+      ++visible;
+      // Some mark covers the op's pixels.
+      const double x0 = axis.toX(op.start), x1 = axis.toX(op.end);
+      const bool covered = std::any_of(marks.begin(), marks.end(), [&](const OpMark& m) {
+        return m.x0 <= x0 + 1e-3 && m.x1 >= x1 - 1e-3;
+      });
+      EXPECT_TRUE(covered) << "trial " << trial << " op " << i << " [" << op.start << ", " << op.end << ")";
+    }
+    EXPECT_GE(represented, visible);
+    EXPECT_LE(marks.size(), visible);
+    for (std::size_t k = 1; k < marks.size(); ++k) EXPECT_LE(marks[k - 1].x0, marks[k].x0);
+  }
+}
