@@ -7,7 +7,7 @@ namespace pipescope {
 TraceStore::TraceStore(std::uint64_t maxOps) : maxOps_(maxOps) {}
 
 void TraceStore::startChunk() {
-  auto chunk = std::make_shared<Chunk>();
+  auto chunk = allocator_.allocate();
   current_ = chunk.get();
   std::lock_guard lock(chunksMutex_);
   chunks_.push_back(std::move(chunk));

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "trace/Op.h"
+#include "trace/OpChunk.h"
+#include "trace/OpChunkAllocator.h"
 
 namespace pipescope {
 
@@ -20,16 +22,8 @@ class TraceView;
 
 class TraceStore {
  public:
-  static constexpr std::size_t kChunkOps = 4096;
-  /// A new chunk's ops are left unconstructed: clearing 256 KB per chunk was a pass
-  /// over memory costing a tenth of the simulator's instructions, and every slot is
-  /// written by append() before publish() lets a reader see it.
-  struct Chunk {
-    Chunk() {}  // deliberately leaves ops unconstructed
-    union {
-      Op ops[kChunkOps];
-    };
-  };
+  static constexpr std::size_t kChunkOps = OpChunk::kOps;
+  using Chunk = OpChunk;
 
   /// maxOps = 0 keeps everything; otherwise old chunks are dropped to stay near it.
   explicit TraceStore(std::uint64_t maxOps = 0);
@@ -41,7 +35,7 @@ class TraceStore {
   void append(const Op& op) {
     const auto slot = std::size_t(written_ % kChunkOps);
     if (slot == 0) startChunk();
-    // Placement new starts the op's lifetime in the unconstructed slot (see Chunk).
+    // Placement new starts the op's lifetime in the unconstructed slot (see OpChunk).
     // Writing needs no lock: readers only touch indices below published_.
     ::new (static_cast<void*>(&current_->ops[slot])) Op(op);
     ++written_;
@@ -61,6 +55,7 @@ class TraceStore {
   void startChunk();
 
   std::uint64_t maxOps_;
+  OpChunkAllocator allocator_;  // writer-only
   mutable std::mutex chunksMutex_;  // guards chunks_ and first_ (changed once per chunk)
   std::vector<std::shared_ptr<Chunk>> chunks_;
   std::uint64_t first_ = 0;  // global index of chunks_[0]->ops[0]
