@@ -26,15 +26,15 @@ std::uint64_t GpuModel::submit(const GpuCommand& cmd, double t) {
   // if the host's clock never runs backwards.
   if (t < lastSubmitT_) throw std::logic_error("simulator: command submitted before the previous one");
   lastSubmitT_ = t;
-  GpuOpState s;
+  const std::uint64_t id = nextId();
+  GpuOpState& s = ops_.append();
+  s = GpuOpState{};
   s.cmd = cmd;
   s.engineSlot = engineSlot(cmd.engine);
   s.submit = t;
   s.remainingSoloNs = cmd.soloNs;
   s.submitSeq = seq_++;
   s.nextInStream = s.nextInEngineQueue = kNone;
-  const std::uint64_t id = nextId();
-  ops_.push_back(s);
   return id;
 }
 

@@ -24,10 +24,12 @@ class RingBuffer {
   const T& front() const { return slots_[head_]; }
   T& back() { return (*this)[size_ - 1]; }
 
-  void push_back(const T& value) {
+  void push_back(const T& value) { append() = value; }
+  /// Adds a slot at the back and returns it to be filled in place (it holds whatever
+  /// a popped element left there): saves copying a large T through a temporary.
+  T& append() {
     if (size_ == slots_.size()) grow();
-    slots_[(head_ + size_) & mask_] = value;
-    ++size_;
+    return slots_[(head_ + size_++) & mask_];
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;

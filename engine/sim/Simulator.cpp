@@ -126,7 +126,8 @@ void Simulator::hostWait(std::uint64_t opId, std::uint16_t name) {
 std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
                                   std::uint8_t flags, std::uint16_t apiName, double apiCost) {
   const std::uint64_t id = gpu_.nextId();
-  streamLane(cmd.stream);
+  const auto stream = std::size_t(cmd.stream);
+  if (stream >= streamLanes_.size() || streamLanes_[stream] == kNoLane) streamLane(cmd.stream);
   if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
   gpu_.submit(cmd, hostT_);
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
