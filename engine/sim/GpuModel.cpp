@@ -7,7 +7,7 @@
 namespace pipescope {
 
 GpuModel::GpuModel(const DeviceProfile& profile)
-    : profile_(profile), singleQueue_(profile.hardwareQueues <= 1), engines_(3) {}
+    : profile_(profile), singleQueue_(profile.hardwareQueues <= 1) {}
 
 int GpuModel::engineSlot(EngineId e) const {
   if (e == EngineId::Compute) return 2;
@@ -15,19 +15,26 @@ int GpuModel::engineSlot(EngineId e) const {
   return e == EngineId::H2D ? 0 : 1;
 }
 
-void GpuModel::push(double t, EventType type, std::uint64_t arg, std::uint32_t version) {
-  events_.push(Event{t, seq_++, type, arg, version});
+void GpuModel::scheduleDone(int slot, double t) {
+  Engine& e = engines_[slot];
+  e.doneAt = t;
+  e.doneSeq = seq_++;
 }
 
 std::uint64_t GpuModel::submit(const GpuCommand& cmd, double t) {
-  GpuOpState s;
+  // Submit events are consumed in id order (step), which is their time order only
+  // if the host's clock never runs backwards.
+  if (t < lastSubmitT_) throw std::logic_error("simulator: command submitted before the previous one");
+  lastSubmitT_ = t;
+  const std::uint64_t id = nextId();
+  GpuOpState& s = ops_.append();
+  s = GpuOpState{};
   s.cmd = cmd;
   s.engineSlot = engineSlot(cmd.engine);
   s.submit = t;
   s.remainingSoloNs = cmd.soloNs;
-  const std::uint64_t id = nextId();
-  ops_.push_back(s);
-  push(t, EventType::Submit, id);
+  s.submitSeq = seq_++;
+  s.nextInStream = s.nextInEngineQueue = kNone;
   return id;
 }
 
@@ -57,13 +64,32 @@ void GpuModel::forgetBefore(std::uint64_t id) {
 }
 
 bool GpuModel::step() {
-  if (events_.empty()) return false;
-  const Event e = events_.top();
-  events_.pop();
-  if (e.type == EventType::Submit)
-    onSubmit(e.arg, e.t);
+  // The earliest of: the next submission, each busy engine's finish; ties go to the
+  // event created first.
+  constexpr int kSubmitEvent = -1, kNoEvent = -2;
+  int next = kNoEvent;
+  double t = 0;
+  std::uint64_t seq = 0;
+  if (nextSubmit_ < nextId()) {
+    const GpuOpState& s = op(nextSubmit_);
+    next = kSubmitEvent;
+    t = s.submit;
+    seq = s.submitSeq;
+  }
+  for (int slot = 0; slot < 3; ++slot) {
+    const Engine& e = engines_[slot];
+    if (!e.busy) continue;
+    if (next == kNoEvent || e.doneAt < t || (e.doneAt == t && e.doneSeq < seq)) {
+      next = slot;
+      t = e.doneAt;
+      seq = e.doneSeq;
+    }
+  }
+  if (next == kNoEvent) return false;
+  if (next == kSubmitEvent)
+    onSubmit(nextSubmit_++, t);
   else
-    onEngineDone(int(e.arg), e.version, e.t);
+    onEngineDone(next, t);
   return true;
 }
 
@@ -83,34 +109,47 @@ void GpuModel::onSubmit(std::uint64_t id, double t) {
       openGroup_ = -1;
     }
   }
-  if (singleQueue_) engines_[std::size_t(s.engineSlot)].fifo.push_back(id);
+  if (singleQueue_) {
+    OpQueue& fifo = engines_[s.engineSlot].fifo;
+    if (fifo.empty())
+      fifo.head = id;
+    else
+      mut(fifo.tail).nextInEngineQueue = id;
+    fifo.tail = id;
+  }
   const auto stream = std::size_t(s.cmd.stream);
   if (streams_.size() <= stream) streams_.resize(stream + 1);
-  auto& queue = streams_[stream];
+  OpQueue& queue = streams_[stream];
+  const bool wasEmpty = queue.empty();
   // Back-to-back kernels of one stream follow each other on the compute engine
   // even when their completion is only signalled later (delayed kernel signal).
-  const bool afterEndedKernel = !queue.empty() && s.cmd.kind == OpKind::Kernel &&
-                                op(queue.back()).cmd.kind == OpKind::Kernel && op(queue.back()).end >= 0;
-  queue.push_back(id);
-  if (queue.size() == 1 || afterEndedKernel) makeReady(id, t);
+  const bool afterEndedKernel = !wasEmpty && s.cmd.kind == OpKind::Kernel &&
+                                op(queue.tail).cmd.kind == OpKind::Kernel && op(queue.tail).end >= 0;
+  if (wasEmpty)
+    queue.head = id;
+  else
+    mut(queue.tail).nextInStream = id;
+  queue.tail = id;
+  if (wasEmpty || afterEndedKernel) makeReady(id, t);
 }
 
 void GpuModel::makeReady(std::uint64_t id, double t) {
   GpuOpState& s = mut(id);
   s.ready = t;
-  if (!singleQueue_) engines_[std::size_t(s.engineSlot)].ready.push_back(id);
+  if (!singleQueue_) engines_[s.engineSlot].ready.push_back(id);
   dispatch(s.engineSlot, t);
 }
 
 void GpuModel::dispatch(int slot, double t) {
-  Engine& e = engines_[std::size_t(slot)];
+  Engine& e = engines_[slot];
   if (e.busy) return;
   if (singleQueue_) {
     // One hardware queue: the engine takes its commands strictly in issue order,
     // so a command waiting on its stream blocks every command behind it.
-    if (e.fifo.empty() || op(e.fifo.front()).ready < 0) return;
-    const std::uint64_t id = e.fifo.front();
-    e.fifo.pop_front();
+    if (e.fifo.empty() || op(e.fifo.head).ready < 0) return;
+    const std::uint64_t id = e.fifo.head;
+    e.fifo.head = op(id).nextInEngineQueue;
+    if (e.fifo.head == kNone) e.fifo.tail = kNone;
     startOp(slot, id, t);
     return;
   }
@@ -125,7 +164,7 @@ void GpuModel::dispatch(int slot, double t) {
 }
 
 void GpuModel::startOp(int slot, std::uint64_t id, double t) {
-  Engine& e = engines_[std::size_t(slot)];
+  Engine& e = engines_[slot];
   GpuOpState& s = mut(id);
   e.busy = true;
   e.current = id;
@@ -140,7 +179,7 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   double start = t;
   if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
   s.start = start;
-  push(start + s.cmd.soloNs, EventType::EngineDone, std::uint64_t(slot), ++e.version);
+  scheduleDone(slot, start + s.cmd.soloNs);
 }
 
 void GpuModel::advanceCopies(double t) {
@@ -163,14 +202,12 @@ void GpuModel::rescheduleCopies(double t) {
   for (std::uint64_t id : transferring_) {
     GpuOpState& s = mut(id);
     s.rateFactor = factor;
-    Engine& e = engines_[std::size_t(s.engineSlot)];
-    push(t + s.remainingSoloNs / factor, EventType::EngineDone, std::uint64_t(s.engineSlot), ++e.version);
+    scheduleDone(s.engineSlot, t + s.remainingSoloNs / factor);
   }
 }
 
-void GpuModel::onEngineDone(int slot, std::uint32_t version, double t) {
-  Engine& e = engines_[std::size_t(slot)];
-  if (!e.busy || version != e.version) return;  // superseded by a rate change
+void GpuModel::onEngineDone(int slot, double t) {
+  Engine& e = engines_[slot];
   const std::uint64_t id = e.current;
   GpuOpState& s = mut(id);
   s.end = t;
@@ -186,11 +223,9 @@ void GpuModel::onEngineDone(int slot, std::uint32_t version, double t) {
     KernelGroup& g = groups_[std::size_t(s.kernelGroup - groupBase_)];
     --g.unfinished;
     g.finished.push_back(id);
-    auto& queue = streams_[std::size_t(s.cmd.stream)];
-    auto self = std::find(queue.begin(), queue.end(), id);
-    if (self != queue.end() && self + 1 != queue.end() && op(*(self + 1)).cmd.kind == OpKind::Kernel &&
-        op(*(self + 1)).ready < 0)
-      makeReady(*(self + 1), t);
+    // Not yet signalled, so still in its stream's queue: start the kernel behind it.
+    const std::uint64_t behind = s.nextInStream;
+    if (behind != kNone && op(behind).cmd.kind == OpKind::Kernel && op(behind).ready < 0) makeReady(behind, t);
     if (g.unfinished == 0) {
       std::vector<std::uint64_t> finished;
       finished.swap(g.finished);
@@ -205,10 +240,14 @@ void GpuModel::onEngineDone(int slot, std::uint32_t version, double t) {
 void GpuModel::signal(std::uint64_t id, double t) {
   GpuOpState& s = mut(id);
   s.signal = t;
-  auto& stream = streams_[std::size_t(s.cmd.stream)];
-  if (stream.empty() || stream.front() != id) throw std::logic_error("simulator: stream order violated");
-  stream.pop_front();
-  if (!stream.empty() && op(stream.front()).ready < 0) makeReady(stream.front(), t);
+  OpQueue& stream = streams_[std::size_t(s.cmd.stream)];
+  if (stream.head != id) throw std::logic_error("simulator: stream order violated");
+  stream.head = s.nextInStream;
+  if (stream.empty()) {
+    stream.tail = kNone;
+    return;
+  }
+  if (op(stream.head).ready < 0) makeReady(stream.head, t);
 }
 
 }  // namespace pipescope

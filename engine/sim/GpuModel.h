@@ -1,15 +1,22 @@
 #pragma once
 // The device side of the simulator: in-order streams feeding hardware engines,
-// driven by a time-ordered event queue. The host side (SimulatedPipeline) submits
-// commands at its own clock and asks for the time a command completed; the model
+// driven by time-ordered events. The host side (Simulator) submits commands at its
+// own clock, in time order, and asks for the time a command completed; the model
 // only ever advances as far as the host needs, so later submissions always lie in
 // its future.
+//
+// Events, and why there is no general event queue: the only events are "command
+// submitted" and "engine finished its op". Submissions arrive in time order, so they
+// are simply the ops from nextSubmit_ on; each engine has at most one finish that
+// still counts (a rate change supersedes the earlier one). The next event is the
+// earliest of at most four candidates, ties broken by the order the events were
+// created (seq), exactly as a priority queue of (time, seq) would order them.
 #include <cstdint>
 #include <deque>
-#include <queue>
 #include <vector>
 
 #include "sim/DeviceProfile.h"
+#include "sim/RingBuffer.h"
 #include "trace/Op.h"
 
 namespace pipescope {
@@ -35,6 +42,12 @@ struct GpuOpState {
   double rateFactor = 1;
   double lastUpdate = 0;
   int kernelGroup = -1;
+  // The model's own bookkeeping: the order of its submit event among all events, and
+  // the next op in its stream's queue and in its engine's single hardware queue
+  // (queues are linked through the ops, so they allocate nothing).
+  std::uint64_t submitSeq = 0;
+  std::uint64_t nextInStream = 0;
+  std::uint64_t nextInEngineQueue = 0;
   bool done() const { return signal >= 0; }
 };
 
@@ -43,6 +56,7 @@ class GpuModel {
   explicit GpuModel(const DeviceProfile& profile);
 
   /// Queues a command issued at host time `t`; returns its id (consecutive from 0).
+  /// `t` must not be earlier than the previous submission's (std::logic_error).
   std::uint64_t submit(const GpuCommand& cmd, double t);
   /// Advances the model until op `id` has signalled completion to its stream.
   /// Throws std::logic_error if it never can (a model bug, reported as a failed run).
@@ -58,22 +72,20 @@ class GpuModel {
   int engineSlot(EngineId e) const;
 
  private:
-  enum class EventType : std::uint8_t { Submit, EngineDone };
-  struct Event {
-    double t;
-    std::uint64_t seq;
-    EventType type;
-    std::uint64_t arg;
-    std::uint32_t version;
-    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  static constexpr std::uint64_t kNone = ~std::uint64_t(0);
+  /// Ops linked through one of GpuOpState's next fields, oldest first.
+  struct OpQueue {
+    std::uint64_t head = kNone, tail = kNone;
+    bool empty() const { return head == kNone; }
   };
   struct Engine {
     bool busy = false;
     std::uint64_t current = 0;
-    std::uint32_t version = 0;
+    double doneAt = 0;          // while busy: when the current op finishes (at the present rates)
+    std::uint64_t doneSeq = 0;  // ... and the order of that event among all events
     double lastKernelEnd = -1;
     std::vector<std::uint64_t> ready;  // Hyper-Q: ready ops, any stream
-    std::deque<std::uint64_t> fifo;    // single queue: every op in issue order
+    OpQueue fifo;                      // single queue: every op in issue order
   };
   struct KernelGroup {
     int unfinished = 0;
@@ -81,10 +93,10 @@ class GpuModel {
   };
 
   GpuOpState& mut(std::uint64_t id) { return ops_[id - base_]; }
-  void push(double t, EventType type, std::uint64_t arg, std::uint32_t version = 0);
+  void scheduleDone(int slot, double t);
   bool step();
   void onSubmit(std::uint64_t id, double t);
-  void onEngineDone(int slot, std::uint32_t version, double t);
+  void onEngineDone(int slot, double t);
   void makeReady(std::uint64_t id, double t);
   void dispatch(int slot, double t);
   void startOp(int slot, std::uint64_t id, double t);
@@ -94,12 +106,13 @@ class GpuModel {
 
   DeviceProfile profile_;
   bool singleQueue_;
-  std::deque<GpuOpState> ops_;
+  RingBuffer<GpuOpState> ops_;  // ids base_ .. nextId()-1
   std::uint64_t base_ = 0;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-  std::uint64_t seq_ = 0;
-  std::vector<Engine> engines_;
-  std::vector<std::deque<std::uint64_t>> streams_;  // submitted, not yet signalled
+  std::uint64_t nextSubmit_ = 0;  // first op whose submit event has not happened
+  double lastSubmitT_ = 0;
+  std::uint64_t seq_ = 0;         // events created so far
+  Engine engines_[3];
+  std::vector<OpQueue> streams_;  // per stream: submitted, not yet signalled (nextInStream)
   std::vector<std::uint64_t> transferring_;          // copies now moving bytes
   std::deque<KernelGroup> groups_;
   int groupBase_ = 0;

@@ -26,6 +26,9 @@ std::int64_t ns(double t) {
 Simulator::Simulator(const DeviceProfile& profile, Trace& trace, RunControl& control, double slowdown)
     : profile_(profile), trace_(trace), control_(control), slowdown_(slowdown), gpu_(profile) {}
 
+// A run that ends in an exception (a model bug) still reports every batch it completed.
+Simulator::~Simulator() { publishCompleted(); }
+
 double Simulator::wakeNs() const {
   switch (cfg_.sync) {
     case SyncMode::Spin: return profile_.spinSyncWakeNs;
@@ -123,7 +126,8 @@ void Simulator::hostWait(std::uint64_t opId, std::uint16_t name) {
 std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
                                   std::uint8_t flags, std::uint16_t apiName, double apiCost) {
   const std::uint64_t id = gpu_.nextId();
-  streamLane(cmd.stream);
+  const auto stream = std::size_t(cmd.stream);
+  if (stream >= streamLanes_.size() || streamLanes_[stream] == kNoLane) streamLane(cmd.stream);
   if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
   gpu_.submit(cmd, hostT_);
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
@@ -167,7 +171,7 @@ std::uint64_t Simulator::issueKernel(std::int32_t batch, int stream, std::uint16
   cmd.stream = stream;
   cmd.engine = EngineId::Compute;
   cmd.soloNs = kernelNs;
-  return issueGpu(cmd, batch, cfg_.batchBytes(), name, flags, names_.launch, profile_.kernelLaunchNs);
+  return issueGpu(cmd, batch, bytes_.in, name, flags, names_.launch, profile_.kernelLaunchNs);
 }
 
 void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
@@ -179,13 +183,13 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
       if (resident || cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
         GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D,
-                       copySoloNs(profile_, CopyDirection::H2D, false, cfg_.batchBytes()),
-                       copyGBps(profile_, CopyDirection::H2D, false, cfg_.batchBytes())};
-        issueGpu(cmd, batch, cfg_.batchBytes(), names_.prefetch, kOpManaged, names_.prefetchCall,
+                       copySoloNs(profile_, CopyDirection::H2D, false, bytes_.in),
+                       copyGBps(profile_, CopyDirection::H2D, false, bytes_.in)};
+        issueGpu(cmd, batch, bytes_.in, names_.prefetch, kOpManaged, names_.prefetchCall,
                  profile_.memcpyAsyncCallNs);
         return;
       }
-      const std::uint64_t total = cfg_.batchBytes();
+      const std::uint64_t total = bytes_.in;
       const auto chunks = std::uint64_t(cfg_.transferChunks);
       for (std::uint64_t c = 0; c < chunks; ++c) {
         const std::uint64_t bytes = c + 1 == chunks ? total - (total / chunks) * (chunks - 1) : total / chunks;
@@ -194,36 +198,37 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
       return;
     }
     case Stage::Kernels: {
-      const std::uint64_t in = cfg_.batchBytes();
-      const std::uint64_t out = cfg_.outputBytes();
+      const std::uint64_t in = bytes_.in;
+      const std::uint64_t out = bytes_.out;
       const bool model = cfg_.model != ModelPreset::Custom || cfg_.modelFlopsPerByte > 0;
       struct K {
         std::uint16_t name;
         double ns;
       };
-      std::vector<K> kernels;
-      if (cfg_.normalizeKernel) kernels.push_back({names_.normalize, normalizeKernelNs(profile_, in)});
-      if (model) kernels.push_back({names_.model, modelKernelNs(profile_, cfg_)});
+      K kernels[2] = {};  // validate() guarantees at least one kernel
+      std::size_t count = 0;
+      if (cfg_.normalizeKernel) kernels[count++] = {names_.normalize, normalizeKernelNs(profile_, in)};
+      if (model) kernels[count++] = {names_.model, modelKernelNs(profile_, cfg_)};
       std::uint8_t flags = 0;
       if (cfg_.memory == HostMemory::Mapped) {
         // Zero-copy: the first kernel reads its input, the last writes its output, over PCIe.
         flags = kOpMapped;
-        if (kernels.size() == 1) {
+        if (count == 1) {
           kernels[0].ns = std::max(kernels[0].ns, double(in + out) / profile_.mappedReadGBps);
         } else {
-          kernels.front().ns = std::max(kernels.front().ns, double(in) / profile_.mappedReadGBps);
-          kernels.back().ns = std::max(kernels.back().ns, double(out) / profile_.mappedReadGBps);
+          kernels[0].ns = std::max(kernels[0].ns, double(in) / profile_.mappedReadGBps);
+          kernels[1].ns = std::max(kernels[1].ns, double(out) / profile_.mappedReadGBps);
         }
       } else if (cfg_.memory == HostMemory::Managed) {
         flags = kOpManaged;
-        if (!resident) kernels.front().ns += double(in) / profile_.managedMigrationGBps;
+        if (!resident) kernels[0].ns += double(in) / profile_.managedMigrationGBps;
       }
-      for (const K& k : kernels) issueKernel(batch, stream, k.name, k.ns, flags);
+      for (std::size_t k = 0; k < count; ++k) issueKernel(batch, stream, kernels[k].name, kernels[k].ns, flags);
       streamHasData_[s] = true;
       return;
     }
     case Stage::D2H: {
-      const std::uint64_t total = cfg_.d2hBytes();
+      const std::uint64_t total = bytes_.d2h;
       if (cfg_.memory == HostMemory::Mapped || total == 0) return;
       if (cfg_.memory == HostMemory::Managed || cfg_.memory == HostMemory::ManagedPrefetch) {
         // Managed output comes back on demand (page migration) or by a prefetch to the host.
@@ -247,16 +252,15 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
 }
 
 void Simulator::runBlockingBatch(std::int32_t batch) {
-  cpuStage(OpKind::Preprocess, batch, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
   issueAsyncStage(Stage::H2D, batch, 0);
   issueAsyncStage(Stage::Kernels, batch, 0);
   issueAsyncStage(Stage::D2H, batch, 0);
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
   if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
   hostT_ += profile_.hostBatchOverheadNs;
-  cpuStage(OpKind::Postprocess, batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
+  cpuStage(OpKind::Postprocess, batch, bytes_.out, cfg_.postprocessOpsPerByte);
   ++completed_;
-  trace_.setCompletedBatches(completed_);
 }
 
 void Simulator::finishIssuing(std::int32_t batch, int stream) {
@@ -269,9 +273,8 @@ void Simulator::retireOldest() {
   hostWait(b.lastOp, names_.eventSync);
   hostT_ += profile_.hostBatchOverheadNs;
   inFlight_.pop_front();
-  cpuStage(OpKind::Postprocess, b.batch, cfg_.outputBytes(), cfg_.postprocessOpsPerByte);
+  cpuStage(OpKind::Postprocess, b.batch, bytes_.out, cfg_.postprocessOpsPerByte);
   ++completed_;
-  trace_.setCompletedBatches(completed_);
 }
 
 void Simulator::drain() {
@@ -292,7 +295,7 @@ void Simulator::flushDoneOps() {
     op.bytes = m.bytes;
     op.batch = m.batch;
     op.correlation = std::uint32_t(flushed_ + 1);
-    op.lane = streamLane(s.cmd.stream);
+    op.lane = streamLanes_[std::size_t(s.cmd.stream)];  // created when the op was issued
     op.engineLane = engineLanes_[s.engineSlot];
     op.name = m.name;
     op.stream = std::int16_t(s.cmd.stream);
@@ -305,8 +308,15 @@ void Simulator::flushDoneOps() {
   gpu_.forgetBefore(inFlight_.empty() ? flushed_ : std::min(flushed_, inFlight_.front().lastOp));
 }
 
+void Simulator::publishCompleted() {
+  if (completed_ == publishedCompleted_) return;
+  trace_.setCompletedBatches(completed_);  // takes the trace's lock: once per publication, not per batch
+  publishedCompleted_ = completed_;
+}
+
 void Simulator::publishBatch() {
   flushDoneOps();
+  publishCompleted();
   trace_.ops().publish();
   if (slowdown_ <= 0) return;
   // Pace publication so simulated time maps onto wall time (the live view).
@@ -321,6 +331,7 @@ void Simulator::publishBatch() {
 
 void Simulator::startConfig(const PipelineConfig& config) {
   cfg_ = config;
+  bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes()};
   copyCache_[0] = copyCache_[1] = CopyCost{};
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
   if (streamLastOp_.size() < std::size_t(limits::kMaxStreams)) streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
@@ -366,7 +377,7 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       const int stream = batch % cfg_.streams;
       // Each stream owns one input and one output buffer: reuse waits for its last batch.
       if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
-      cpuStage(OpKind::Preprocess, batch, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+      cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
       issueAsyncStage(Stage::H2D, batch, stream);
       issueAsyncStage(Stage::Kernels, batch, stream);
       issueAsyncStage(Stage::D2H, batch, stream);
@@ -379,7 +390,7 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
         // Batch batch+j reuses the buffers of the batch `streams` earlier: every batch of
         // the previous group is retired before this group is issued (as the CUDA backend does).
         if (int(inFlight_.size()) + j >= cfg_.streams) retireOldest();
-        cpuStage(OpKind::Preprocess, batch + j, cfg_.batchBytes(), cfg_.preprocessOpsPerByte);
+        cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte);
       }
       for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
         for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, (batch + j) % cfg_.streams);

@@ -5,13 +5,13 @@
 // always give the same trace.
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "backend/Backend.h"
 #include "sim/DeviceProfile.h"
 #include "sim/GpuModel.h"
+#include "sim/RingBuffer.h"
 
 namespace pipescope {
 
@@ -19,6 +19,9 @@ class Simulator {
  public:
   /// slowdown: wall seconds per simulated second when publishing (0 = as fast as possible).
   Simulator(const DeviceProfile& profile, Trace& trace, RunControl& control, double slowdown = 0.0);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
   RunOutcome run(const PipelineConfig& config);
 
  private:
@@ -50,6 +53,7 @@ class Simulator {
                          std::uint8_t flags, std::uint16_t apiName, double apiCost);
 
   void flushDoneOps();
+  void publishCompleted();
   void publishBatch();
   double wakeNs() const;
 
@@ -60,10 +64,14 @@ class Simulator {
   std::chrono::steady_clock::time_point wallStart_;
 
   PipelineConfig cfg_;
+  struct BatchBytes {
+    std::uint64_t in = 0, out = 0, d2h = 0;
+  } bytes_;  // cfg_'s sizes, computed once per configuration (outputBytes() rounds through libm)
   GpuModel gpu_;
   double hostT_ = 0;
   std::int64_t completed_ = 0;
-  std::deque<InFlightBatch> inFlight_;
+  std::int64_t publishedCompleted_ = 0;
+  RingBuffer<InFlightBatch> inFlight_;
   std::vector<bool> streamHasData_;   // resident data already on the device
   std::vector<std::uint64_t> streamLastOp_;
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
@@ -75,7 +83,7 @@ class Simulator {
     std::uint16_t name;
     std::uint8_t flags;
   };
-  std::deque<OpMeta> meta_;
+  RingBuffer<OpMeta> meta_;
 
   struct CopyCost {
     std::uint64_t bytes = ~std::uint64_t(0);

@@ -6,25 +6,19 @@ namespace pipescope {
 
 TraceStore::TraceStore(std::uint64_t maxOps) : maxOps_(maxOps) {}
 
-void TraceStore::append(const Op& op) {
-  const std::uint64_t slot = written_ % kChunkOps;
-  if (slot == 0) {
-    auto chunk = std::make_shared<Chunk>();
-    current_ = chunk.get();
-    std::lock_guard lock(chunksMutex_);
-    chunks_.push_back(std::move(chunk));
-    // Keep at least two chunks so the window never drops what is being published.
-    if (maxOps_ > 0) {
-      const std::size_t keepChunks = std::max<std::size_t>(2, (maxOps_ + kChunkOps - 1) / kChunkOps + 1);
-      while (chunks_.size() > keepChunks) {
-        chunks_.erase(chunks_.begin());
-        first_ += kChunkOps;
-      }
+void TraceStore::startChunk() {
+  auto chunk = allocator_.allocate();
+  current_ = chunk.get();
+  std::lock_guard lock(chunksMutex_);
+  chunks_.push_back(std::move(chunk));
+  // Keep at least two chunks so the window never drops what is being published.
+  if (maxOps_ > 0) {
+    const std::size_t keepChunks = std::max<std::size_t>(2, (maxOps_ + kChunkOps - 1) / kChunkOps + 1);
+    while (chunks_.size() > keepChunks) {
+      chunks_.erase(chunks_.begin());
+      first_ += kChunkOps;
     }
   }
-  // Writing into the chunk needs no lock: readers only touch indices below published_.
-  current_->ops[slot] = op;
-  ++written_;
 }
 
 void TraceStore::publish() { published_.store(written_, std::memory_order_release); }

@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #include "trace/Op.h"
+#include "trace/OpChunk.h"
+#include "trace/OpChunkAllocator.h"
 
 namespace pipescope {
 
@@ -19,10 +22,8 @@ class TraceView;
 
 class TraceStore {
  public:
-  static constexpr std::size_t kChunkOps = 4096;
-  struct Chunk {
-    Op ops[kChunkOps];
-  };
+  static constexpr std::size_t kChunkOps = OpChunk::kOps;
+  using Chunk = OpChunk;
 
   /// maxOps = 0 keeps everything; otherwise old chunks are dropped to stay near it.
   explicit TraceStore(std::uint64_t maxOps = 0);
@@ -30,7 +31,15 @@ class TraceStore {
   TraceStore& operator=(const TraceStore&) = delete;
 
   // --- writer side (one thread) ---
-  void append(const Op& op);
+  /// Inline: the simulator appends about ten ops per batch.
+  void append(const Op& op) {
+    const auto slot = std::size_t(written_ % kChunkOps);
+    if (slot == 0) startChunk();
+    // Placement new starts the op's lifetime in the unconstructed slot (see OpChunk).
+    // Writing needs no lock: readers only touch indices below published_.
+    ::new (static_cast<void*>(&current_->ops[slot])) Op(op);
+    ++written_;
+  }
   /// Makes every appended op visible to readers (call per batch, not per op).
   void publish();
 
@@ -43,7 +52,10 @@ class TraceStore {
   std::uint64_t maxOps() const { return maxOps_; }
 
  private:
+  void startChunk();
+
   std::uint64_t maxOps_;
+  OpChunkAllocator allocator_;  // writer-only
   mutable std::mutex chunksMutex_;  // guards chunks_ and first_ (changed once per chunk)
   std::vector<std::shared_ptr<Chunk>> chunks_;
   std::uint64_t first_ = 0;  // global index of chunks_[0]->ops[0]
