@@ -26,6 +26,9 @@ struct WaitSegment {
   std::uint32_t op = kNoOp;       ///< the waiting op
   std::uint32_t blocker = kNoOp;  ///< the op it waited behind, kNoOp when none is to blame
   WaitCause cause = WaitCause::StreamOrder;
+  /// True for the part of a stream-order wait that lies under earlier ops of the same
+  /// stream (the op was queued while they ran): counted, but not drawn in the overlay.
+  bool underStream = false;
   std::int64_t length() const { return end - begin; }
   bool operator==(const WaitSegment&) const = default;
 };
@@ -44,8 +47,26 @@ class WaitAnalysis {
 
   /// The wait segments of one op in time order (empty for host ops and ops that never waited).
   std::span<const WaitSegment> segmentsOf(std::uint64_t globalIndex) const;
-  /// Every wait segment drawn on a stream lane, sorted by begin (empty for other lanes).
+  /// Every wait segment of the ops on a stream lane (empty for other lanes), in stream
+  /// order: sorted by end; the segments with underStream == false are also sorted by
+  /// begin and disjoint. Use forEachOverlaySegment() to draw them.
   std::span<const WaitSegment> laneSegments(std::uint16_t lane) const;
+  /// Calls f(segment) for the drawable segments of `lane` that intersect [fromNs, toNs),
+  /// in time order, finding the first by binary search.
+  template <typename F>
+  void forEachOverlaySegment(std::uint16_t lane, std::int64_t fromNs, std::int64_t toNs, F&& f) const {
+    const auto segs = laneSegments(lane);
+    std::size_t lo = 0, hi = segs.size();
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (segs[mid].end <= fromNs) lo = mid + 1; else hi = mid;
+    }
+    for (std::size_t i = lo; i < segs.size(); ++i) {
+      if (segs[i].underStream) continue;
+      if (segs[i].begin >= toNs) break;
+      if (segs[i].end > fromNs) f(segs[i]);
+    }
+  }
   /// All segments, grouped by lane.
   const std::vector<WaitSegment>& segments() const { return segments_; }
 
