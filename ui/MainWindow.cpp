@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "analysis/AnalysisController.h"
 #include "app/AppSettings.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
@@ -91,6 +92,7 @@ ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
 RunStatusBar& MainWindow::runStatusBar() { return *status_; }
+AnalysisController& MainWindow::analysis() { return *analysis_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -108,6 +110,7 @@ void MainWindow::createDocks() {
   charts_ = new ThroughputCharts;
   addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
   // Other areas add one line each here.
+  analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
 
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -167,6 +170,7 @@ void MainWindow::createMenus() {
     groupingActions_->addAction(a);
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
+  viewMenu_->addAction(analysis_->showWaitsAction());
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
