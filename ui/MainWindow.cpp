@@ -21,8 +21,11 @@
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
 #include "charts/ThroughputCharts.h"
+#include "compare/CompareController.h"
+#include "compare/CompareView.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
 #include "export/ImageExport.h"
 #include "export/ReportPainter.h"
@@ -93,6 +96,8 @@ MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
 RunStatusBar& MainWindow::runStatusBar() { return *status_; }
 AnalysisController& MainWindow::analysis() { return *analysis_; }
+CompareController& MainWindow::compare() { return *compare_; }
+LessonsPanel& MainWindow::lessons() { return *lessons_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -111,6 +116,14 @@ void MainWindow::createDocks() {
   addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
   // Other areas add one line each here.
   analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
+  compare_ = new CompareController(*this);
+  addDock(tr("A/B comparison"), &compare_->view(), Qt::BottomDockWidgetArea, "dock.compare");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.compare"));
+  findChild<QDockWidget*>("dock.charts")->raise();
+  lessons_ = new LessonsPanel(*this);
+  addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
+  findChild<QDockWidget*>("dock.controls")->raise();
 
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -134,6 +147,7 @@ void MainWindow::createMenus() {
   exportReport->setShortcut(QKeySequence(tr("Ctrl+E")));
   exportMenu->addAction(tr("&Timeline…"), this, [this] { exportImageDialog(ExportTimeline); });
   exportMenu->addAction(tr("&Charts…"), this, [this] { exportImageDialog(ExportCharts); });
+  exportMenu->addAction(compare_->exportAction());
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(tr("Ctrl+Q")));  // QKeySequence::Quit is empty on some platforms
@@ -181,6 +195,9 @@ void MainWindow::createMenus() {
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
   stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   stopAction_->setEnabled(false);
+  runMenu->addSeparator();
+  runMenu->addAction(compare_->pinAction());
+  runMenu->addAction(compare_->clearAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

@@ -18,6 +18,8 @@ class QMenu;
 namespace pipescope::ui {
 
 class AnalysisController;
+class CompareController;
+class LessonsPanel;
 class ControlPanel;
 class MetricsPanel;
 class RunController;
@@ -48,6 +50,10 @@ class MainWindow : public QMainWindow {
   ThroughputCharts& charts();
   RunStatusBar& runStatusBar();
   AnalysisController& analysis();
+  CompareController& compare();
+  LessonsPanel& lessons();
+  /// What the trace on screen is called: the preset, "custom configuration", a file name.
+  QString traceTitle() const { return traceTitle_; }
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
@@ -101,6 +107,8 @@ class MainWindow : public QMainWindow {
   ThroughputCharts* charts_;
   RunStatusBar* status_;
   AnalysisController* analysis_ = nullptr;
+  CompareController* compare_ = nullptr;
+  LessonsPanel* lessons_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
