@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
 #include "app/AppSettings.h"
 #include "app/RunStatusBar.h"
@@ -98,6 +99,7 @@ RunStatusBar& MainWindow::runStatusBar() { return *status_; }
 AnalysisController& MainWindow::analysis() { return *analysis_; }
 CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
+AdvicePanel& MainWindow::advice() { return *advice_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -120,6 +122,8 @@ void MainWindow::createDocks() {
   addDock(tr("A/B comparison"), &compare_->view(), Qt::BottomDockWidgetArea, "dock.compare");
   tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.compare"));
   findChild<QDockWidget*>("dock.charts")->raise();
+  advice_ = new AdvicePanel(*this);
+  addDock(tr("Advice"), advice_, Qt::RightDockWidgetArea, "dock.advice");
   lessons_ = new LessonsPanel(*this);
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
   tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));

@@ -17,6 +17,7 @@ class QMenu;
 
 namespace pipescope::ui {
 
+class AdvicePanel;
 class AnalysisController;
 class CompareController;
 class LessonsPanel;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   AnalysisController& analysis();
   CompareController& compare();
   LessonsPanel& lessons();
+  AdvicePanel& advice();
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
@@ -109,6 +111,7 @@ class MainWindow : public QMainWindow {
   AnalysisController* analysis_ = nullptr;
   CompareController* compare_ = nullptr;
   LessonsPanel* lessons_ = nullptr;
+  AdvicePanel* advice_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
