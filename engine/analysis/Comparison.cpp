@@ -37,12 +37,17 @@ ComparisonRow metricRow(const Metrics& a, const Metrics& b, MetricId id) {
   r.aText = formatMetric(id, r.a);
   r.bText = formatMetric(id, r.b);
   const double scale = std::max(std::fabs(r.a), std::fabs(r.b));
-  const bool same = scale == 0 || std::fabs(r.difference) <= kSameRelative * scale;
+  // Fractions differing by less than half a percentage point read as equal in the table.
+  const bool same = scale == 0 || std::fabs(r.difference) <= kSameRelative * scale ||
+                    (info.unit == MetricUnit::Fraction && std::fabs(r.difference) < 0.005);
   if (info.unit == MetricUnit::Fraction) {
     // Fractions differ in percentage points; a ratio of two percentages confuses.
     const double pts = r.difference * 100.0;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.0f pts", pts);
+    if (std::fabs(pts) < 0.5)
+      std::snprintf(buf, sizeof buf, "±0 pts");
+    else
+      std::snprintf(buf, sizeof buf, "%+.0f pts", pts);
     r.differenceText = buf;
   } else {
     std::string sign = r.difference > 0 ? "+" : r.difference < 0 ? "-" : "±";

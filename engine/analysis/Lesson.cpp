@@ -72,7 +72,7 @@ std::string speed(const std::string& a, const Metrics& ma, const std::string& b,
   std::string verdict = std::fabs(r - 1.0) < 0.05 ? "finished in about the same time as"
                         : r > 1.0                 ? "finished " + formatRatio(r) + " faster than"
                                                   : "took " + formatRatio(1.0 / r) + " as long as";
-  return b + " " + verdict + " " + a + " (" + formatNs(mb.makespanNs) + " against " + formatNs(ma.makespanNs) + ").\n";
+  return "  " + b + " " + verdict + " " + a + " (" + formatNs(mb.makespanNs) + " against " + formatNs(ma.makespanNs) + ").\n";
 }
 
 using NumbersFn = std::function<std::string(const std::vector<Metrics>&)>;

@@ -54,18 +54,20 @@ constexpr Index kNone = WaitSegment::kNoOp;
 // each other (concurrent kernels, several CPU workers).
 struct Timeline {
   std::vector<Index> ops;
-  std::vector<std::int64_t> starts, maxEnd;
+  std::vector<std::int64_t> starts, ends, maxEnd;  // copies: the sweeps never touch the ops
 
   void sortAndIndex(const TraceView& view) {
     auto startOf = [&](Index i) { return view[i].start; };
     if (!std::is_sorted(ops.begin(), ops.end(), [&](Index a, Index b) { return startOf(a) < startOf(b); }))
       std::stable_sort(ops.begin(), ops.end(), [&](Index a, Index b) { return startOf(a) < startOf(b); });
     starts.resize(ops.size());
+    ends.resize(ops.size());
     maxEnd.resize(ops.size());
     std::int64_t m = std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const Op& op = view[ops[i]];
       starts[i] = op.start;
+      ends[i] = op.end;
       m = std::max(m, op.end);
       maxEnd[i] = m;
     }
@@ -75,16 +77,14 @@ struct Timeline {
   // given to the earliest-starting op covering it; pos indexes `ops`) and gap(s, e)
   // for the rest, in time order. `skip` is excluded (the waiting op itself).
   template <typename Piece, typename Gap>
-  void cover(const TraceView& view, std::int64_t a, std::int64_t b, Index skip, Piece&& piece, Gap&& gap) const {
+  void cover(std::int64_t a, std::int64_t b, Index skip, Piece&& piece, Gap&& gap) const {
     if (a >= b) return;
     std::size_t i = std::size_t(std::upper_bound(maxEnd.begin(), maxEnd.end(), a) - maxEnd.begin());
     std::int64_t t = a;
     for (; i < ops.size() && starts[i] < b && t < b; ++i) {
-      if (ops[i] == skip) continue;
-      const Op& op = view[ops[i]];
-      if (op.end <= t) continue;
-      const std::int64_t s = std::max(t, op.start);
-      const std::int64_t e = std::min(b, op.end);
+      if (ends[i] <= t || ops[i] == skip) continue;
+      const std::int64_t s = std::max(t, starts[i]);
+      const std::int64_t e = std::min(b, ends[i]);
       if (s > t) gap(t, s);
       if (e > s) piece(s, e, i);
       t = std::max(t, e);
@@ -175,7 +175,7 @@ class WaitAnalyzer {
         engines_[it->second].ops.push_back(Index(i));
         if (engineOf_.size() < n) engineOf_.assign(n, 0);
         engineOf_[i] = Index(it->second);
-        byEnd_.push_back(Index(i));
+        byEnd_.emplace_back(op.end, Index(i));
         if (op.correlation != 0) byCorrelation_.emplace(op.correlation, Index(i));
         if (isCopyKind(op.kind) && (op.flags & kOpPageable)) pageable_.ops.push_back(Index(i));
         continue;
@@ -201,7 +201,8 @@ class WaitAnalyzer {
     cpu_.sortAndIndex(view_);
     apis_.sortAndIndex(view_);
     pageable_.sortAndIndex(view_);
-    std::stable_sort(byEnd_.begin(), byEnd_.end(), [&](Index a, Index b) { return view_[a].end < view_[b].end; });
+    // (end, index) pairs sort without touching the ops again.
+    if (!std::is_sorted(byEnd_.begin(), byEnd_.end())) std::sort(byEnd_.begin(), byEnd_.end());
   }
 
   // What each host synchronisation waited for: the GPU op named by the API call just
@@ -209,6 +210,7 @@ class WaitAnalyzer {
   // that finished last before the host woke up.
   void resolveSyncTargets() {
     syncTarget_.assign(syncs_.ops.size(), kNone);
+    syncPageable_.assign(syncs_.ops.size(), 0);
     for (std::size_t s = 0; s < syncs_.ops.size(); ++s) {
       const Op& sync = view_[syncs_.ops[s]];
       Index target = kNone;
@@ -225,7 +227,7 @@ class WaitAnalyzer {
         break;
       }
       if (target == kNone) {
-        pageable_.cover(view_, sync.start, sync.end, kNone,
+        pageable_.cover(sync.start, sync.end, kNone,
                         [&](std::int64_t, std::int64_t, std::size_t pos) {
                           const Index op = pageable_.ops[pos];
                           if (target == kNone && view_[op].submit <= sync.start) target = op;
@@ -233,14 +235,14 @@ class WaitAnalyzer {
                         [](std::int64_t, std::int64_t) {});
       }
       if (target == kNone) {
-        auto e = std::upper_bound(byEnd_.begin(), byEnd_.end(), sync.end,
-                                  [&](std::int64_t t, Index i) { return t < view_[i].end; });
+        auto e = std::upper_bound(byEnd_.begin(), byEnd_.end(), std::make_pair(sync.end, kNone));
         if (e != byEnd_.begin()) {
-          const Index cand = *(e - 1);
+          const Index cand = (e - 1)->second;
           if (view_[cand].end > sync.start) target = cand;
         }
       }
       syncTarget_[s] = target;
+      syncPageable_[s] = target != kNone && isCopyKind(view_[target].kind) && (view_[target].flags & kOpPageable);
     }
   }
 
@@ -267,15 +269,13 @@ class WaitAnalyzer {
   // [a, b): the stream sat idle because the host had not submitted the op yet.
   void attributeHostGap(std::vector<Segment>& out, Index op, std::int64_t a, std::int64_t b) {
     syncs_.cover(
-        view_, a, b, kNone,
+        a, b, kNone,
         [&](std::int64_t s, std::int64_t e, std::size_t pos) {
-          const Index target = syncTarget_[pos];
-          const bool pageable = target != kNone && isCopyKind(view_[target].kind) && (view_[target].flags & kOpPageable);
-          emit(out, op, s, e, pageable ? WaitCause::PageableStaging : WaitCause::HostSync, target);
+          emit(out, op, s, e, syncPageable_[pos] ? WaitCause::PageableStaging : WaitCause::HostSync, syncTarget_[pos]);
         },
         [&](std::int64_t s, std::int64_t e) {
           cpu_.cover(
-              view_, s, e, kNone,
+              s, e, kNone,
               [&](std::int64_t cs, std::int64_t ce, std::size_t pos) {
                 emit(out, op, cs, ce, WaitCause::HostCpuWork, cpu_.ops[pos]);
               },
@@ -305,7 +305,7 @@ class WaitAnalyzer {
         emit(out, i, split, ready, WaitCause::StreamOrder, prev, false);
       }
       engines_[engineOf_[i]].cover(
-          view_, ready, op.start, i,
+          ready, op.start, i,
           [&](std::int64_t s, std::int64_t e, std::size_t pos) {
             emit(out, i, s, e, WaitCause::EngineBusy, engines_[engineOf_[i]].ops[pos]);
           },
@@ -321,7 +321,8 @@ class WaitAnalyzer {
   std::vector<Index> engineOf_;
   Timeline syncs_, cpu_, apis_, pageable_;
   std::vector<Index> syncTarget_;
-  std::vector<Index> byEnd_;
+  std::vector<std::uint8_t> syncPageable_;  // the sync waited for a pageable copy
+  std::vector<std::pair<std::int64_t, Index>> byEnd_;  // GPU ops by end
   std::unordered_multimap<std::uint32_t, Index> byCorrelation_;
   int segCount_ = 0;
 };

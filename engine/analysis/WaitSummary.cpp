@@ -147,7 +147,7 @@ std::vector<std::string> describeSummary(const WaitSummary& summary, double minS
       if (share < minShare || share <= 0) continue;
       std::string what;
       switch (cause) {
-        case WaitCause::StreamOrder: what = "waited behind earlier work in its stream"; break;
+        case WaitCause::StreamOrder: what = "was queued behind earlier work in its stream"; break;
         case WaitCause::EngineBusy:
           what = "waited on " + (k.engineName.empty() ? std::string("a busy engine") : "the " + k.engineName);
           break;
