@@ -124,6 +124,8 @@ void MainWindow::createDocks() {
   findChild<QDockWidget*>("dock.charts")->raise();
   advice_ = new AdvicePanel(*this);
   addDock(tr("Advice"), advice_, Qt::RightDockWidgetArea, "dock.advice");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.metrics"), findChild<QDockWidget*>("dock.advice"));
+  findChild<QDockWidget*>("dock.metrics")->raise();
   lessons_ = new LessonsPanel(*this);
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
   tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));

@@ -123,7 +123,11 @@ TEST(Compare, ExportWritesAPngAtTwiceThePageSizeAndAWellFormedSvg) {
   const QString png = dir.filePath("ab.png");
   ASSERT_TRUE(f.w.compare().exportComparisonImage(png, &error)) << error.toStdString();
   const QImage img(png);
-  EXPECT_EQ(img.size(), kComparisonPageSize * kPngScale);
+  const QSize page = comparisonPageSize(f.w.compare().comparisonContent());
+  EXPECT_EQ(img.size(), page * kPngScale);
+  EXPECT_EQ(page.width(), kComparisonPageWidth);
+  EXPECT_GE(page.height(), 600);  // title, two timelines, legend, table
+  EXPECT_LE(page.height(), 2000);
 
   const QString svg = dir.filePath("ab.svg");
   ASSERT_TRUE(f.w.compare().exportComparisonImage(svg, &error)) << error.toStdString();

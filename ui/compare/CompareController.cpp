@@ -161,7 +161,14 @@ bool CompareController::exportComparisonImage(const QString& path, QString* erro
     if (error) *error = tr("Nothing to export: pin a run as A and run B first.");
     return false;
   }
+  const ComparisonContent c = comparisonContent();
+  return saveImage(path, comparisonPageSize(c), [&c](QPainter& p, const QRect& r) { paintComparison(p, r, c); }, c.title,
+                   error);
+}
+
+ComparisonContent CompareController::comparisonContent() const {
   ComparisonContent c;
+  if (!a_ || !b_) return c;
   c.title = tr("A/B comparison: %1 vs %2").arg(nameA_, nameB_);
   const DeviceInfo device = b_->device();
   c.subtitle = tr("%1 · both runs aligned at their start, same time axis · %2")
@@ -186,8 +193,9 @@ bool CompareController::exportComparisonImage(const QString& path, QString* erro
     return TimelineLegend::paintLegend(p, r, TimelineLegend::defaultKinds(), va.palette(), va.font());
   };
   c.table = view_->table().table();
-  return saveImage(path, kComparisonPageSize, [&c](QPainter& p, const QRect& r) { paintComparison(p, r, c); }, c.title,
-                   error);
+  c.aNote = QString::fromStdString(computeMetrics(*a_).bottleneckSentence);
+  c.bNote = QString::fromStdString(computeMetrics(*b_).bottleneckSentence);
+  return c;
 }
 
 void CompareController::exportDialog() {

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <memory>
 
+#include "compare/ComparisonImage.h"
 #include "metrics/Metrics.h"
 #include "trace/Trace.h"
 
@@ -41,6 +42,8 @@ class CompareController : public QObject {
 
   /// .png (2x) or .svg by extension.
   bool exportComparisonImage(const QString& path, QString* error = nullptr);
+  /// What the exported figure shows (empty without A and B).
+  ComparisonContent comparisonContent() const;
 
  private:
   void onTraceChanged(std::shared_ptr<Trace> trace);

@@ -79,8 +79,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
   table_ = new ComparisonTableWidget;
   splitter->addWidget(table_);
+  table_->setMinimumWidth(300);
   splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(1, 2);
 
   connect(a_, &TimelineView::visibleRangeChanged, this, [this](std::int64_t f, std::int64_t t) { syncFrom(a_, f, t); });
   connect(b_, &TimelineView::visibleRangeChanged, this, [this](std::int64_t f, std::int64_t t) { syncFrom(b_, f, t); });

@@ -13,7 +13,6 @@ namespace pipescope::ui {
 namespace {
 
 constexpr int kMargin = 24;
-constexpr int kTableWidth = 560;
 const QColor kInk("#1a1a1a");
 const QColor kMuted("#555555");
 const QColor kRule("#c8c8c8");
@@ -65,71 +64,78 @@ int paintTable(QPainter& p, int x, int y, int width, const ComparisonTable& t) {
   return y + 4;
 }
 
+// Lays the page out; paints only when `p` is given (the size pass measures).
+int layoutComparison(QPainter* p, const QRect& page, const ComparisonContent& c) {
+  QImage scratch(1, 1, QImage::Format_ARGB32);
+  QPainter measure(&scratch);
+  QPainter& q = p ? *p : measure;
+  const int x0 = page.left() + kMargin, innerW = page.width() - 2 * kMargin;
+  int y = text(q, QRect(x0, page.top() + kMargin, innerW, 100), c.title, pixelFont(28, true), kInk);
+  if (!c.subtitle.isEmpty()) y = text(q, QRect(x0, y + 2, innerW, 100), c.subtitle, pixelFont(15), kMuted);
+  y += 10;
+  if (p) p->fillRect(QRect(x0, y, innerW, 2), kRule);
+  y += 12;
+
+  // The two timelines across the page, one time axis.
+  const int captionH = QFontMetrics(pixelFont(18, true)).height() + 6;
+  for (int run = 0; run < 2; ++run) {
+    const QString& cap = run == 0 ? c.aCaption : c.bCaption;
+    const int h = std::max(120, run == 0 ? c.aHeight : c.bHeight);
+    if (p) {
+      text(*p, QRect(x0, y, innerW, captionH), cap, pixelFont(18, true),
+           run == 0 ? QColor(0x00, 0x50, 0x90) : QColor(0x90, 0x40, 0x00));
+      const QRect r(x0, y + captionH, innerW, h);
+      if (const auto& paint = run == 0 ? c.paintA : c.paintB) {
+        p->save();
+        p->setClipRect(r);
+        paint(*p, r);
+        p->restore();
+      }
+      p->setPen(QPen(kRule, 1));
+      p->drawRect(r.adjusted(0, 0, -1, -1));
+    }
+    y += captionH + h + 10;
+  }
+  if (c.paintLegend) {
+    q.save();
+    y += c.paintLegend(q, QRect(x0, y, innerW, 200)) + 6;
+    q.restore();
+  }
+  if (p) p->fillRect(QRect(x0, y, innerW, 1), kRule);
+  y += 12;
+
+  // The table on the left, the verdict and the runs' bottlenecks on the right.
+  const int tableW = std::min(980, innerW * 6 / 10);
+  int ty = text(q, QRect(x0, y, tableW, 40), QObject::tr("Figures"), pixelFont(18, true), kInk) + 4;
+  if (p) ty = paintTable(*p, x0, ty, tableW, c.table);
+  else ty += (int(c.table.rows.size()) + 1) * (QFontMetrics(pixelFont(15)).height() + 10) + 4;
+  const int nx = x0 + tableW + 2 * kMargin, nw = page.right() - kMargin - nx;
+  int ny = y;
+  if (const ComparisonRow* m = c.table.find("makespan_ns"); m && m->a > 0 && m->b > 0) {
+    const double speedup = m->a / m->b;
+    const QString verdict = std::abs(speedup - 1.0) < 0.01 ? QObject::tr("B takes about as long as A.")
+                            : speedup > 1 ? QObject::tr("B finishes %1× faster than A.").arg(speedup, 0, 'g', 3)
+                                          : QObject::tr("B takes %1× as long as A.").arg(1.0 / speedup, 0, 'g', 3);
+    ny = text(q, QRect(nx, ny, nw, 100), verdict, pixelFont(24, true), kInk) + 12;
+  }
+  for (const auto& [caption, note] : {std::pair{c.aCaption, c.aNote}, std::pair{c.bCaption, c.bNote}}) {
+    if (note.isEmpty()) continue;
+    ny = text(q, QRect(nx, ny, nw, 60), caption, pixelFont(16, true), kMuted) + 2;
+    ny = text(q, QRect(nx, ny, nw, 400), note, pixelFont(16), kInk) + 12;
+  }
+  return std::max(ty, ny) + kMargin - page.top();
+}
+
 }  // namespace
+
+QSize comparisonPageSize(const ComparisonContent& c) {
+  return {kComparisonPageWidth, layoutComparison(nullptr, QRect(0, 0, kComparisonPageWidth, 100000), c)};
+}
 
 void paintComparison(QPainter& p, const QRect& page, const ComparisonContent& c) {
   p.save();
   p.fillRect(page, Qt::white);
-  const int x0 = page.left() + kMargin, innerW = page.width() - 2 * kMargin;
-  int y = text(p, QRect(x0, page.top() + kMargin, innerW, 100), c.title, pixelFont(28, true), kInk);
-  if (!c.subtitle.isEmpty()) y = text(p, QRect(x0, y + 2, innerW, 100), c.subtitle, pixelFont(15), kMuted);
-  y += 10;
-  p.fillRect(QRect(x0, y, innerW, 2), kRule);
-  const int bodyTop = y + 12, bottom = page.bottom() - kMargin;
-
-  // Left: the two timelines and the legend; right: the table.
-  const int tableX = page.right() - kMargin - kTableWidth;
-  const int lw = tableX - kMargin - x0;
-  const int captionH = QFontMetrics(pixelFont(17, true)).height() + 6;
-  int legendH = 0;
-  if (c.paintLegend) {
-    // Measure first: the legend goes under the timelines, which get the rest.
-    QImage scratch(1, 1, QImage::Format_ARGB32);
-    QPainter measure(&scratch);
-    legendH = c.paintLegend(measure, QRect(0, 0, lw, 400));
-  }
-  const int lanesSpace = std::max(200, bottom - bodyTop - 2 * captionH - legendH - 16);
-  int ha = c.aHeight, hb = c.bHeight;
-  if (ha <= 0 || hb <= 0 || ha + hb > lanesSpace) {
-    const double share = (ha > 0 && hb > 0) ? double(ha) / (ha + hb) : 0.5;
-    ha = int(lanesSpace * share);
-    hb = lanesSpace - ha;
-  }
-  y = bodyTop;
-  for (int run = 0; run < 2; ++run) {
-    const QString& cap = run == 0 ? c.aCaption : c.bCaption;
-    text(p, QRect(x0, y, lw, captionH), cap, pixelFont(17, true), run == 0 ? QColor(0x00, 0x50, 0x90) : QColor(0x90, 0x40, 0x00));
-    y += captionH;
-    const QRect r(x0, y, lw, run == 0 ? ha : hb);
-    const auto& paint = run == 0 ? c.paintA : c.paintB;
-    if (paint) {
-      p.save();
-      p.setClipRect(r);
-      paint(p, r);
-      p.restore();
-    }
-    p.setPen(QPen(kRule, 1));
-    p.drawRect(r.adjusted(0, 0, -1, -1));
-    y = r.bottom() + 8;
-  }
-  if (c.paintLegend) {
-    p.save();
-    c.paintLegend(p, QRect(x0, y, lw, legendH));
-    p.restore();
-  }
-
-  p.setPen(QPen(kRule, 1));
-  p.drawLine(tableX - kMargin / 2, bodyTop, tableX - kMargin / 2, bottom);
-  int ty = text(p, QRect(tableX, bodyTop, kTableWidth, 40), QObject::tr("Figures"), pixelFont(17, true), kInk) + 4;
-  ty = paintTable(p, tableX, ty, kTableWidth, c.table);
-  if (const ComparisonRow* m = c.table.find("makespan_ns"); m && m->ratio && *m->ratio > 0) {
-    const double r = 1.0 / *m->ratio;
-    const QString verdict = std::abs(r - 1.0) < 0.01
-                                ? QObject::tr("B takes about as long as A.")
-                                : r > 1 ? QObject::tr("B finishes %1× faster than A.").arg(r, 0, 'f', 2)
-                                        : QObject::tr("B takes %1× as long as A.").arg(1.0 / r, 0, 'f', 2);
-    text(p, QRect(tableX, ty + 10, kTableWidth, 80), verdict, pixelFont(18, true), kInk);
-  }
+  layoutComparison(&p, page, c);
   p.restore();
 }
 

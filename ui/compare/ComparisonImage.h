@@ -1,7 +1,7 @@
 #pragma once
 // The A/B comparison as one figure for a report or a slide: title, the two runs'
-// timelines on one time axis (A above B, plots aligned), the legends, and the
-// A | B | difference table.
+// timelines on one time axis across the page (A above B, plots aligned), the legend,
+// then the A | B | difference table beside the verdict and each run's bottleneck.
 #include <QRect>
 #include <QString>
 #include <functional>
@@ -22,10 +22,12 @@ struct ComparisonContent {
   /// Paints the legends into the rect and returns the height used.
   std::function<int(QPainter&, const QRect&)> paintLegend;
   ComparisonTable table;
+  QString aNote, bNote;  ///< one sentence per run (its bottleneck)
 };
 
-/// 16:10 like the report page.
-inline constexpr QSize kComparisonPageSize{1800, 1125};
+/// Page width; the height follows the content (comparisonPageSize).
+inline constexpr int kComparisonPageWidth = 1800;
+QSize comparisonPageSize(const ComparisonContent& content);
 
 void paintComparison(QPainter& painter, const QRect& page, const ComparisonContent& content);
 

@@ -99,7 +99,7 @@ void LessonPlayer::onRunCompleted(std::shared_ptr<Trace> trace) {
   for (const Expectation& e : lesson_->expectations)
     result_.checks.push_back({e.describe(lesson_->runs), e.holds(result_.metrics)});
   result_.observedChoice = observedChoice(lesson_->prediction, result_.metrics);
-  if (lesson_->numbers) result_.numbers = QString::fromStdString(lesson_->numbers(result_.metrics)).trimmed();
+  if (lesson_->numbers) result_.numbers = QString::fromStdString(lesson_->numbers(result_.metrics));
   const LessonResult result = result_;
   end();
   emit finished(result);

@@ -3,7 +3,6 @@
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFontDatabase>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -41,13 +40,17 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // text wraps to the dock's width
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
 
   list_ = new QListWidget;
   list_->setObjectName("lessonList");
   for (const Lesson& l : builtinLessons()) list_->addItem(QStringLiteral("%1. %2").arg(l.number).arg(q(l.title)));
-  list_->setMaximumHeight(list_->sizeHintForRow(0) * 9 + 2 * list_->frameWidth() + 4);
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  list_->setTextElideMode(Qt::ElideRight);
+  list_->setMinimumWidth(120);
+  list_->setFixedHeight(list_->sizeHintForRow(0) * 9 + 2 * list_->frameWidth() + 2);
   layout->addWidget(list_);
 
   title_ = wrapped("lessonTitle");
@@ -96,7 +99,6 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   auto* resultsLayout = new QVBoxLayout(results_);
   feedback_ = wrapped("lessonFeedback");
   numbers_ = wrapped("lessonNumbers");
-  numbers_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   checks_ = wrapped("lessonChecks");
   resultsLayout->addWidget(feedback_);
   resultsLayout->addWidget(numbers_);
@@ -105,7 +107,8 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   showRow->addWidget(new QLabel(tr("Show run:")));
   showRun_ = new QComboBox;
   showRow->addWidget(showRun_, 1);
-  compare_ = new QPushButton(tr("Compare first and last (A/B)"));
+  compare_ = new QPushButton(tr("Compare A/B"));
+  compare_->setToolTip(tr("Pin the first run as A and show the last as B in the A/B comparison"));
   showRow->addWidget(compare_);
   resultsLayout->addLayout(showRow);
   results_->setVisible(false);
@@ -221,7 +224,9 @@ void LessonsPanel::onFinished(const LessonResult& result) {
                    .arg(choiceText(l.prediction.answer));
   }
   feedback_->setText(feedback);
-  numbers_->setText(result.numbers);
+  QStringList lines = result.numbers.split('\n', Qt::SkipEmptyParts);
+  for (QString& line : lines) line = line.trimmed();  // the engine indents for a terminal
+  numbers_->setText(lines.join('\n'));
   QStringList checks;
   for (const ExpectationCheck& c : result.checks)
     checks << (c.holds ? QStringLiteral("✓ ") : QStringLiteral("✗ ")) + q(c.claim);
