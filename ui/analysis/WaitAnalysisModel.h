@@ -33,7 +33,7 @@ class WaitAnalysisModel : public QObject {
   Q_OBJECT
  public:
   /// From this many ops on, the analysis runs on a worker thread.
-  static constexpr std::uint64_t kSyncOps = 50'000;
+  static constexpr std::uint64_t kSyncOps = 20'000;
 
   explicit WaitAnalysisModel(QObject* parent = nullptr);
   ~WaitAnalysisModel() override;  ///< waits for a worker in progress

@@ -4,9 +4,10 @@
 // of the same stream are not drawn (those ops are the picture of that wait).
 //
 // Cost per paint: for each visible stream row, a binary search to the first
-// segment of the visible range, then one pass over the visible segments, merging
-// neighbours of one cause that fall in the same pixel, so a zoomed-out row of a
-// million segments draws at most a few rectangles per pixel.
+// segment of the visible range; a segment narrower than a pixel stands for its pixel
+// column and the rest of that column is skipped by another binary search, and
+// neighbours of one cause merge into one rectangle: a zoomed-out row of a million
+// segments costs O(pixels x log segments) (docs/performance.md, "Wait-cause overlay").
 #include "timeline/TimelineOverlay.h"
 
 namespace pipescope::ui {
