@@ -8,6 +8,8 @@
 #include "AppTestSupport.h"
 #include "MainWindow.h"
 #include "analysis/Lesson.h"
+#include "analysis/SimulatedRun.h"
+#include "sim/DeviceProfile.h"
 #include "compare/CompareController.h"
 #include "controls/ControlPanel.h"
 #include "lessons/LessonsPanel.h"
@@ -97,4 +99,28 @@ TEST(LessonsPanel, IssueOrderRunsLegacyProfilesOnTheSimulatorWhateverTheBackend)
   ASSERT_EQ(r.traces.size(), 6u);
   EXPECT_NE(r.traces[0]->device().summary().find("c1060"), std::string::npos) << r.traces[0]->device().summary();
   EXPECT_TRUE(r.allHold()) << f.panel.checksText().toStdString();
+}
+
+TEST(LessonsPanel, SlowMotionSlowsASimulatedRunToAboutTheWatchTime) {
+  const Lesson& naive = builtinLessons()[0];
+  QString error;
+  const BackendOptions fast = lessonBackend(naive.runs[0], simulator(), false, &error);
+  EXPECT_EQ(fast.simulatorSlowdown, 0.0);
+  const BackendOptions slow = lessonBackend(naive.runs[0], simulator(), true, &error);
+  ASSERT_TRUE(error.isEmpty()) << error.toStdString();
+  // The naive run takes ~0.24 s simulated: slowed to about 2.5 s of wall time.
+  const SimulatedRun preview = simulate(naive.runs[0].config, *builtinProfile("h200"));
+  EXPECT_NEAR(slow.simulatorSlowdown * preview.metrics.makespanNs * 1e-9, LessonPlayer::kWatchSeconds, 0.01);
+  // A legacy profile named by the lesson wins over the user's backend.
+  const LessonRun& c1060 = builtinLessons()[4].runs[0];
+  BackendOptions gpu = simulator();
+  gpu.choice = BackendChoice::Cuda;
+  const BackendOptions legacy = lessonBackend(c1060, gpu, false, &error);
+  EXPECT_EQ(legacy.choice, BackendChoice::Simulator);
+  EXPECT_EQ(legacy.simulatorProfile, c1060.profile);
+  // A profile that cannot be loaded is an error the panel shows.
+  BackendOptions broken = simulator();
+  broken.simulatorProfile = "/nonexistent/profile.json";
+  lessonBackend(naive.runs[0], broken, true, &error);
+  EXPECT_TRUE(error.contains("profile")) << error.toStdString();
 }

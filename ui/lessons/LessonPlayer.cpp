@@ -31,14 +31,14 @@ bool LessonPlayer::start(const Lesson& lesson) {
   return startRun();
 }
 
-BackendOptions LessonPlayer::backendFor(const LessonRun& run, QString* error) const {
-  BackendOptions b = userBackend_;
+BackendOptions lessonBackend(const LessonRun& run, const BackendOptions& user, bool slowMotion, QString* error) {
+  BackendOptions b = user;
   if (!run.profile.empty()) {
     b.choice = BackendChoice::Simulator;  // a legacy GPU exists only in the simulator
     b.simulatorProfile = run.profile;
   }
   b.simulatorSlowdown = 0;
-  if (slowMotion_ && b.choice == BackendChoice::Simulator) {
+  if (slowMotion && b.choice == BackendChoice::Simulator) {
     // Slow the simulator down so that this run takes about kWatchSeconds: a quick
     // simulation first tells how long the run is (milliseconds of CPU time).
     std::string profileError;
@@ -49,7 +49,8 @@ BackendOptions LessonPlayer::backendFor(const LessonRun& run, QString* error) co
     }
     const SimulatedRun preview = simulate(run.config, *profile);
     const double seconds = preview.metrics.makespanNs * 1e-9;
-    if (seconds > 0) b.simulatorSlowdown = std::clamp(kWatchSeconds / seconds, 1.0, kMaxSlowdown);
+    if (seconds > 0)
+      b.simulatorSlowdown = std::clamp(LessonPlayer::kWatchSeconds / seconds, 1.0, LessonPlayer::kMaxSlowdown);
   }
   return b;
 }
@@ -57,7 +58,7 @@ BackendOptions LessonPlayer::backendFor(const LessonRun& run, QString* error) co
 bool LessonPlayer::startRun() {
   const LessonRun& run = lesson_->runs[std::size_t(index_)];
   QString error;
-  const BackendOptions backend = backendFor(run, &error);
+  const BackendOptions backend = lessonBackend(run, userBackend_, slowMotion_, &error);
   if (!error.isEmpty()) {
     end();
     emit failed(tr("Run '%1' cannot start: %2").arg(QString::fromStdString(run.label), error));

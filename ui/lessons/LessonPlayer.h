@@ -28,6 +28,12 @@ struct LessonResult {
   bool allHold() const;
 };
 
+/// The backend a lesson run uses: the user's, or the simulator with the run's own
+/// profile; in slow motion a simulated run is slowed down to take about
+/// LessonPlayer::kWatchSeconds (a quick simulation first tells how long it is).
+/// Sets `error` when the profile cannot be loaded.
+BackendOptions lessonBackend(const LessonRun& run, const BackendOptions& user, bool slowMotion, QString* error);
+
 class LessonPlayer : public QObject {
   Q_OBJECT
  public:
@@ -58,7 +64,6 @@ class LessonPlayer : public QObject {
   bool startRun();
   void onRunCompleted(std::shared_ptr<Trace> trace);
   void end();
-  BackendOptions backendFor(const LessonRun& run, QString* error) const;
 
   MainWindow& window_;
   const Lesson* lesson_ = nullptr;
