@@ -140,9 +140,7 @@ class WaitAnalyzer {
     WaitSegment seg;
   };
 
-  LaneKind laneKind(std::uint16_t lane) const {
-    return lane < lanes_.size() ? lanes_[lane].kind : LaneKind::HostOther;
-  }
+  LaneKind laneKind(std::uint16_t lane) const { return lane < lanes_.size() ? lanes_[lane].kind : LaneKind::HostOther; }
 
   void classify() {
     const std::size_t n = std::size_t(view_.size());
@@ -182,8 +180,7 @@ class WaitAnalyzer {
       }
       const bool hostLane = op.lane < lanes_.size() ? isHostLane(laneKind(op.lane)) : true;
       if (!hostLane) continue;
-      if (op.kind == OpKind::HostSync &&
-          (!haveSubmitLane || laneKind(op.lane) == LaneKind::HostSubmit)) {
+      if (op.kind == OpKind::HostSync && (!haveSubmitLane || laneKind(op.lane) == LaneKind::HostSubmit)) {
         syncs_.ops.push_back(Index(i));
       } else if (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess) {
         cpu_.ops.push_back(Index(i));
@@ -227,12 +224,13 @@ class WaitAnalyzer {
         break;
       }
       if (target == kNone) {
-        pageable_.cover(sync.start, sync.end, kNone,
-                        [&](std::int64_t, std::int64_t, std::size_t pos) {
-                          const Index op = pageable_.ops[pos];
-                          if (target == kNone && view_[op].submit <= sync.start) target = op;
-                        },
-                        [](std::int64_t, std::int64_t) {});
+        pageable_.cover(
+            sync.start, sync.end, kNone,
+            [&](std::int64_t, std::int64_t, std::size_t pos) {
+              const Index op = pageable_.ops[pos];
+              if (target == kNone && view_[op].submit <= sync.start) target = op;
+            },
+            [](std::int64_t, std::int64_t) {});
       }
       if (target == kNone) {
         auto e = std::upper_bound(byEnd_.begin(), byEnd_.end(), std::make_pair(sync.end, kNone));
@@ -321,7 +319,7 @@ class WaitAnalyzer {
   std::vector<Index> engineOf_;
   Timeline syncs_, cpu_, apis_, pageable_;
   std::vector<Index> syncTarget_;
-  std::vector<std::uint8_t> syncPageable_;  // the sync waited for a pageable copy
+  std::vector<std::uint8_t> syncPageable_;             // the sync waited for a pageable copy
   std::vector<std::pair<std::int64_t, Index>> byEnd_;  // GPU ops by end
   std::unordered_multimap<std::uint32_t, Index> byCorrelation_;
   int segCount_ = 0;
@@ -354,11 +352,11 @@ std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, 
   };
   switch (segment.cause) {
     case WaitCause::StreamOrder:
-      return haveBlocker ? "behind " + describeOp(ops.at(*blocker)) + " in its stream" : "behind earlier work in its stream";
+      return haveBlocker ? "behind " + describeOp(ops.at(*blocker)) + " in its stream"
+                         : "behind earlier work in its stream";
     case WaitCause::EngineBusy:
       return "behind " + engineName() + (haveBlocker ? ", busy with " + describeOp(ops.at(*blocker)) : ", busy");
-    case WaitCause::DeviceLatency:
-      return "for the device to start it (launch latency or a blocked hardware queue)";
+    case WaitCause::DeviceLatency: return "for the device to start it (launch latency or a blocked hardware queue)";
     case WaitCause::HostSubmit: return "for the host to submit it (API calls and host overhead)";
     case WaitCause::HostCpuWork:
       return "while the host ran CPU work" + (haveBlocker ? " (" + describeOp(ops.at(*blocker)) + ")" : std::string());
