@@ -98,16 +98,17 @@ WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes);
 /// The same over the published ops of a trace.
 WaitAnalysis analyzeWaits(const Trace& trace);
 
-/// "kernel of batch 3 (stream 1)": how the wait texts name an op.
-std::string describeOp(const Op& op);
+/// "kernel of batch 3 (stream 1)": how the wait texts name an op. With the trace's
+/// names (Trace::names()), a named op says which: "kernel 'model' of batch 3 (stream 1)".
+std::string describeOp(const Op& op, const std::vector<std::string>& names = {});
 
 /// The tooltip text of one op's wait, e.g. "waited 0.31 ms: 0.31 ms behind the H2D
 /// copy engine, busy with H2D of batch 4 (stream 2)". Empty when the op did not wait
 /// (or is not covered). `ops` must be the view the analysis was made from.
 std::string describeWait(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                         std::uint64_t globalIndex);
+                         std::uint64_t globalIndex, const std::vector<std::string>& names = {});
 /// One segment in words: "behind the H2D copy engine, busy with H2D of batch 4 (stream 2)".
 std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                            const WaitSegment& segment);
+                            const WaitSegment& segment, const std::vector<std::string>& names = {});
 
 }  // namespace pipescope

@@ -82,6 +82,23 @@ TEST(WaitCauses, TooltipNamesTheEngineAndTheOpHoldingIt) {
   EXPECT_EQ(describeWait(w, view, lanes, t.a), "");
 }
 
+TEST(WaitCauses, TooltipUsesOpNamesWhenGiven) {
+  auto run = simtest::runSim(findPreset("async")->config, simtest::h200());
+  const WaitAnalysis w = analyzeWaits(*run.trace);
+  const auto view = run.trace->ops().snapshot();
+  const auto names = run.trace->names();
+  // The model kernel of batch 0 is queued behind the normalize kernel of the same batch.
+  bool found = false;
+  for (std::uint64_t i = view.begin(); i < view.end() && !found; ++i) {
+    const Op& op = view.at(i);
+    if (op.kind != OpKind::Kernel || op.batch != 0 || names[op.name] != "model") continue;
+    const std::string text = describeWait(w, view, run.lanes, i, names);
+    EXPECT_NE(text.find("behind kernel 'normalize' of batch 0 (stream 0) in its stream"), std::string::npos) << text;
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(WaitCauses, OverlayShowsOnlyTheGapsOfEachStreamInTimeOrder) {
   DeviceTrace t;
   const WaitAnalysis w = analyzeWaits(t.trace);
