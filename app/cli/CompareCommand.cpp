@@ -2,8 +2,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "CompareSources.h"
 #include "Commands.h"
+#include "CompareSources.h"
 #include "Options.h"
 #include "analysis/AnalysisJson.h"
 #include "analysis/Comparison.h"
@@ -53,10 +53,11 @@ std::string formatTable(const ComparisonTable& t) {
     wb = std::max(wb, len(r.bText));
     wd = std::max(wd, len(r.differenceText));
   }
-  std::string s = "  " + pad("", wl) + "  " + pad("A", wa) + "  " + pad("B", wb) + "  " + pad("B vs A", wd) + "  better\n";
+  std::string s =
+      "  " + pad("", wl) + "  " + pad("A", wa) + "  " + pad("B", wb) + "  " + pad("B vs A", wd) + "  better\n";
   for (const auto& r : t.rows)
-    s += "  " + pad(r.label, wl) + "  " + pad(r.aText, wa) + "  " + pad(r.bText, wb) + "  " + pad(r.differenceText, wd) +
-         "  " + std::string(toString(r.better)) + "\n";
+    s += "  " + pad(r.label, wl) + "  " + pad(r.aText, wa) + "  " + pad(r.bText, wb) + "  " +
+         pad(r.differenceText, wd) + "  " + std::string(toString(r.better)) + "\n";
   return s;
 }
 
@@ -103,11 +104,12 @@ int compareMain(const std::vector<std::string>& args) {
     nlohmann::json j = comparisonToJson(table);
     auto side = [](const ComparedRun& r) {
       const auto history = r.trace->configHistory();
-      return nlohmann::json{{"source", r.source},
-                            {"kind", r.kind},
-                            {"device", r.trace->device().summary()},
-                            {"config", history.empty() ? nlohmann::json(nullptr) : configToJson(history.front().config)},
-                            {"batches", r.metrics.batches}};
+      return nlohmann::json{
+          {"source", r.source},
+          {"kind", r.kind},
+          {"device", r.trace->device().summary()},
+          {"config", history.empty() ? nlohmann::json(nullptr) : configToJson(history.front().config)},
+          {"batches", r.metrics.batches}};
     };
     j["a_run"] = side(ra);
     j["b_run"] = side(rb);

@@ -23,7 +23,8 @@ std::vector<std::string> runSpecArguments(const std::string& spec) {
     args.push_back("--" + key);
     if (eq != std::string::npos) args.push_back(item.substr(eq + 1));
   }
-  if (args.empty()) throw UsageError("run spec '" + spec + "' is empty: give run options, e.g. preset=pinned,streams=4");
+  if (args.empty())
+    throw UsageError("run spec '" + spec + "' is empty: give run options, e.g. preset=pinned,streams=4");
   return args;
 }
 
@@ -71,8 +72,10 @@ ComparedRun loadComparedRun(const std::string& source) {
   if (source.empty()) throw UsageError("an empty source: give a trace file or a run spec such as preset=naive");
   std::string rest = source;
   bool forceTrace = false, forceRun = false;
-  if (rest.rfind("trace:", 0) == 0) forceTrace = true, rest = rest.substr(6);
-  else if (rest.rfind("run:", 0) == 0) forceRun = true, rest = rest.substr(4);
+  if (rest.rfind("trace:", 0) == 0)
+    forceTrace = true, rest = rest.substr(6);
+  else if (rest.rfind("run:", 0) == 0)
+    forceRun = true, rest = rest.substr(4);
   std::error_code ec;
   const bool isFile = std::filesystem::is_regular_file(rest, ec);
   if (forceTrace || (!forceRun && (isFile || rest.find('=') == std::string::npos))) {

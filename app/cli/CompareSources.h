@@ -18,8 +18,8 @@
 namespace pipescope::cli {
 
 struct ComparedRun {
-  std::string source;        ///< as given
-  std::string kind;          ///< "trace" or "run"
+  std::string source;  ///< as given
+  std::string kind;    ///< "trace" or "run"
   std::shared_ptr<Trace> trace;
   Metrics metrics;
 };

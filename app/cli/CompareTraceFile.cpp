@@ -78,8 +78,9 @@ std::unique_ptr<Trace> readComparisonTrace(const std::string& path) {
     const auto names = j.at("names").get<std::vector<std::string>>();
     for (std::size_t i = 1; i < names.size(); ++i)
       if (trace->internName(names[i]) != i) r.fail("op names repeat");
-    const std::vector<std::string> expected = {"kind",  "batch",  "stream", "lane", "engine_lane", "name",      "flags",
-                                               "submit", "ready", "start",  "end",  "bytes",       "correlation"};
+    const std::vector<std::string> expected = {"kind", "batch", "stream",     "lane",  "engine_lane",
+                                               "name", "flags", "submit",     "ready", "start",
+                                               "end",  "bytes", "correlation"};
     if (j.at("op_fields").get<std::vector<std::string>>() != expected) r.fail("unexpected op_fields");
     const std::size_t laneCount = trace->laneCount();
     std::size_t index = 0;
@@ -92,7 +93,8 @@ std::unique_ptr<Trace> readComparisonTrace(const std::string& path) {
       op.batch = row[1].get<std::int32_t>();
       op.stream = row[2].get<std::int16_t>();
       const int lane = row[3].get<int>(), engine = row[4].get<int>();
-      if (lane >= int(laneCount) || engine >= int(laneCount)) r.fail("op " + std::to_string(index) + " names a lane that does not exist");
+      if (lane >= int(laneCount) || engine >= int(laneCount))
+        r.fail("op " + std::to_string(index) + " names a lane that does not exist");
       op.lane = lane < 0 ? kNoLane : std::uint16_t(lane);
       op.engineLane = engine < 0 ? kNoLane : std::uint16_t(engine);
       op.name = row[5].get<std::uint16_t>();

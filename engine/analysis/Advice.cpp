@@ -55,8 +55,10 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
     n.mode = TransferMode::Async;
     n.streams = std::min(std::max(c.isAsync() ? c.streams : 1, 1) * factor, limits::kMaxStreams);
     if (n.streams == c.streams && c.isAsync()) continue;
-    std::string title = plural(n.streams, "stream", "streams") + " instead of " + std::to_string(c.isAsync() ? c.streams : 1);
-    if (!c.isAsync()) title = "async copies on " + plural(n.streams, "stream", "streams") + " instead of blocking copies";
+    std::string title =
+        plural(n.streams, "stream", "streams") + " instead of " + std::to_string(c.isAsync() ? c.streams : 1);
+    if (!c.isAsync())
+      title = "async copies on " + plural(n.streams, "stream", "streams") + " instead of blocking copies";
     add(AdviceKind::MoreStreams, title,
         (c.isAsync() ? "" : "mode: blocking -> async, ") + std::string("streams: ") +
             std::to_string(c.isAsync() ? c.streams : 1) + " -> " + std::to_string(n.streams),
@@ -65,7 +67,8 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
   if (c.isAsync() && c.streams > 1) {
     PipelineConfig n = c;
     n.order = c.order == IssueOrder::DepthFirst ? IssueOrder::BreadthFirst : IssueOrder::DepthFirst;
-    add(AdviceKind::IssueOrder, std::string(toString(n.order)) + " issue order instead of " + std::string(toString(c.order)),
+    add(AdviceKind::IssueOrder,
+        std::string(toString(n.order)) + " issue order instead of " + std::string(toString(c.order)),
         "order: " + std::string(toString(c.order)) + " -> " + std::string(toString(n.order)), n);
   }
   {
@@ -117,7 +120,8 @@ std::string evidenceFor(AdviceKind kind, const AdviceInput& in) {
       if (w && w->share(WaitCause::PageableStaging) >= 0.01)
         return formatPercent(w->share(WaitCause::PageableStaging)) +
                " of GPU op time waited while the host was held by pageable copies";
-      if (m && m->h2dBytes > 0) return "copies from pageable memory ran at " + formatFigure(m->h2dGBpsBusy) + " GB/s (H2D)";
+      if (m && m->h2dBytes > 0)
+        return "copies from pageable memory ran at " + formatFigure(m->h2dGBpsBusy) + " GB/s (H2D)";
       return {};
     case AdviceKind::AsyncCopies:
       if (w && w->share(WaitCause::HostSync) >= 0.01)
@@ -126,8 +130,7 @@ std::string evidenceFor(AdviceKind kind, const AdviceInput& in) {
       return {};
     case AdviceKind::MoreStreams:
     case AdviceKind::IssueOrder:
-      if (m)
-        return "kernels have a copy beside them " + formatPercent(m->computeOverlappedByCopy) + " of the time";
+      if (m) return "kernels have a copy beside them " + formatPercent(m->computeOverlappedByCopy) + " of the time";
       return {};
     case AdviceKind::BiggerBatch:
     case AdviceKind::FewerChunks:
@@ -205,7 +208,8 @@ AdviceResult advise(const AdviceInput& in, const AdviceOptions& options, std::st
       *same = item;
     }
   }
-  std::stable_sort(best.begin(), best.end(), [](const AdviceItem& a, const AdviceItem& b) { return a.speedup > b.speedup; });
+  std::stable_sort(best.begin(), best.end(),
+                   [](const AdviceItem& a, const AdviceItem& b) { return a.speedup > b.speedup; });
   for (AdviceItem& item : best) {
     if (item.speedup < options.minSpeedup || int(result.items.size()) >= options.maxItems) continue;
     item.sentence = item.title + ": predicted " + formatRatio(item.speedup) + " faster";

@@ -33,22 +33,22 @@ std::string_view keyOf(AdviceKind kind);
 
 struct AdviceItem {
   AdviceKind kind = AdviceKind::PinnedMemory;
-  std::string title;       ///< "pinned memory", "4 streams instead of 1"
-  std::string change;      ///< the knobs changed: "memory: pageable -> pinned"
-  PipelineConfig config;   ///< the full modified configuration
-  double speedup = 1;      ///< predicted samples/s of `config` over the simulated baseline
+  std::string title;      ///< "pinned memory", "4 streams instead of 1"
+  std::string change;     ///< the knobs changed: "memory: pageable -> pinned"
+  PipelineConfig config;  ///< the full modified configuration
+  double speedup = 1;     ///< predicted samples/s of `config` over the simulated baseline
   double baselineSamplesPerSec = 0;
   double predictedSamplesPerSec = 0;
   /// Bigger batch only: submit-thread API share of the makespan, before and after.
   std::optional<double> apiShareBefore, apiShareAfter;
-  std::string evidence;    ///< what in the measured run points at it ("62% of kernel time waited on pageable staging")
-  std::string caveat;      ///< when the change alters the workload ("only if the data can stay on the GPU")
-  std::string sentence;    ///< "pinned memory: predicted 3.9x faster (...)"
+  std::string evidence;  ///< what in the measured run points at it ("62% of kernel time waited on pageable staging")
+  std::string caveat;    ///< when the change alters the workload ("only if the data can stay on the GPU")
+  std::string sentence;  ///< "pinned memory: predicted 3.9x faster (...)"
 };
 
 struct AdviceOptions {
-  int maxBatches = 64;          ///< simulate at most this many batches per candidate
-  double minSpeedup = 1.03;     ///< drop candidates predicted to help less than this
+  int maxBatches = 64;       ///< simulate at most this many batches per candidate
+  double minSpeedup = 1.03;  ///< drop candidates predicted to help less than this
   int maxItems = 5;
   /// Include changes that alter what the program computes or moves (keep data
   /// resident, copy back a region of interest).
@@ -66,7 +66,7 @@ struct AdviceResult {
   std::vector<AdviceItem> items;  ///< ranked, best first
   double baselineSamplesPerSec = 0;
   int simulatedBatches = 0;
-  std::string error;              ///< set when the baseline could not be simulated
+  std::string error;  ///< set when the baseline could not be simulated
 };
 
 AdviceResult advise(const AdviceInput& input, const AdviceOptions& options = {}, std::stop_token stop = {});

@@ -28,9 +28,12 @@ std::string_view relationKey(Relation r) {
   return "?";
 }
 json expectationJson(const Expectation& e, const std::vector<LessonRun>& runs) {
-  return {{"metric", metricInfo(e.metric).key}, {"run", e.run},
-          {"relation", relationKey(e.relation)},  {"against", e.against < 0 ? json(nullptr) : json(e.against)},
-          {"threshold", e.threshold},             {"margin", e.margin},
+  return {{"metric", metricInfo(e.metric).key},
+          {"run", e.run},
+          {"relation", relationKey(e.relation)},
+          {"against", e.against < 0 ? json(nullptr) : json(e.against)},
+          {"threshold", e.threshold},
+          {"margin", e.margin},
           {"claim", e.describe(runs)}};
 }
 }  // namespace
@@ -74,7 +77,10 @@ json waitSummaryToJson(const WaitSummary& s, const std::vector<std::string>& sen
   }
   json shares = json::object();
   for (int c = 0; c < kWaitCauseCount; ++c) shares[std::string(keyOf(WaitCause(c)))] = s.share(WaitCause(c));
-  return {{"exec_ns", s.execNs}, {"wait_ns", causes(s.waitNs)}, {"share", shares}, {"kinds", kinds},
+  return {{"exec_ns", s.execNs},
+          {"wait_ns", causes(s.waitNs)},
+          {"share", shares},
+          {"kinds", kinds},
           {"sentences", sentences}};
 }
 
@@ -129,7 +135,8 @@ json comparisonToJson(const ComparisonTable& t) {
 json lessonToJson(const Lesson& l) {
   json runs = json::array();
   for (const auto& r : l.runs)
-    runs.push_back({{"label", r.label}, {"profile", r.profile.empty() ? json(nullptr) : json(r.profile)},
+    runs.push_back({{"label", r.label},
+                    {"profile", r.profile.empty() ? json(nullptr) : json(r.profile)},
                     {"config", configToJson(r.config)}});
   json choices = json::array();
   for (const auto& c : l.prediction.choices) {

@@ -75,10 +75,10 @@ ComparisonTable compareRuns(const Metrics& a, const Metrics& b, std::string aNam
   ComparisonTable t;
   t.aName = std::move(aName);
   t.bName = std::move(bName);
-  for (MetricId id : {MetricId::Makespan, MetricId::BatchesPerSec, MetricId::SamplesPerSec, MetricId::H2DGBps,
-                      MetricId::D2HGBps, MetricId::H2DBusy, MetricId::ComputeBusy, MetricId::D2HBusy,
-                      MetricId::SubmitThreadBusy, MetricId::GpuIdle, MetricId::ComputeOverlap, MetricId::CopyOverlap,
-                      MetricId::Efficiency})
+  for (MetricId id :
+       {MetricId::Makespan, MetricId::BatchesPerSec, MetricId::SamplesPerSec, MetricId::H2DGBps, MetricId::D2HGBps,
+        MetricId::H2DBusy, MetricId::ComputeBusy, MetricId::D2HBusy, MetricId::SubmitThreadBusy, MetricId::GpuIdle,
+        MetricId::ComputeOverlap, MetricId::CopyOverlap, MetricId::Efficiency})
     t.rows.push_back(metricRow(a, b, id));
   ComparisonRow bottleneck;
   bottleneck.label = "bottleneck";

@@ -15,14 +15,14 @@ enum class Winner : std::uint8_t { A, B, Same, NotComparable };
 std::string_view toString(Winner w);
 
 struct ComparisonRow {
-  std::string label;                ///< "makespan"
-  std::string key;                  ///< "makespan_ns", "bottleneck"
-  std::optional<MetricId> metric;   ///< nullopt for the bottleneck row
+  std::string label;               ///< "makespan"
+  std::string key;                 ///< "makespan_ns", "bottleneck"
+  std::optional<MetricId> metric;  ///< nullopt for the bottleneck row
   double a = 0, b = 0;
-  double difference = 0;            ///< b - a
-  std::optional<double> ratio;      ///< b / a (nullopt when a is 0)
-  std::string aText, bText;         ///< formatted values ("24.1 ms", "copy-bound")
-  std::string differenceText;       ///< "-36.9 ms (-61%)", "2.6x", "+14 pts", "changed"
+  double difference = 0;        ///< b - a
+  std::optional<double> ratio;  ///< b / a (nullopt when a is 0)
+  std::string aText, bText;     ///< formatted values ("24.1 ms", "copy-bound")
+  std::string differenceText;   ///< "-36.9 ms (-61%)", "2.6x", "+14 pts", "changed"
   Winner better = Winner::NotComparable;
 };
 

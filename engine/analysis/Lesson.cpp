@@ -17,12 +17,12 @@ std::string Expectation::describe(const std::vector<LessonRun>& runs) const {
   const std::string ref = against >= 0 ? "that of " + label(against) : formatMetric(metric, threshold);
   switch (relation) {
     case Relation::Less:
-      s += margin > 0 ? " is at least " + pct + " lower than " + ref
+      s += margin > 0   ? " is at least " + pct + " lower than " + ref
            : margin < 0 ? " is below " + ref + " plus " + pct
                         : " is lower than " + ref;
       break;
     case Relation::Greater:
-      s += margin > 0 ? " is at least " + pct + " higher than " + ref
+      s += margin > 0   ? " is at least " + pct + " higher than " + ref
            : margin < 0 ? " is above " + ref + " minus " + pct
                         : " is higher than " + ref;
       break;
@@ -57,11 +57,15 @@ namespace {
 
 PipelineConfig preset(const char* name) { return findPreset(name)->config; }
 
-Expectation less(MetricId m, int run, int against, double margin) { return {m, run, Relation::Less, against, 0, margin}; }
+Expectation less(MetricId m, int run, int against, double margin) {
+  return {m, run, Relation::Less, against, 0, margin};
+}
 Expectation greater(MetricId m, int run, int against, double margin) {
   return {m, run, Relation::Greater, against, 0, margin};
 }
-Expectation about(MetricId m, int run, int against, double margin) { return {m, run, Relation::About, against, 0, margin}; }
+Expectation about(MetricId m, int run, int against, double margin) {
+  return {m, run, Relation::About, against, 0, margin};
+}
 Expectation below(MetricId m, int run, double threshold) { return {m, run, Relation::Less, -1, threshold, 0}; }
 Expectation above(MetricId m, int run, double threshold) { return {m, run, Relation::Greater, -1, threshold, 0}; }
 
@@ -72,19 +76,22 @@ std::string speed(const std::string& a, const Metrics& ma, const std::string& b,
   std::string verdict = std::fabs(r - 1.0) < 0.05 ? "finished in about the same time as"
                         : r > 1.0                 ? "finished " + formatRatio(r) + " faster than"
                                                   : "took " + formatRatio(1.0 / r) + " as long as";
-  return "  " + b + " " + verdict + " " + a + " (" + formatNs(mb.makespanNs) + " against " + formatNs(ma.makespanNs) + ").\n";
+  return "  " + b + " " + verdict + " " + a + " (" + formatNs(mb.makespanNs) + " against " + formatNs(ma.makespanNs) +
+         ").\n";
 }
 
 using NumbersFn = std::function<std::string(const std::vector<Metrics>&)>;
 
 // The usual "numbers afterwards": key figures of every run, then how each run
 // compares with the one before it (pairs), from the actual metrics.
-NumbersFn numbersOf(std::vector<std::string> labels, std::vector<MetricId> ids, std::vector<std::pair<int, int>> pairs) {
+NumbersFn numbersOf(std::vector<std::string> labels, std::vector<MetricId> ids,
+                    std::vector<std::pair<int, int>> pairs) {
   return [labels, ids, pairs](const std::vector<Metrics>& m) {
     std::string s;
     for (std::size_t i = 0; i < labels.size() && i < m.size(); ++i) {
       std::string l = "  " + labels[i] + ": makespan " + formatNs(m[i].makespanNs);
-      for (MetricId id : ids) l += ", " + std::string(metricInfo(id).label) + " " + formatMetric(id, metricValue(m[i], id));
+      for (MetricId id : ids)
+        l += ", " + std::string(metricInfo(id).label) + " " + formatMetric(id, metricValue(m[i], id));
       s += l + "\n";
     }
     for (auto [a, b] : pairs)
@@ -135,10 +142,9 @@ std::vector<Lesson> makeLessons() {
     };
     l.prediction.answer = 2;
     l.expectations = {below(MetricId::ComputeBusy, 0, 0.2), below(MetricId::ComputeOverlap, 0, 0.05)};
-    l.numbers = numbersOf(labelsOf(l.runs),
-                          {MetricId::H2DGBps, MetricId::D2HGBps, MetricId::ComputeBusy, MetricId::H2DBusy,
-                           MetricId::ComputeOverlap},
-                          {});
+    l.numbers = numbersOf(
+        labelsOf(l.runs),
+        {MetricId::H2DGBps, MetricId::D2HGBps, MetricId::ComputeBusy, MetricId::H2DBusy, MetricId::ComputeOverlap}, {});
     lessons.push_back(std::move(l));
   }
   {
@@ -168,7 +174,8 @@ std::vector<Lesson> makeLessons() {
     l.prediction.question = "Will async copies on a single stream overlap the copies with the kernels?";
     l.prediction.choices = {
         {"yes: the run gets at least 25% faster", {less(MetricId::Makespan, 1, 0, 0.25)}},
-        {"a little: 5% to 25% faster", {less(MetricId::Makespan, 1, 0, 0.05), greater(MetricId::Makespan, 1, 0, -0.25)}},
+        {"a little: 5% to 25% faster",
+         {less(MetricId::Makespan, 1, 0, 0.05), greater(MetricId::Makespan, 1, 0, -0.25)}},
         {"no: about the same time", {about(MetricId::Makespan, 1, 0, 0.05)}},
     };
     l.prediction.answer = 2;
@@ -214,9 +221,12 @@ std::vector<Lesson> makeLessons() {
     h.streams = 4;
     PipelineConfig bf = h;
     bf.order = IssueOrder::BreadthFirst;
-    l.runs = {{"C1060-like, depth-first", h, "c1060-like"},  {"C1060-like, breadth-first", bf, "c1060-like"},
-              {"C2050-like, depth-first", h, "c2050-like"},  {"C2050-like, breadth-first", bf, "c2050-like"},
-              {"this GPU, depth-first", h, ""},              {"this GPU, breadth-first", bf, ""}};
+    l.runs = {{"C1060-like, depth-first", h, "c1060-like"},
+              {"C1060-like, breadth-first", bf, "c1060-like"},
+              {"C2050-like, depth-first", h, "c2050-like"},
+              {"C2050-like, breadth-first", bf, "c2050-like"},
+              {"this GPU, depth-first", h, ""},
+              {"this GPU, breadth-first", bf, ""}};
     l.prediction.question = "On the C1060 (one copy engine, one hardware queue), which issue order finishes first?";
     l.prediction.choices = {
         {"depth-first", {less(MetricId::Makespan, 0, 1, 0.05)}},
@@ -234,7 +244,8 @@ std::vector<Lesson> makeLessons() {
     l.id = "resident";
     l.title = "Keep data on the GPU instead of round trips";
     l.lookFor =
-        "When later batches reuse the same input, it only has to cross PCIe once. Look at the H2D lane: after the first "
+        "When later batches reuse the same input, it only has to cross PCIe once. Look at the H2D lane: after the "
+        "first "
         "batch of each stream it is empty, and each batch is only kernels and the copy back.";
     PipelineConfig resident = async;
     resident.residency = DataResidency::KeepResident;
@@ -254,7 +265,8 @@ std::vector<Lesson> makeLessons() {
     PipelineConfig roi = async;
     roi.roiFraction = 0.25;
     l.runs = {{"whole output", async, ""}, {"a quarter of the output", roi, ""}};
-    l.prediction = fasterQuestion("How much faster will the run be when only a quarter of the output comes back?", 0, 1, 1);
+    l.prediction =
+        fasterQuestion("How much faster will the run be when only a quarter of the output comes back?", 0, 1, 1);
     l.expectations = {less(MetricId::Makespan, 1, 0, 0.15), less(MetricId::D2HBytes, 1, 0, 0.7)};
     l.numbers = numbersOf(labelsOf(l.runs), {MetricId::D2HBytes, MetricId::D2HBusy}, {{0, 1}});
     lessons.push_back(std::move(l));
@@ -271,7 +283,7 @@ std::vector<Lesson> makeLessons() {
     PipelineConfig heavy1 = heavy, light1 = light, heavy8 = heavy, light8 = light;
     heavy1.streams = light1.streams = 1;
     heavy8.streams = light8.streams = 8;
-    l.runs = {{"compute-heavy, 1 stream", heavy1, ""}, {"compute-heavy, 4 streams", heavy, ""},
+    l.runs = {{"compute-heavy, 1 stream", heavy1, ""},  {"compute-heavy, 4 streams", heavy, ""},
               {"compute-heavy, 8 streams", heavy8, ""}, {"copy-heavy, 1 stream", light1, ""},
               {"copy-heavy, 4 streams", light, ""},     {"copy-heavy, 8 streams", light8, ""}};
     l.prediction.question = "The compute-heavy model already runs on 4 streams. What will 8 streams do?";
@@ -281,8 +293,8 @@ std::vector<Lesson> makeLessons() {
         {"make no real difference (within 5%)", {about(MetricId::Makespan, 2, 1, 0.05)}},
     };
     l.prediction.answer = 2;
-    l.expectations = {less(MetricId::Makespan, 1, 0, 0.1),  about(MetricId::Makespan, 2, 1, 0.05),
-                      above(MetricId::ComputeBusy, 1, 0.9), less(MetricId::Makespan, 4, 3, 0.4),
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.1),   about(MetricId::Makespan, 2, 1, 0.05),
+                      above(MetricId::ComputeBusy, 1, 0.9),  less(MetricId::Makespan, 4, 3, 0.4),
                       about(MetricId::Makespan, 5, 4, 0.05), above(MetricId::H2DBusy, 4, 0.85),
                       below(MetricId::ComputeBusy, 4, 0.3)};
     l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ComputeBusy, MetricId::H2DBusy, MetricId::D2HBusy},

@@ -14,7 +14,7 @@
 namespace pipescope {
 
 struct LessonRun {
-  std::string label;     ///< "1 stream", "4 streams", "C1060-like, breadth-first"
+  std::string label;  ///< "1 stream", "4 streams", "C1060-like, breadth-first"
   PipelineConfig config;
   /// A built-in device profile name; empty = the current profile (the GPU at hand or
   /// the simulator profile the user picked).
@@ -32,9 +32,9 @@ struct Expectation {
   MetricId metric = MetricId::Makespan;
   int run = 0;
   Relation relation = Relation::Less;
-  int against = -1;        ///< another run's index; -1 compares with `threshold`
-  double threshold = 0;    ///< in the metric's own unit (fractions as 0..1)
-  double margin = 0;       ///< relative (0.3 = 30%)
+  int against = -1;      ///< another run's index; -1 compares with `threshold`
+  double threshold = 0;  ///< in the metric's own unit (fractions as 0..1)
+  double margin = 0;     ///< relative (0.3 = 30%)
   /// "makespan of '4 streams' is at least 30% lower than of '1 stream'".
   std::string describe(const std::vector<LessonRun>& runs) const;
   bool holds(const std::vector<Metrics>& results) const;
@@ -52,10 +52,10 @@ struct Prediction {
 };
 
 struct Lesson {
-  int number = 0;          ///< 1-based, the order to take them in
-  std::string id;          ///< "naive", "pinned", ... (stable, for scripts)
+  int number = 0;  ///< 1-based, the order to take them in
+  std::string id;  ///< "naive", "pinned", ... (stable, for scripts)
   std::string title;
-  std::string lookFor;     ///< two or three sentences: what to look for on the timeline
+  std::string lookFor;  ///< two or three sentences: what to look for on the timeline
   Prediction prediction;
   std::vector<LessonRun> runs;
   std::vector<Expectation> expectations;  ///< the effect the lesson claims

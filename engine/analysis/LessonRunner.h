@@ -21,8 +21,8 @@ struct LessonOutcome {
   std::vector<Metrics> metrics;
   std::vector<ExpectationCheck> checks;
   int observedChoice = -1;
-  std::string numbers;                ///< Lesson::numbers of the metrics
-  std::string error;                  ///< a run failed or a profile is unknown
+  std::string numbers;  ///< Lesson::numbers of the metrics
+  std::string error;    ///< a run failed or a profile is unknown
   bool ok() const { return error.empty(); }
   bool allHold() const;
 };

@@ -76,13 +76,14 @@ Limits computeLimits(const Metrics& m) {
     worst = std::max(h + d, k);
   } else {
     worst = std::max({h, k, d});
-    l.critical = worst == k ? CriticalResource::ComputeEngine
+    l.critical = worst == k   ? CriticalResource::ComputeEngine
                  : worst == h ? CriticalResource::H2DEngine
                               : CriticalResource::D2HEngine;
   }
   if (worst <= 0) l.critical = CriticalResource::None;
-  std::string perEngine = m.copyEngines <= 1 ? "copies " + formatNs(h + d) + " (H2D and D2H share one engine), kernels " + formatNs(k)
-                                             : "H2D " + formatNs(h) + ", kernels " + formatNs(k) + ", D2H " + formatNs(d);
+  std::string perEngine = m.copyEngines <= 1
+                              ? "copies " + formatNs(h + d) + " (H2D and D2H share one engine), kernels " + formatNs(k)
+                              : "H2D " + formatNs(h) + ", kernels " + formatNs(k) + ", D2H " + formatNs(d);
   if (l.hostPerBatchNs > worst && l.hostPerBatchNs > 0) {
     l.critical = CriticalResource::Host;
     l.criticalSentence = "The host is critical: its CPU stages need " + formatNs(l.hostPerBatchNs) +
@@ -108,14 +109,14 @@ Limits computeLimits(const Metrics& m) {
       break;
     case LimitZone::NoToOneDirection:
     case LimitZone::OneDirectionToFull:
-      l.positionSentence = l.position < 0.03
-                               ? measured + ", as long as running every stage one after another (" + limits +
-                                     "): nothing overlaps."
-                               : measured + ", " + formatPercent(std::clamp(l.position, 0.0, 1.0)) +
-                                     " of the way from no overlap to full overlap (" + limits + ").";
+      l.positionSentence = l.position < 0.03 ? measured + ", as long as running every stage one after another (" +
+                                                   limits + "): nothing overlaps."
+                                             : measured + ", " + formatPercent(std::clamp(l.position, 0.0, 1.0)) +
+                                                   " of the way from no overlap to full overlap (" + limits + ").";
       break;
     case LimitZone::AtFullOverlap:
-      l.positionSentence = measured + ", at the full-overlap bound (" + limits + "): only faster engines or less work help.";
+      l.positionSentence =
+          measured + ", at the full-overlap bound (" + limits + "): only faster engines or less work help.";
       break;
     case LimitZone::Unknown: l.positionSentence = "The run took no time."; break;
   }

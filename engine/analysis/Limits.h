@@ -29,13 +29,13 @@ struct Limits {
   StageTimes perBatch;
   double hostPerBatchNs = 0;  ///< CPU stages per batch divided over the workers
 
-  double noOverlapNs = 0;     ///< (h+k+d)·N
+  double noOverlapNs = 0;  ///< (h+k+d)·N
   /// Compute overlaps one transfer direction, the other runs in series with it:
   /// min over the two directions of the two-stage pipeline bound (never below fullOverlapNs).
   double oneDirectionNs = 0;
   bool oneDirectionIsH2D = true;  ///< the direction that overlaps in oneDirectionNs
-  double fullOverlapNs = 0;   ///< idealBound(): max(h,k,d)·N + (h+k+d−max); one copy engine: h and d serialise
-  double measuredNs = 0;      ///< the makespan
+  double fullOverlapNs = 0;       ///< idealBound(): max(h,k,d)·N + (h+k+d−max); one copy engine: h and d serialise
+  double measuredNs = 0;          ///< the makespan
 
   /// 0 at no overlap, 1 at full overlap (outside [0, 1] when the run is beyond them).
   double position = 0;
@@ -43,11 +43,12 @@ struct Limits {
 
   CriticalResource critical = CriticalResource::None;
   std::string criticalSentence;  ///< "The compute engine is critical: ..."
-  std::string positionSentence;  ///< "The run took 24.1 ms: 78% of the way from no overlap (60 ms) to full overlap (22.7 ms)."
+  std::string
+      positionSentence;  ///< "The run took 24.1 ms: 78% of the way from no overlap (60 ms) to full overlap (22.7 ms)."
 
-  std::int64_t firstStartNs = 0;     ///< earliest op start
-  std::int64_t idealFinishNs = 0;    ///< firstStartNs + fullOverlapNs: the timeline's bound marker
-  std::int64_t measuredFinishNs = 0; ///< latest op end
+  std::int64_t firstStartNs = 0;      ///< earliest op start
+  std::int64_t idealFinishNs = 0;     ///< firstStartNs + fullOverlapNs: the timeline's bound marker
+  std::int64_t measuredFinishNs = 0;  ///< latest op end
 };
 
 Limits computeLimits(const Metrics& metrics);

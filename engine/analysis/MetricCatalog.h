@@ -15,9 +15,9 @@ enum class MetricId : std::uint8_t {
   Makespan,
   BatchesPerSec,
   SamplesPerSec,
-  H2DGBps,          ///< bytes / busy time
+  H2DGBps,  ///< bytes / busy time
   D2HGBps,
-  H2DGBpsWall,      ///< bytes / makespan
+  H2DGBpsWall,  ///< bytes / makespan
   D2HGBpsWall,
   H2DBusy,
   ComputeBusy,
@@ -26,8 +26,8 @@ enum class MetricId : std::uint8_t {
   SubmitThreadBusy,
   WorkersBusy,
   GpuIdle,
-  ComputeOverlap,   ///< computeOverlappedByCopy
-  CopyOverlap,      ///< copyOverlappedByCompute
+  ComputeOverlap,  ///< computeOverlappedByCopy
+  CopyOverlap,     ///< copyOverlappedByCompute
   Efficiency,
   H2DBytes,
   D2HBytes,

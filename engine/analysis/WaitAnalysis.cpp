@@ -140,9 +140,7 @@ class WaitAnalyzer {
     WaitSegment seg;
   };
 
-  LaneKind laneKind(std::uint16_t lane) const {
-    return lane < lanes_.size() ? lanes_[lane].kind : LaneKind::HostOther;
-  }
+  LaneKind laneKind(std::uint16_t lane) const { return lane < lanes_.size() ? lanes_[lane].kind : LaneKind::HostOther; }
 
   void classify() {
     const std::size_t n = std::size_t(view_.size());
@@ -182,8 +180,7 @@ class WaitAnalyzer {
       }
       const bool hostLane = op.lane < lanes_.size() ? isHostLane(laneKind(op.lane)) : true;
       if (!hostLane) continue;
-      if (op.kind == OpKind::HostSync &&
-          (!haveSubmitLane || laneKind(op.lane) == LaneKind::HostSubmit)) {
+      if (op.kind == OpKind::HostSync && (!haveSubmitLane || laneKind(op.lane) == LaneKind::HostSubmit)) {
         syncs_.ops.push_back(Index(i));
       } else if (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess) {
         cpu_.ops.push_back(Index(i));
@@ -227,12 +224,13 @@ class WaitAnalyzer {
         break;
       }
       if (target == kNone) {
-        pageable_.cover(sync.start, sync.end, kNone,
-                        [&](std::int64_t, std::int64_t, std::size_t pos) {
-                          const Index op = pageable_.ops[pos];
-                          if (target == kNone && view_[op].submit <= sync.start) target = op;
-                        },
-                        [](std::int64_t, std::int64_t) {});
+        pageable_.cover(
+            sync.start, sync.end, kNone,
+            [&](std::int64_t, std::int64_t, std::size_t pos) {
+              const Index op = pageable_.ops[pos];
+              if (target == kNone && view_[op].submit <= sync.start) target = op;
+            },
+            [](std::int64_t, std::int64_t) {});
       }
       if (target == kNone) {
         auto e = std::upper_bound(byEnd_.begin(), byEnd_.end(), std::make_pair(sync.end, kNone));
@@ -321,7 +319,7 @@ class WaitAnalyzer {
   std::vector<Index> engineOf_;
   Timeline syncs_, cpu_, apis_, pageable_;
   std::vector<Index> syncTarget_;
-  std::vector<std::uint8_t> syncPageable_;  // the sync waited for a pageable copy
+  std::vector<std::uint8_t> syncPageable_;             // the sync waited for a pageable copy
   std::vector<std::pair<std::int64_t, Index>> byEnd_;  // GPU ops by end
   std::unordered_multimap<std::uint32_t, Index> byCorrelation_;
   int segCount_ = 0;
@@ -333,17 +331,18 @@ WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes) 
 
 WaitAnalysis analyzeWaits(const Trace& trace) { return analyzeWaits(trace.ops().snapshot(), trace.lanes()); }
 
-std::string describeOp(const Op& op) {
+std::string describeOp(const Op& op, const std::vector<std::string>& names) {
   std::string s = std::string(op.kind == OpKind::CopyH2D   ? "H2D"
                               : op.kind == OpKind::CopyD2H ? "D2H"
                                                            : toString(op.kind));
+  if (op.name != 0 && op.name < names.size() && !names[op.name].empty()) s += " '" + names[op.name] + "'";
   if (op.batch != kNoBatch) s += " of batch " + std::to_string(op.batch);
   if (op.stream != kNoStream) s += " (stream " + std::to_string(op.stream) + ")";
   return s;
 }
 
 std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                            const WaitSegment& segment) {
+                            const WaitSegment& segment, const std::vector<std::string>& names) {
   const auto blocker = analysis.globalBlocker(segment);
   const bool haveBlocker = blocker && *blocker >= ops.begin() && *blocker < ops.end();
   const Op& self = ops.at(analysis.globalOp(segment));
@@ -354,26 +353,27 @@ std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, 
   };
   switch (segment.cause) {
     case WaitCause::StreamOrder:
-      return haveBlocker ? "behind " + describeOp(ops.at(*blocker)) + " in its stream" : "behind earlier work in its stream";
+      return haveBlocker ? "behind " + describeOp(ops.at(*blocker), names) + " in its stream"
+                         : "behind earlier work in its stream";
     case WaitCause::EngineBusy:
-      return "behind " + engineName() + (haveBlocker ? ", busy with " + describeOp(ops.at(*blocker)) : ", busy");
-    case WaitCause::DeviceLatency:
-      return "for the device to start it (launch latency or a blocked hardware queue)";
+      return "behind " + engineName() + (haveBlocker ? ", busy with " + describeOp(ops.at(*blocker), names) : ", busy");
+    case WaitCause::DeviceLatency: return "for the device to start it (launch latency or a blocked hardware queue)";
     case WaitCause::HostSubmit: return "for the host to submit it (API calls and host overhead)";
     case WaitCause::HostCpuWork:
-      return "while the host ran CPU work" + (haveBlocker ? " (" + describeOp(ops.at(*blocker)) + ")" : std::string());
+      return "while the host ran CPU work" +
+             (haveBlocker ? " (" + describeOp(ops.at(*blocker), names) + ")" : std::string());
     case WaitCause::PageableStaging:
       return "while the host was held by a pageable copy" +
-             (haveBlocker ? " (" + describeOp(ops.at(*blocker)) + ")" : std::string());
+             (haveBlocker ? " (" + describeOp(ops.at(*blocker), names) + ")" : std::string());
     case WaitCause::HostSync:
       return "while the host waited in a synchronisation" +
-             (haveBlocker ? " (for " + describeOp(ops.at(*blocker)) + ")" : std::string());
+             (haveBlocker ? " (for " + describeOp(ops.at(*blocker), names) + ")" : std::string());
   }
   return {};
 }
 
 std::string describeWait(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                         std::uint64_t globalIndex) {
+                         std::uint64_t globalIndex, const std::vector<std::string>& names) {
   const auto segs = analysis.segmentsOf(globalIndex);
   if (segs.empty() || globalIndex < ops.begin() || globalIndex >= ops.end()) return {};
   std::int64_t total = 0;
@@ -384,13 +384,13 @@ std::string describeWait(const WaitAnalysis& analysis, const TraceView& ops, con
   for (const auto& s : segs) order.push_back(&s);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->length() > b->length(); });
   std::string text = "waited " + formatNs(double(total));
-  if (order.size() == 1) return text + " " + describeSegment(analysis, ops, lanes, *order[0]);
+  if (order.size() == 1) return text + " " + describeSegment(analysis, ops, lanes, *order[0], names);
   text += ":";
   int shown = 0;
   for (const WaitSegment* s : order) {
     if (shown == 3 || (shown > 0 && double(s->length()) < 0.02 * double(total))) break;
     text += std::string(shown ? ";" : "") + " " + formatNs(double(s->length())) + " " +
-            describeSegment(analysis, ops, lanes, *s);
+            describeSegment(analysis, ops, lanes, *s, names);
     ++shown;
   }
   return text;

@@ -41,9 +41,7 @@ class WaitAnalysis {
   std::uint64_t firstOp() const { return firstOp_; }
   /// Number of ops covered (GPU or not); global indices [firstOp, firstOp + opCount).
   std::uint64_t opCount() const { return opSegFirst_.size(); }
-  bool covers(std::uint64_t globalIndex) const {
-    return globalIndex >= firstOp_ && globalIndex - firstOp_ < opCount();
-  }
+  bool covers(std::uint64_t globalIndex) const { return globalIndex >= firstOp_ && globalIndex - firstOp_ < opCount(); }
 
   /// The wait segments of one op in time order (empty for host ops and ops that never waited).
   std::span<const WaitSegment> segmentsOf(std::uint64_t globalIndex) const;
@@ -59,7 +57,10 @@ class WaitAnalysis {
     std::size_t lo = 0, hi = segs.size();
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
-      if (segs[mid].end <= fromNs) lo = mid + 1; else hi = mid;
+      if (segs[mid].end <= fromNs)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     for (std::size_t i = lo; i < segs.size(); ++i) {
       if (segs[i].underStream) continue;
@@ -83,10 +84,10 @@ class WaitAnalysis {
  private:
   friend class WaitAnalyzer;
   std::uint64_t firstOp_ = 0;
-  std::vector<WaitSegment> segments_;                 // grouped by lane, each group sorted by begin
-  std::vector<std::uint32_t> laneFirst_;              // lane -> first segment; size lanes + 1
-  std::vector<std::uint32_t> opSegFirst_;             // op -> first segment (valid when count > 0)
-  std::vector<std::uint8_t> opSegCount_;              // op -> number of segments
+  std::vector<WaitSegment> segments_;      // grouped by lane, each group sorted by begin
+  std::vector<std::uint32_t> laneFirst_;   // lane -> first segment; size lanes + 1
+  std::vector<std::uint32_t> opSegFirst_;  // op -> first segment (valid when count > 0)
+  std::vector<std::uint8_t> opSegCount_;   // op -> number of segments
 };
 
 /// Attributes the waits of every GPU op in `ops`. `lanes` tells stream, engine and
@@ -97,16 +98,17 @@ WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes);
 /// The same over the published ops of a trace.
 WaitAnalysis analyzeWaits(const Trace& trace);
 
-/// "kernel of batch 3 (stream 1)": how the wait texts name an op.
-std::string describeOp(const Op& op);
+/// "kernel of batch 3 (stream 1)": how the wait texts name an op. With the trace's
+/// names (Trace::names()), a named op says which: "kernel 'model' of batch 3 (stream 1)".
+std::string describeOp(const Op& op, const std::vector<std::string>& names = {});
 
 /// The tooltip text of one op's wait, e.g. "waited 0.31 ms: 0.31 ms behind the H2D
 /// copy engine, busy with H2D of batch 4 (stream 2)". Empty when the op did not wait
 /// (or is not covered). `ops` must be the view the analysis was made from.
 std::string describeWait(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                         std::uint64_t globalIndex);
+                         std::uint64_t globalIndex, const std::vector<std::string>& names = {});
 /// One segment in words: "behind the H2D copy engine, busy with H2D of batch 4 (stream 2)".
 std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes,
-                            const WaitSegment& segment);
+                            const WaitSegment& segment, const std::vector<std::string>& names = {});
 
 }  // namespace pipescope

@@ -151,7 +151,9 @@ std::vector<std::string> describeSummary(const WaitSummary& summary, double minS
         case WaitCause::EngineBusy:
           what = "waited on " + (k.engineName.empty() ? std::string("a busy engine") : "the " + k.engineName);
           break;
-        case WaitCause::DeviceLatency: what = "waited for the device to start it (launch latency, hardware queue)"; break;
+        case WaitCause::DeviceLatency:
+          what = "waited for the device to start it (launch latency, hardware queue)";
+          break;
         case WaitCause::HostSubmit: what = "waited for the host to submit it (API calls)"; break;
         case WaitCause::HostCpuWork: what = "waited while the host ran CPU pre/postprocessing"; break;
         case WaitCause::PageableStaging: what = "waited while the host was held by pageable copies"; break;
@@ -164,7 +166,8 @@ std::vector<std::string> describeSummary(const WaitSummary& summary, double minS
         mostly = ", mostly behind " + blockerKindLabel(b.kind) + (rel.empty() ? "" : " " + rel);
         if (cause == WaitCause::HostSync || cause == WaitCause::PageableStaging)
           mostly = ", mostly for " + blockerKindLabel(b.kind) + (rel.empty() ? "" : " " + rel);
-        if (cause == WaitCause::HostCpuWork) mostly = ", mostly " + blockerKindLabel(b.kind) + (rel.empty() ? "" : " " + rel);
+        if (cause == WaitCause::HostCpuWork)
+          mostly = ", mostly " + blockerKindLabel(b.kind) + (rel.empty() ? "" : " " + rel);
       }
       items.push_back({share, formatPercent(share) + " of " + kindLabel(k.kind) + " time " + what + mostly + "."});
     }

@@ -29,7 +29,7 @@ struct KindWaits {
   double execNs = 0;                             ///< sum of the ops' durations
   std::array<double, kWaitCauseCount> waitNs{};  ///< sum of wait per cause
   std::array<DominantBlocker, kWaitCauseCount> blockers{};
-  std::string engineName;                        ///< the engine lane's name ("H2D copy engine"), if any
+  std::string engineName;  ///< the engine lane's name ("H2D copy engine"), if any
 
   double totalWaitNs() const;
   /// Share of this kind's time (waits + execution) spent waiting on `cause`.
@@ -37,8 +37,8 @@ struct KindWaits {
 };
 
 struct WaitSummary {
-  std::vector<KindWaits> kinds;                   ///< H2D, kernel, D2H, memset: those present
-  std::array<double, kWaitCauseCount> waitNs{};   ///< over every GPU op
+  std::vector<KindWaits> kinds;                  ///< H2D, kernel, D2H, memset: those present
+  std::array<double, kWaitCauseCount> waitNs{};  ///< over every GPU op
   double execNs = 0;
   double totalWaitNs() const;
   /// Share of all GPU op time (waits + execution) spent waiting on `cause`.

@@ -26,7 +26,8 @@ TEST(CliCompare, RunSpecsPrintTheTable) {
 }
 
 TEST(CliCompare, JsonRowsMatchTheRunSummaries) {
-  const CliResult c = runCli({"compare", "--a", "preset=async,batches=6", "--b", "preset=multi-stream,batches=6", "--json"});
+  const CliResult c =
+      runCli({"compare", "--a", "preset=async,batches=6", "--b", "preset=multi-stream,batches=6", "--json"});
   ASSERT_EQ(c.exitCode, 0) << c.err;
   const json j = json::parse(c.out);
   const CliResult ra = runCli({"run", "--backend", "sim", "--preset", "async", "--batches", "6", "--json"});
@@ -47,8 +48,8 @@ TEST(CliCompare, JsonRowsMatchTheRunSummaries) {
 
 TEST(CliCompare, TraceFileAgainstRunSpec) {
   const auto path = tempPath("a.json");
-  const CliResult run = runCli({"run", "--backend", "sim", "--preset", "pinned", "--batches", "5", "--trace",
-                                path.string(), "--quiet"});
+  const CliResult run =
+      runCli({"run", "--backend", "sim", "--preset", "pinned", "--batches", "5", "--trace", path.string(), "--quiet"});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const CliResult c = runCli({"compare", "--a", path.string(), "--b", "preset=pinned,batches=5", "--json"});
   ASSERT_EQ(c.exitCode, 0) << c.err;

@@ -24,11 +24,11 @@ Metrics stageMetrics(double h, double k, double d, std::int64_t n, int copyEngin
 TEST(AnalysisLimits, TwoCopyEnginesMatchHandComputedValues) {
   // h = 3, k = 1, d = 1, N = 4.
   const Limits l = computeLimits(stageMetrics(3, 1, 1, 4, 2, 17));
-  EXPECT_DOUBLE_EQ(l.noOverlapNs, 20);            // (3+1+1)*4
-  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 14);          // 3*4 + (5-3)
-  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 14);         // min(max(3,2)*4+2, max(4,1)*4+1) = min(14, 17)
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, 20);     // (3+1+1)*4
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 14);   // 3*4 + (5-3)
+  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 14);  // min(max(3,2)*4+2, max(4,1)*4+1) = min(14, 17)
   EXPECT_TRUE(l.oneDirectionIsH2D);
-  EXPECT_DOUBLE_EQ(l.position, 0.5);              // (20-17)/(20-14)
+  EXPECT_DOUBLE_EQ(l.position, 0.5);  // (20-17)/(20-14)
   EXPECT_EQ(l.zone, LimitZone::NoToOneDirection);
   EXPECT_EQ(l.critical, CriticalResource::H2DEngine);
   EXPECT_EQ(l.idealFinishNs, 1000 + 14);

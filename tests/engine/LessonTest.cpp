@@ -54,7 +54,8 @@ TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
     EXPECT_EQ(out.runs[i].outcome.state, RunState::Finished);
     EXPECT_GT(out.metrics[i].batches, 0);
   }
-  for (const auto& e : lesson.expectations) EXPECT_TRUE(e.holds(out.metrics)) << lesson.id << ": " << e.describe(lesson.runs);
+  for (const auto& e : lesson.expectations)
+    EXPECT_TRUE(e.holds(out.metrics)) << lesson.id << ": " << e.describe(lesson.runs);
   EXPECT_TRUE(out.allHold());
   // The answer the lesson gives is the one the numbers bear out.
   EXPECT_EQ(out.observedChoice, lesson.prediction.answer) << lesson.id;

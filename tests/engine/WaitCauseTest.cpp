@@ -30,10 +30,11 @@ struct DeviceTrace {
   DeviceTrace() {
     l = addLanes(trace);
     auto& ops = trace.ops();
-    ops.append(gpu(OpKind::CopyH2D, 0, 0, l.stream0, l.h2d, 0, 0, 0, 100));        // a
+    ops.append(gpu(OpKind::CopyH2D, 0, 0, l.stream0, l.h2d, 0, 0, 0, 100));          // a
     ops.append(gpu(OpKind::Kernel, 0, 0, l.stream0, l.compute, 10, 100, 100, 200));  // k: behind a in stream 0
-    ops.append(gpu(OpKind::CopyH2D, 1, 1, l.stream1, l.h2d, 20, 20, 100, 150));     // b: H2D engine busy with a
-    ops.append(gpu(OpKind::Kernel, 1, 1, l.stream1, l.compute, 30, 150, 210, 300));  // c: behind b, then k, then latency
+    ops.append(gpu(OpKind::CopyH2D, 1, 1, l.stream1, l.h2d, 20, 20, 100, 150));      // b: H2D engine busy with a
+    ops.append(
+        gpu(OpKind::Kernel, 1, 1, l.stream1, l.compute, 30, 150, 210, 300));  // c: behind b, then k, then latency
     ops.publish();
     a = 0, k = 1, b = 2, c = 3;
   }
@@ -81,6 +82,23 @@ TEST(WaitCauses, TooltipNamesTheEngineAndTheOpHoldingIt) {
   EXPECT_EQ(describeWait(w, view, lanes, t.a), "");
 }
 
+TEST(WaitCauses, TooltipUsesOpNamesWhenGiven) {
+  auto run = simtest::runSim(findPreset("async")->config, simtest::h200());
+  const WaitAnalysis w = analyzeWaits(*run.trace);
+  const auto view = run.trace->ops().snapshot();
+  const auto names = run.trace->names();
+  // The model kernel of batch 0 is queued behind the normalize kernel of the same batch.
+  bool found = false;
+  for (std::uint64_t i = view.begin(); i < view.end() && !found; ++i) {
+    const Op& op = view.at(i);
+    if (op.kind != OpKind::Kernel || op.batch != 0 || names[op.name] != "model") continue;
+    const std::string text = describeWait(w, view, run.lanes, i, names);
+    EXPECT_NE(text.find("behind kernel 'normalize' of batch 0 (stream 0) in its stream"), std::string::npos) << text;
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(WaitCauses, OverlayShowsOnlyTheGapsOfEachStreamInTimeOrder) {
   DeviceTrace t;
   const WaitAnalysis w = analyzeWaits(t.trace);
@@ -105,15 +123,15 @@ TEST(WaitCauses, HostSideCausesAppearWhereTheyMustAndNowhereElse) {
   Trace trace;
   const Lanes l = addLanes(trace);
   auto& ops = trace.ops();
-  ops.append(host(OpKind::ApiCall, l.submit, 0, 10, kNoBatch, 1));                                  // 0 cudaMemcpy
-  ops.append(gpu(OpKind::CopyH2D, 0, 0, l.stream0, l.h2d, 10, 10, 10, 110, kOpPageable, 1));        // 1 x, pageable
-  ops.append(host(OpKind::HostSync, l.submit, 10, 115));                                            // 2 wait for x
-  ops.append(host(OpKind::Preprocess, l.worker, 115, 215, 1));                                      // 3
-  ops.append(host(OpKind::ApiCall, l.submit, 215, 220, kNoBatch, 2));                               // 4
+  ops.append(host(OpKind::ApiCall, l.submit, 0, 10, kNoBatch, 1));                                   // 0 cudaMemcpy
+  ops.append(gpu(OpKind::CopyH2D, 0, 0, l.stream0, l.h2d, 10, 10, 10, 110, kOpPageable, 1));         // 1 x, pageable
+  ops.append(host(OpKind::HostSync, l.submit, 10, 115));                                             // 2 wait for x
+  ops.append(host(OpKind::Preprocess, l.worker, 115, 215, 1));                                       // 3
+  ops.append(host(OpKind::ApiCall, l.submit, 215, 220, kNoBatch, 2));                                // 4
   ops.append(gpu(OpKind::CopyH2D, 1, 0, l.stream0, l.h2d, 220, 220, 220, 300, kOpBlockingCall, 2));  // 5 y, pinned
-  ops.append(host(OpKind::HostSync, l.submit, 220, 305));                                           // 6 wait for y
-  ops.append(host(OpKind::ApiCall, l.submit, 305, 310, kNoBatch, 3));                               // 7 launch
-  ops.append(gpu(OpKind::Kernel, 1, 0, l.stream0, l.compute, 310, 310, 310, 400, 0, 3));            // 8 z
+  ops.append(host(OpKind::HostSync, l.submit, 220, 305));                                            // 6 wait for y
+  ops.append(host(OpKind::ApiCall, l.submit, 305, 310, kNoBatch, 3));                                // 7 launch
+  ops.append(gpu(OpKind::Kernel, 1, 0, l.stream0, l.compute, 310, 310, 310, 400, 0, 3));             // 8 z
   ops.publish();
 
   const WaitAnalysis w = analyzeWaits(trace);
@@ -145,10 +163,10 @@ TEST(WaitCauses, HostSideCausesAppearWhereTheyMustAndNowhereElse) {
 TEST(WaitCauses, ImportedTraceWithoutReadyTimesOrEngineLanes) {
   Trace trace;
   auto& ops = trace.ops();
-  ops.append(gpu(OpKind::Kernel, kNoBatch, 7, kNoLane, kNoLane, 0, 0, 0, 100));     // k1
+  ops.append(gpu(OpKind::Kernel, kNoBatch, 7, kNoLane, kNoLane, 0, 0, 0, 100));      // k1
   ops.append(gpu(OpKind::Kernel, kNoBatch, 7, kNoLane, kNoLane, 10, 10, 100, 150));  // k2: behind k1 in stream 7
   ops.append(gpu(OpKind::Kernel, kNoBatch, 9, kNoLane, kNoLane, 0, 0, 150, 200));    // k3: compute busy
-  ops.append(gpu(OpKind::CopyH2D, kNoBatch, 9, kNoLane, kNoLane, 0, 0, 0, 50));     // separate engine, no wait
+  ops.append(gpu(OpKind::CopyH2D, kNoBatch, 9, kNoLane, kNoLane, 0, 0, 0, 50));      // separate engine, no wait
   ops.publish();
   const WaitAnalysis w = analyzeWaits(trace);
   auto k2 = w.segmentsOf(1);
@@ -168,7 +186,7 @@ TEST(WaitCauses, InconsistentOpsAreLeftUnexplainedWithoutCrashing) {
   Trace trace;
   auto& ops = trace.ops();
   ops.append(gpu(OpKind::Kernel, 0, 0, kNoLane, kNoLane, 100, 100, 50, 60));  // starts before it was submitted
-  ops.append(gpu(OpKind::Kernel, 1, 0, kNoLane, kNoLane, 0, 0, 80, 70));     // ends before it starts
+  ops.append(gpu(OpKind::Kernel, 1, 0, kNoLane, kNoLane, 0, 0, 80, 70));      // ends before it starts
   ops.append(gpu(OpKind::Kernel, 2, 0, kNoLane, kNoLane, 0, 0, 90, 95));
   ops.publish();
   const WaitAnalysis w = analyzeWaits(trace);
