@@ -49,7 +49,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   export_->setObjectName("exportComparison");
   clear_ = new QPushButton(tr("Clear pin"));
   clear_->setObjectName("clearPin");
-  bar->addWidget(hint_, 1);
+  lanes->addWidget(hint_);
+  bar->addStretch(1);
   bar->addWidget(grouping_);
   bar->addWidget(export_);
   bar->addWidget(clear_);
@@ -82,6 +83,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   table_->setMinimumWidth(300);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
+  splitter->setSizes({3000, 2000});  // proportions: the table's four columns need room
 
   connect(a_, &TimelineView::visibleRangeChanged, this, [this](std::int64_t f, std::int64_t t) { syncFrom(a_, f, t); });
   connect(b_, &TimelineView::visibleRangeChanged, this, [this](std::int64_t f, std::int64_t t) { syncFrom(b_, f, t); });

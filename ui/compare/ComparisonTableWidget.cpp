@@ -1,6 +1,7 @@
 #include "compare/ComparisonTableWidget.h"
 
 #include <QHeaderView>
+#include <algorithm>
 
 namespace pipescope::ui {
 
@@ -12,6 +13,8 @@ ComparisonTableWidget::ComparisonTableWidget(QWidget* parent) : QTableWidget(par
   verticalHeader()->setVisible(false);
   horizontalHeader()->setStretchLastSection(true);
   setAlternatingRowColors(true);
+  setWordWrap(false);
+  setTextElideMode(Qt::ElideRight);
   clearTable();
 }
 
@@ -43,12 +46,15 @@ void ComparisonTableWidget::setTable(const ComparisonTable& t) {
     for (int c = 0; c < 4; ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      item->setToolTip(cells[c]);
       if ((c == 1 && r.better == Winner::A) || (c == 2 && r.better == Winner::B)) item->setFont(bold);
       if (c == 3 && winnerColor(r.better).isValid()) item->setForeground(winnerColor(r.better));
       setItem(i, c, item);
     }
   }
   resizeColumnsToContents();
+  // Long figure names elide (the tooltip has them whole): the values matter more.
+  setColumnWidth(0, std::min(columnWidth(0), 170));
 }
 
 }  // namespace pipescope::ui
