@@ -124,3 +124,20 @@ TEST(LessonsPanel, SlowMotionSlowsASimulatedRunToAboutTheWatchTime) {
   lessonBackend(naive.runs[0], broken, true, &error);
   EXPECT_TRUE(error.contains("profile")) << error.toStdString();
 }
+
+TEST(LessonsPanel, StopEndsTheLessonAndKeepsWhatWasRecorded) {
+  LessonFixture f;
+  f.w.controlPanel().setBackendOptions(simulator(1.0));
+  f.panel.player().setSlowMotion(true);  // the first run takes ~2.5 s: stopped long before its end
+  f.panel.choose(0);
+  f.panel.run();
+  ASSERT_TRUE(f.panel.player().playing());
+  ASSERT_TRUE(waitFor([&] { return f.w.currentTrace() && f.w.currentTrace()->ops().publishedCount() > 0; }));
+  f.panel.player().stop();
+  ASSERT_TRUE(waitFor([&] { return !f.panel.player().playing(); }));
+  EXPECT_TRUE(f.panel.statusText().contains("stopped")) << f.panel.statusText().toStdString();
+  EXPECT_EQ(f.done.count(), 0);
+  EXPECT_GT(f.w.currentTrace()->ops().publishedCount(), 0u);
+  EXPECT_EQ(f.w.controlPanel().backendOptions().simulatorSlowdown, 1.0);  // the user's choice is back
+  EXPECT_TRUE(f.panel.runButton()->isEnabled());
+}

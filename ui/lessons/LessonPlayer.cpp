@@ -1,5 +1,6 @@
 #include "lessons/LessonPlayer.h"
 
+#include <QTimer>
 #include <algorithm>
 
 #include "MainWindow.h"
@@ -94,7 +95,11 @@ void LessonPlayer::onRunCompleted(std::shared_ptr<Trace> trace) {
   result_.traces.push_back(trace);
   result_.metrics.push_back(computeMetrics(*trace));
   if (++index_ < int(lesson_->runs.size())) {
-    startRun();
+    // Later: every other listener sees this run complete before the next one starts,
+    // and in slow motion the finished run stays on screen for a moment.
+    QTimer::singleShot(slowMotion_ ? kPauseMs : 0, this, [this] {
+      if (playing()) startRun();
+    });
     return;
   }
   for (const Expectation& e : lesson_->expectations)
@@ -107,7 +112,13 @@ void LessonPlayer::onRunCompleted(std::shared_ptr<Trace> trace) {
 }
 
 void LessonPlayer::stop() {
-  if (playing()) window_.stopRun();  // the run's completion ends the lesson
+  if (!playing()) return;
+  if (window_.runController().running()) {
+    window_.stopRun();  // the run's completion ends the lesson
+    return;
+  }
+  end();  // between two runs
+  emit failed(tr("The lesson was stopped. Press Run to start it again."));
 }
 
 void LessonPlayer::end() {

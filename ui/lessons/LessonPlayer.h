@@ -41,6 +41,8 @@ class LessonPlayer : public QObject {
   /// never slowed down by more than kMaxSlowdown).
   static constexpr double kWatchSeconds = 2.5;
   static constexpr double kMaxSlowdown = 400;
+  /// Pause between a lesson's runs in slow motion.
+  static constexpr int kPauseMs = 800;
 
   explicit LessonPlayer(MainWindow& window);
 
