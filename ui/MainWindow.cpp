@@ -18,6 +18,7 @@
 
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
+#include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
@@ -383,7 +384,10 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
   c.timelineHeight = timeline_->layout().contentHeight + (timeline_->height() - timeline_->plotRect().height()) + 12;
   c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
   c.paintLegend = [this](QPainter& p, const QRect& r) {
-    return TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
+    int h = TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
+    if (analysis_->showWaits())  // the wait-cause overlay is in the picture: name its patterns
+      h += WaitCauseLegend::paintLegend(p, r.adjusted(0, h, 0, 0), legend_->palette(), legend_->font());
+    return h;
   };
   return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error);
 }
