@@ -16,12 +16,18 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "analysis/AdvicePanel.h"
+#include "analysis/AnalysisController.h"
+#include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
 #include "charts/ThroughputCharts.h"
+#include "compare/CompareController.h"
+#include "compare/CompareView.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
 #include "export/ImageExport.h"
 #include "export/ReportPainter.h"
@@ -91,6 +97,10 @@ ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
 RunStatusBar& MainWindow::runStatusBar() { return *status_; }
+AnalysisController& MainWindow::analysis() { return *analysis_; }
+CompareController& MainWindow::compare() { return *compare_; }
+LessonsPanel& MainWindow::lessons() { return *lessons_; }
+AdvicePanel& MainWindow::advice() { return *advice_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -108,6 +118,19 @@ void MainWindow::createDocks() {
   charts_ = new ThroughputCharts;
   addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
   // Other areas add one line each here.
+  analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
+  compare_ = new CompareController(*this);
+  addDock(tr("A/B comparison"), &compare_->view(), Qt::BottomDockWidgetArea, "dock.compare");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.compare"));
+  findChild<QDockWidget*>("dock.charts")->raise();
+  advice_ = new AdvicePanel(*this);
+  addDock(tr("Advice"), advice_, Qt::RightDockWidgetArea, "dock.advice");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.metrics"), findChild<QDockWidget*>("dock.advice"));
+  findChild<QDockWidget*>("dock.metrics")->raise();
+  lessons_ = new LessonsPanel(*this);
+  addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
+  tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
+  findChild<QDockWidget*>("dock.controls")->raise();
 
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -131,6 +154,7 @@ void MainWindow::createMenus() {
   exportReport->setShortcut(QKeySequence(tr("Ctrl+E")));
   exportMenu->addAction(tr("&Timeline…"), this, [this] { exportImageDialog(ExportTimeline); });
   exportMenu->addAction(tr("&Charts…"), this, [this] { exportImageDialog(ExportCharts); });
+  exportMenu->addAction(compare_->exportAction());
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(tr("Ctrl+Q")));  // QKeySequence::Quit is empty on some platforms
@@ -167,6 +191,7 @@ void MainWindow::createMenus() {
     groupingActions_->addAction(a);
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
+  viewMenu_->addAction(analysis_->showWaitsAction());
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
@@ -177,6 +202,9 @@ void MainWindow::createMenus() {
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
   stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   stopAction_->setEnabled(false);
+  runMenu->addSeparator();
+  runMenu->addAction(compare_->pinAction());
+  runMenu->addAction(compare_->clearAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));
@@ -356,7 +384,10 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
   c.timelineHeight = timeline_->layout().contentHeight + (timeline_->height() - timeline_->plotRect().height()) + 12;
   c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
   c.paintLegend = [this](QPainter& p, const QRect& r) {
-    return TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
+    int h = TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
+    if (analysis_->showWaits())  // the wait-cause overlay is in the picture: name its patterns
+      h += WaitCauseLegend::paintLegend(p, r.adjusted(0, h, 0, 0), legend_->palette(), legend_->font());
+    return h;
   };
   return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error);
 }

@@ -17,6 +17,10 @@ class QMenu;
 
 namespace pipescope::ui {
 
+class AdvicePanel;
+class AnalysisController;
+class CompareController;
+class LessonsPanel;
 class ControlPanel;
 class MetricsPanel;
 class RunController;
@@ -46,6 +50,12 @@ class MainWindow : public QMainWindow {
   MetricsPanel& metricsPanel();
   ThroughputCharts& charts();
   RunStatusBar& runStatusBar();
+  AnalysisController& analysis();
+  CompareController& compare();
+  LessonsPanel& lessons();
+  AdvicePanel& advice();
+  /// What the trace on screen is called: the preset, "custom configuration", a file name.
+  QString traceTitle() const { return traceTitle_; }
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
@@ -98,6 +108,10 @@ class MainWindow : public QMainWindow {
   MetricsPanel* metrics_;
   ThroughputCharts* charts_;
   RunStatusBar* status_;
+  AnalysisController* analysis_ = nullptr;
+  CompareController* compare_ = nullptr;
+  LessonsPanel* lessons_ = nullptr;
+  AdvicePanel* advice_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;

@@ -12,6 +12,7 @@
 #include "RunSummary.h"
 #include "TraceOutput.h"
 #include "runner/EngineThread.h"
+#include "sim/DeviceProfile.h"
 
 namespace pipescope::cli {
 
@@ -80,6 +81,12 @@ int runMain(const std::vector<std::string>& args) {
   report.outcome = trace->outcome();
   report.metrics = computeMetrics(*trace);
   report.droppedOps = trace->ops().droppedCount();
+  {
+    // Advice predicts with the simulator profile of --profile (the run's own on the simulator).
+    std::string profileError;
+    const auto profile = loadDeviceProfile(req.backend.simulatorProfile, profileError);
+    report.analysis = analyseRun(*trace, report.metrics, profile ? &*profile : nullptr);
+  }
 
   int exitCode = kExitOk;
   if (!req.tracePath.empty()) {

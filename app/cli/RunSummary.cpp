@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "Options.h"
+#include "analysis/AnalysisJson.h"
 #include "config/ConfigJson.h"
 
 namespace pipescope::cli {
@@ -59,6 +61,25 @@ std::string laneBusyList(const Metrics& m) {
   bool workers = false;
   for (const auto& l : m.lanes) workers = workers || l.kind == LaneKind::HostWorker;
   if (workers) add("CPU workers (mean)", m.workersBusy);
+  return s;
+}
+
+// Limits, wait causes and advice (docs/analysis.md), after the bottleneck.
+std::string analysisSection(const RunAnalysis& a) {
+  std::string s = "Limits\n";
+  s += "  " + wrap(a.limits.positionSentence, 100, 2) + "\n";
+  s += "  " + wrap(a.limits.criticalSentence, 100, 2) + "\n";
+  s += "Waits\n";
+  for (const auto& line : a.waitSentences) s += "  " + wrap(line, 100, 2) + "\n";
+  if (a.advice) {
+    s += "Advice (predicted by the simulator, " + std::to_string(a.advice->simulatedBatches) + " batches)\n";
+    if (!a.advice->error.empty())
+      s += "  " + a.advice->error + "\n";
+    else if (a.advice->items.empty())
+      s += "  nothing the simulator tried is predicted to help by 3% or more.\n";
+    for (std::size_t i = 0; i < a.advice->items.size(); ++i)
+      s += "  " + std::to_string(i + 1) + ". " + wrap(a.advice->items[i].sentence, 100, 5) + "\n";
+  }
   return s;
 }
 
@@ -126,6 +147,7 @@ std::string formatSummary(const RunReport& r) {
     s += row("efficiency", percent(m.efficiency) + " (ideal bound / makespan)");
   }
   s += "Bottleneck\n  " + m.bottleneckSentence + "\n";
+  if (r.analysis && m.ops > 0) s += analysisSection(*r.analysis);
   if (!r.tracePath.empty()) s += "Trace written to " + r.tracePath + "\n";
   return s;
 }
@@ -187,6 +209,7 @@ nlohmann::json summaryJson(const RunReport& r) {
       {"bottleneck_sentence", m.bottleneckSentence},
       {"lanes", lanes}};
   j["trace"] = r.tracePath.empty() ? json(nullptr) : json(r.tracePath);
+  j["analysis"] = r.analysis ? runAnalysisToJson(*r.analysis) : json(nullptr);
   return j;
 }
 

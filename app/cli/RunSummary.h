@@ -2,10 +2,12 @@
 // The summary `pipescope-cli run` prints: a table for people, JSON for scripts. Both
 // carry the same figures, all from computeMetrics().
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analysis/RunAnalysis.h"
 #include "config/PipelineConfig.h"
 #include "metrics/Metrics.h"
 #include "trace/DeviceInfo.h"
@@ -22,6 +24,7 @@ struct RunReport {
   Metrics metrics;
   std::string tracePath;    ///< empty when no trace was written
   std::uint64_t droppedOps = 0;
+  std::optional<RunAnalysis> analysis;  ///< limits, wait causes, advice (docs/analysis.md)
 };
 
 std::string formatSummary(const RunReport& report);

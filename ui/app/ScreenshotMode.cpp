@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "MainWindow.h"
+#include "analysis/AnalysisScreenshots.h"
+#include "compare/CompareController.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
 #include "run/RunController.h"
@@ -37,6 +39,10 @@ void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"run-for", QObject::tr("Stop the run after SECONDS instead of running it to completion."), "SECONDS"});
   p.addOption({"report", QObject::tr("Save the one-page report (timeline, legend, charts, metrics) instead of the "
                                      "window.")});
+  p.addOption({"lesson", QObject::tr("Play lesson N (1-9) on the simulator, then save the window."), "N"});
+  p.addOption({"compare", QObject::tr("Run preset A, pin it, run preset B (the next argument, or A,B), then save the "
+                                      "window, or with --report the A/B comparison image."),
+               "A"});
 }
 
 std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) {
@@ -73,6 +79,20 @@ std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) 
       throw std::invalid_argument(("--run-for " + p.value("run-for") + ": expected seconds, >0..3600").toStdString());
   }
   r.report = p.isSet("report");
+  if (p.isSet("lesson")) {
+    bool ok = false;
+    r.lesson = p.value("lesson").toInt(&ok);
+    if (!ok || r.lesson < 1) throw std::invalid_argument(("--lesson " + p.value("lesson") + ": expected 1..9").toStdString());
+  }
+  if (p.isSet("compare")) {
+    const QStringList ab = p.value("compare").split(',');
+    r.compareA = ab[0];
+    r.compareB = ab.size() > 1 ? ab[1] : p.positionalArguments().value(0);
+    for (const QString& name : {r.compareA, r.compareB})
+      if (!findPreset(name.toStdString()))
+        throw std::invalid_argument(("--compare: '" + name + "' is not a preset; known presets: " + joined(presetNames()))
+                                        .toStdString());
+  }
   return r;
 }
 
@@ -102,11 +122,18 @@ int runScreenshot(const ScreenshotRequest& r) {
   QObject::connect(&stopTimer, &QTimer::timeout, &window, &MainWindow::stopRun);
   stopTimer.start(int((r.runForSeconds > 0 ? r.runForSeconds : r.timeoutSeconds) * 1000));
 
-  window.startRunFromControls();
-  if (window.runController().running() || window.currentTrace()) loop.exec();
+  QString setupError;
+  if (r.lesson > 0 || !r.compareA.isEmpty()) {
+    finished = r.lesson > 0 ? playLessonForScreenshot(window, r.lesson, r.timeoutSeconds, &setupError)
+                            : compareForScreenshot(window, r.compareA, r.compareB, r.timeoutSeconds, &setupError);
+  } else {
+    window.startRunFromControls();
+    if (window.runController().running() || window.currentTrace()) loop.exec();
+  }
   if (!finished) {
-    qCritical("pipescope: %s", qPrintable(window.lastError().isEmpty() ? QStringLiteral("the run did not start")
-                                                                       : window.lastError()));
+    qCritical("pipescope: %s", qPrintable(!setupError.isEmpty()          ? setupError
+                                          : window.lastError().isEmpty() ? QStringLiteral("the run did not start")
+                                                                         : window.lastError()));
     return 1;
   }
   // Let the final refresh and the dock layout settle before grabbing.
@@ -117,7 +144,9 @@ int runScreenshot(const ScreenshotRequest& r) {
 
   QString error;
   bool ok = false;
-  if (r.report) {
+  if (r.report && !r.compareA.isEmpty()) {
+    ok = window.compare().exportComparisonImage(r.path, &error);
+  } else if (r.report) {
     ok = window.exportReportImage(r.path, &error);
   } else if (!r.path.endsWith(".png", Qt::CaseInsensitive)) {
     error = r.path + ": the window screenshot is a PNG; use a .png name (or --report for .svg)";

@@ -22,9 +22,11 @@ struct ScreenshotRequest {
   double runForSeconds = 0;            ///< 0: run to completion
   bool report = false;                 ///< the one-page report instead of the window
   double timeoutSeconds = 120;         ///< a run that does not end is stopped then
+  int lesson = 0;                      ///< --lesson N: play lesson N, save the window after it
+  QString compareA, compareB;          ///< --compare A B: run A, pin it, run B (--report: the comparison image)
 };
 
-/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report.
+/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report, --lesson, --compare.
 void addScreenshotOptions(QCommandLineParser& parser);
 /// nullopt when --screenshot was not given; throws std::invalid_argument with a
 /// message naming the option for bad values.

@@ -34,6 +34,9 @@ MetricsPanel::MetricsPanel(QWidget* parent) : QWidget(parent) {
   auto* runBox = new QGroupBox(tr("Whole run"));
   form_ = new QFormLayout(runBox);
   layout->addWidget(runBox);
+  sections_ = new QVBoxLayout;
+  sections_->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(sections_);
 
   selectionBox_ = new QGroupBox(tr("Selected range (drag on the timeline)"));
   selectionForm_ = new QFormLayout(selectionBox_);
@@ -71,13 +74,17 @@ void MetricsPanel::setMetrics(const Metrics& m) {
   fill(form_, m);
   sentence_->setText(m.bottleneckSentence.empty() ? tr("No complete batch yet.")
                                                   : QString::fromStdString(m.bottleneckSentence));
+  emit metricsShown(m);
 }
 
 void MetricsPanel::clear() {
   clearForm(form_);
   sentence_->setText(tr("Start a run or open a trace to see its figures."));
   clearSelection();
+  emit cleared();
 }
+
+void MetricsPanel::addSection(QWidget* section) { sections_->addWidget(section); }
 
 void MetricsPanel::setSelection(const Metrics& m, std::int64_t fromNs, std::int64_t toNs) {
   fill(selectionForm_, m);

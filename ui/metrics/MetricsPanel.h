@@ -8,6 +8,7 @@
 class QFormLayout;
 class QGroupBox;
 class QLabel;
+class QVBoxLayout;
 
 namespace pipescope::ui {
 
@@ -24,6 +25,12 @@ class MetricsPanel : public QWidget {
   /// The value shown for a row label ("Makespan"), for tests and the report.
   QString value(const QString& label) const;
   QString bottleneckSentence() const;
+  /// Adds a section under the figures (the analysis adds its limits section).
+  void addSection(QWidget* section);
+
+ signals:
+  void metricsShown(const pipescope::Metrics& metrics);  ///< setMetrics() was called
+  void cleared();
 
  private:
   void fill(QFormLayout* form, const Metrics& m);
@@ -32,6 +39,7 @@ class MetricsPanel : public QWidget {
   QLabel* sentence_;
   QGroupBox* selectionBox_;
   QFormLayout* selectionForm_;
+  QVBoxLayout* sections_;
 };
 
 }  // namespace pipescope::ui

@@ -214,7 +214,8 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
     const TraceView& view = s.index->view();
 
     // Waits first, so the ops draw over them.
-    if (ownLane) {
+    if (s.overlay) s.overlay->paintRow(p, row, axis, barTop, barH);
+    if (ownLane && !(s.overlay && s.overlay->replacesWaits())) {
       for (const OpMark& m : ms) {
         if (m.count != 1) continue;
         const Op& op = view.at(m.op);
@@ -303,7 +304,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
         const int tw = fm.horizontalAdvance(mk.label) + 8;
         double lx = x + 3;
         if (lx + tw > w) lx = x - 3 - tw;
-        const QRectF box(lx, 2, tw, fm.height() + 2);
+        const QRectF box(lx, 2 + mk.labelRow * (fm.height() + 5), tw, fm.height() + 2);
         p.fillRect(box, c);
         p.setPen(textOn(c));
         p.drawText(box, Qt::AlignCenter, mk.label);

@@ -24,6 +24,7 @@
 #include "timeline/LaneIndex.h"
 #include "timeline/LaneLayout.h"
 #include "timeline/TimeAxis.h"
+#include "timeline/TimelineOverlay.h"
 #include "trace/Trace.h"
 
 class QPainter;
@@ -35,6 +36,7 @@ struct TimelineMarker {
   std::int64_t timeNs = 0;
   QString label;
   QColor color;
+  int labelRow = 0;  ///< labels of markers close together go on separate lines
 };
 
 /// One painted mark of a row: a single op (count == 1) or a folded run of ops.
@@ -70,6 +72,7 @@ struct RenderState {
   int scrollY = 0;
   const std::vector<TimelineMarker>* markers = nullptr;
   const WaitColorizer* colorizer = nullptr;
+  const TimelineOverlay* overlay = nullptr;  ///< painted under the ops of each row
   std::optional<std::pair<std::int64_t, std::int64_t>> selection;
   std::optional<TimelineHit> hovered;
   std::optional<double> cursorX;  ///< plot x of the pointer: a hairline on the ruler

@@ -163,6 +163,11 @@ void TimelineView::setWaitColorizer(std::function<std::optional<QColor>(const Op
   update();
 }
 
+void TimelineView::setOverlay(const TimelineOverlay* overlay) {
+  overlay_ = overlay;
+  update();
+}
+
 // ---------------------------------------------------------------- selection
 
 void TimelineView::setSelection(std::int64_t fromNs, std::int64_t toNs) {
@@ -198,6 +203,7 @@ RenderState TimelineView::renderState(bool withHover) const {
   s.scrollY = scrollY_;
   s.markers = &markers_;
   s.colorizer = &colorizer_;
+  s.overlay = overlay_;
   s.selection = selection_;
   s.palette = palette();
   s.font = font();

@@ -52,6 +52,9 @@ class TimelineView : public QWidget {
   void setOpAnnotator(std::function<QString(const Op& op, std::size_t opIndex)> f);
   /// Per-op colour of its wait bars (analysis helper: colour by wait cause).
   void setWaitColorizer(std::function<std::optional<QColor>(const Op&, std::size_t opIndex)> f);
+  /// Painted on every row under the ops (nullptr: none). Not owned; call update() when it changes.
+  void setOverlay(const TimelineOverlay* overlay);
+  const TimelineOverlay* overlay() const { return overlay_; }
 
   /// Paints lanes, ruler, ops, markers and the selection into `target` (export;
   /// no hover state). The visible time range is the view's.
@@ -115,6 +118,7 @@ class TimelineView : public QWidget {
   std::vector<TimelineMarker> markers_;
   std::function<QString(const Op&, std::size_t)> annotator_;
   std::function<std::optional<QColor>(const Op&, std::size_t)> colorizer_;
+  const TimelineOverlay* overlay_ = nullptr;
 
   enum class Drag { None, Pan, Select };
   Drag drag_ = Drag::None;

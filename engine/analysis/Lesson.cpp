@@ -1,0 +1,338 @@
+#include "analysis/Lesson.h"
+
+#include <cmath>
+
+#include "analysis/AnalysisFormat.h"
+#include "config/Presets.h"
+
+namespace pipescope {
+
+std::string Expectation::describe(const std::vector<LessonRun>& runs) const {
+  auto label = [&](int i) -> std::string {
+    return i >= 0 && std::size_t(i) < runs.size() ? "'" + runs[std::size_t(i)].label + "'" : "run " + std::to_string(i);
+  };
+  const MetricInfo& info = metricInfo(metric);
+  std::string s = std::string(info.label) + " of " + label(run);
+  const std::string pct = formatPercent(std::fabs(margin));
+  const std::string ref = against >= 0 ? "that of " + label(against) : formatMetric(metric, threshold);
+  switch (relation) {
+    case Relation::Less:
+      s += margin > 0   ? " is at least " + pct + " lower than " + ref
+           : margin < 0 ? " is below " + ref + " plus " + pct
+                        : " is lower than " + ref;
+      break;
+    case Relation::Greater:
+      s += margin > 0   ? " is at least " + pct + " higher than " + ref
+           : margin < 0 ? " is above " + ref + " minus " + pct
+                        : " is higher than " + ref;
+      break;
+    case Relation::About: s += " is within " + pct + " of " + ref; break;
+  }
+  return s;
+}
+
+bool Expectation::holds(const std::vector<Metrics>& results) const {
+  if (run < 0 || std::size_t(run) >= results.size()) return false;
+  if (against >= 0 && std::size_t(against) >= results.size()) return false;
+  const double v = metricValue(results[std::size_t(run)], metric);
+  const double ref = against >= 0 ? metricValue(results[std::size_t(against)], metric) : threshold;
+  switch (relation) {
+    case Relation::Less: return v < ref * (1.0 - margin);
+    case Relation::Greater: return v > ref * (1.0 + margin);
+    case Relation::About: return std::fabs(v - ref) <= margin * std::fabs(ref);
+  }
+  return false;
+}
+
+int observedChoice(const Prediction& prediction, const std::vector<Metrics>& results) {
+  for (std::size_t i = 0; i < prediction.choices.size(); ++i) {
+    bool all = true;
+    for (const auto& e : prediction.choices[i].when) all = all && e.holds(results);
+    if (all) return int(i);
+  }
+  return -1;
+}
+
+namespace {
+
+PipelineConfig preset(const char* name) { return findPreset(name)->config; }
+
+Expectation less(MetricId m, int run, int against, double margin) {
+  return {m, run, Relation::Less, against, 0, margin};
+}
+Expectation greater(MetricId m, int run, int against, double margin) {
+  return {m, run, Relation::Greater, against, 0, margin};
+}
+Expectation about(MetricId m, int run, int against, double margin) {
+  return {m, run, Relation::About, against, 0, margin};
+}
+Expectation below(MetricId m, int run, double threshold) { return {m, run, Relation::Less, -1, threshold, 0}; }
+Expectation above(MetricId m, int run, double threshold) { return {m, run, Relation::Greater, -1, threshold, 0}; }
+
+// "'4 streams' finished 2.5x faster than '1 stream' (23.5 ms against 59.8 ms)."
+std::string speed(const std::string& a, const Metrics& ma, const std::string& b, const Metrics& mb) {
+  if (ma.makespanNs <= 0 || mb.makespanNs <= 0) return {};
+  const double r = ma.makespanNs / mb.makespanNs;
+  std::string verdict = std::fabs(r - 1.0) < 0.05 ? "finished in about the same time as"
+                        : r > 1.0                 ? "finished " + formatRatio(r) + " faster than"
+                                                  : "took " + formatRatio(1.0 / r) + " as long as";
+  return "  " + b + " " + verdict + " " + a + " (" + formatNs(mb.makespanNs) + " against " + formatNs(ma.makespanNs) +
+         ").\n";
+}
+
+using NumbersFn = std::function<std::string(const std::vector<Metrics>&)>;
+
+// The usual "numbers afterwards": key figures of every run, then how each run
+// compares with the one before it (pairs), from the actual metrics.
+NumbersFn numbersOf(std::vector<std::string> labels, std::vector<MetricId> ids,
+                    std::vector<std::pair<int, int>> pairs) {
+  return [labels, ids, pairs](const std::vector<Metrics>& m) {
+    std::string s;
+    for (std::size_t i = 0; i < labels.size() && i < m.size(); ++i) {
+      std::string l = "  " + labels[i] + ": makespan " + formatNs(m[i].makespanNs);
+      for (MetricId id : ids)
+        l += ", " + std::string(metricInfo(id).label) + " " + formatMetric(id, metricValue(m[i], id));
+      s += l + "\n";
+    }
+    for (auto [a, b] : pairs)
+      if (std::size_t(a) < m.size() && std::size_t(b) < m.size())
+        s += speed(labels[std::size_t(a)], m[std::size_t(a)], labels[std::size_t(b)], m[std::size_t(b)]);
+    return s;
+  };
+}
+
+std::vector<std::string> labelsOf(const std::vector<LessonRun>& runs) {
+  std::vector<std::string> l;
+  for (const auto& r : runs) l.push_back(r.label);
+  return l;
+}
+
+// "How much faster will B be than A?" with the usual three answers.
+Prediction fasterQuestion(std::string question, int a, int b, int answer) {
+  Prediction p;
+  p.question = std::move(question);
+  p.choices = {
+      {"about the same (within 10%)", {about(MetricId::Makespan, b, a, 0.10)}},
+      {"faster, but less than 2x", {less(MetricId::Makespan, b, a, 0.10), greater(MetricId::Makespan, b, a, -0.5)}},
+      {"more than 2x faster", {less(MetricId::Makespan, b, a, 0.5)}},
+  };
+  p.answer = answer;
+  return p;
+}
+
+std::vector<Lesson> makeLessons() {
+  std::vector<Lesson> lessons;
+  const PipelineConfig naive = preset("naive"), pinned = preset("pinned"), async = preset("async"),
+                       multi = preset("multi-stream");
+
+  {
+    Lesson l;
+    l.id = "naive";
+    l.title = "The naive pipeline: blocking copies from pageable memory";
+    l.lookFor =
+        "Every stage waits for the one before it: the copy, then the kernels, then the copy back, one batch at a time. "
+        "The copies crawl because the driver stages pageable memory through a pinned buffer of its own, and the "
+        "compute engine sits idle while they do.";
+    l.runs = {{"naive", naive, ""}};
+    l.prediction.question = "For what share of the run will the GPU's compute engine be busy?";
+    l.prediction.choices = {
+        {"most of the time (over 60%)", {above(MetricId::ComputeBusy, 0, 0.6)}},
+        {"between 20% and 60%", {above(MetricId::ComputeBusy, 0, 0.2), below(MetricId::ComputeBusy, 0, 0.6)}},
+        {"less than 20%", {below(MetricId::ComputeBusy, 0, 0.2)}},
+    };
+    l.prediction.answer = 2;
+    l.expectations = {below(MetricId::ComputeBusy, 0, 0.2), below(MetricId::ComputeOverlap, 0, 0.05)};
+    l.numbers = numbersOf(
+        labelsOf(l.runs),
+        {MetricId::H2DGBps, MetricId::D2HGBps, MetricId::ComputeBusy, MetricId::H2DBusy, MetricId::ComputeOverlap}, {});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "pinned";
+    l.title = "Pinned memory";
+    l.lookFor =
+        "Pinned (page-locked) host memory lets the copy engine read and write it directly, without the driver's "
+        "staging copy. Look at the width of the copy bars and at the GB/s: the copies run several times faster, but "
+        "nothing overlaps yet.";
+    l.runs = {{"pageable", naive, ""}, {"pinned", pinned, ""}};
+    l.prediction = fasterQuestion("How much faster will the whole run be with pinned memory?", 0, 1, 2);
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.5), greater(MetricId::H2DGBps, 1, 0, 2.0),
+                      below(MetricId::ComputeOverlap, 1, 0.05)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::H2DGBps, MetricId::D2HGBps, MetricId::ComputeBusy}, {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "async-one-stream";
+    l.title = "Async copies on one stream";
+    l.lookFor =
+        "cudaMemcpyAsync returns at once, so the host no longer waits for each copy. But a stream runs its work in "
+        "order: the kernel of a batch still waits for its copy, and the next copy waits for the kernel. Look for "
+        "copies and kernels side by side: there are none.";
+    l.runs = {{"blocking, pinned", pinned, ""}, {"async, 1 stream", async, ""}};
+    l.prediction.question = "Will async copies on a single stream overlap the copies with the kernels?";
+    l.prediction.choices = {
+        {"yes: the run gets at least 25% faster", {less(MetricId::Makespan, 1, 0, 0.25)}},
+        {"a little: 5% to 25% faster",
+         {less(MetricId::Makespan, 1, 0, 0.05), greater(MetricId::Makespan, 1, 0, -0.25)}},
+        {"no: about the same time", {about(MetricId::Makespan, 1, 0, 0.05)}},
+    };
+    l.prediction.answer = 2;
+    l.expectations = {about(MetricId::Makespan, 1, 0, 0.05), below(MetricId::ComputeOverlap, 1, 0.05)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ComputeOverlap, MetricId::GpuIdle}, {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "streams";
+    l.title = "Several streams: copy/compute overlap";
+    l.lookFor =
+        "With batches spread over 4 streams, the GPU can copy one batch in while it computes another and copies a "
+        "third out: the two copy engines and the compute engine work at the same time. Look at the engine lanes "
+        "filling up, and at the run approaching the ideal bound.";
+    PipelineConfig two = multi;
+    two.streams = 2;
+    l.runs = {{"1 stream", async, ""}, {"2 streams", two, ""}, {"4 streams", multi, ""}};
+    l.prediction = fasterQuestion("How much faster than one stream will 4 streams be?", 0, 2, 2);
+    l.expectations = {less(MetricId::Makespan, 2, 0, 0.5), less(MetricId::Makespan, 1, 0, 0.2),
+                      above(MetricId::ComputeOverlap, 2, 0.5), greater(MetricId::Efficiency, 2, 0, 0.5)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ComputeOverlap, MetricId::Efficiency}, {{0, 1}, {0, 2}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "issue-order";
+    l.title = "Issue order: depth-first vs breadth-first";
+    l.lookFor =
+        "Older GPUs had one hardware queue (and the C1060 one copy engine): work ran in the order the host issued it, "
+        "across all streams, so a copy back issued early could block the next batch's copy in. Compare the two "
+        "orders on three devices: on the C1060 breadth-first wins, on the C2050 depth-first wins, and on a modern "
+        "GPU with many hardware queues the order no longer matters.";
+    // Mark Harris's experiment: 4M floats in 4 chunks on 4 streams.
+    PipelineConfig h;
+    h.normalizeKernel = false;
+    h.modelFlopsPerByte = 50;
+    h.memory = HostMemory::Pinned;
+    h.mode = TransferMode::Async;
+    h.sampleBytes = 16;
+    h.batchSamples = 1 << 18;
+    h.batchCount = 4;
+    h.streams = 4;
+    PipelineConfig bf = h;
+    bf.order = IssueOrder::BreadthFirst;
+    l.runs = {{"C1060-like, depth-first", h, "c1060-like"},
+              {"C1060-like, breadth-first", bf, "c1060-like"},
+              {"C2050-like, depth-first", h, "c2050-like"},
+              {"C2050-like, breadth-first", bf, "c2050-like"},
+              {"this GPU, depth-first", h, ""},
+              {"this GPU, breadth-first", bf, ""}};
+    l.prediction.question = "On the C1060 (one copy engine, one hardware queue), which issue order finishes first?";
+    l.prediction.choices = {
+        {"depth-first", {less(MetricId::Makespan, 0, 1, 0.05)}},
+        {"breadth-first", {less(MetricId::Makespan, 1, 0, 0.05)}},
+        {"no difference", {about(MetricId::Makespan, 1, 0, 0.05)}},
+    };
+    l.prediction.answer = 1;
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.1), less(MetricId::Makespan, 2, 3, 0.1),
+                      about(MetricId::Makespan, 5, 4, 0.05)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ComputeOverlap}, {{0, 1}, {2, 3}, {4, 5}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "resident";
+    l.title = "Keep data on the GPU instead of round trips";
+    l.lookFor =
+        "When later batches reuse the same input, it only has to cross PCIe once. Look at the H2D lane: after the "
+        "first "
+        "batch of each stream it is empty, and each batch is only kernels and the copy back.";
+    PipelineConfig resident = async;
+    resident.residency = DataResidency::KeepResident;
+    l.runs = {{"copy every batch", async, ""}, {"keep resident", resident, ""}};
+    l.prediction = fasterQuestion("How much faster will the run be when the input stays on the GPU?", 0, 1, 1);
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.2), less(MetricId::H2DBytes, 1, 0, 0.9)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::H2DBytes, MetricId::H2DBusy}, {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "roi";
+    l.title = "Copy back only a region of interest";
+    l.lookFor =
+        "Often the host needs only part of the result (a crop, the top-k scores, a mask). Copying back a quarter of "
+        "the output shortens every D2H bar to a quarter; look at what that does to the batch and to the run.";
+    PipelineConfig roi = async;
+    roi.roiFraction = 0.25;
+    l.runs = {{"whole output", async, ""}, {"a quarter of the output", roi, ""}};
+    l.prediction =
+        fasterQuestion("How much faster will the run be when only a quarter of the output comes back?", 0, 1, 1);
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.15), less(MetricId::D2HBytes, 1, 0, 0.7)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::D2HBytes, MetricId::D2HBusy}, {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "compute-vs-copy";
+    l.title = "Compute-heavy vs copy-heavy: when more streams stop helping";
+    l.lookFor =
+        "Streams only hide work behind other work. Once the slowest engine is busy all the time, more streams cannot "
+        "help: with a heavy model that is the compute engine, with a light one the copy engines. Look at which lane "
+        "is solid in each run.";
+    PipelineConfig heavy = preset("compute-heavy"), light = preset("copy-heavy");
+    PipelineConfig heavy1 = heavy, light1 = light, heavy8 = heavy, light8 = light;
+    heavy1.streams = light1.streams = 1;
+    heavy8.streams = light8.streams = 8;
+    l.runs = {{"compute-heavy, 1 stream", heavy1, ""},  {"compute-heavy, 4 streams", heavy, ""},
+              {"compute-heavy, 8 streams", heavy8, ""}, {"copy-heavy, 1 stream", light1, ""},
+              {"copy-heavy, 4 streams", light, ""},     {"copy-heavy, 8 streams", light8, ""}};
+    l.prediction.question = "The compute-heavy model already runs on 4 streams. What will 8 streams do?";
+    l.prediction.choices = {
+        {"finish at least 25% sooner", {less(MetricId::Makespan, 2, 1, 0.25)}},
+        {"finish 5% to 25% sooner", {less(MetricId::Makespan, 2, 1, 0.05), greater(MetricId::Makespan, 2, 1, -0.25)}},
+        {"make no real difference (within 5%)", {about(MetricId::Makespan, 2, 1, 0.05)}},
+    };
+    l.prediction.answer = 2;
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.1),   about(MetricId::Makespan, 2, 1, 0.05),
+                      above(MetricId::ComputeBusy, 1, 0.9),  less(MetricId::Makespan, 4, 3, 0.4),
+                      about(MetricId::Makespan, 5, 4, 0.05), above(MetricId::H2DBusy, 4, 0.85),
+                      below(MetricId::ComputeBusy, 4, 0.3)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ComputeBusy, MetricId::H2DBusy, MetricId::D2HBusy},
+                          {{0, 1}, {1, 2}, {3, 4}, {4, 5}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "cpu-workers";
+    l.title = "CPU preprocessing as the bottleneck, and more CPU workers";
+    l.lookFor =
+        "Here the host prepares every batch on the CPU before it can be copied, and one worker thread needs far "
+        "longer for that than the GPU needs for the batch. Look at the CPU worker lane: solid, while the engines "
+        "idle. Then spread the work over 4 workers.";
+    PipelineConfig one = preset("cpu-bound"), four = one;
+    four.cpuWorkers = 4;
+    l.runs = {{"1 CPU worker", one, ""}, {"4 CPU workers", four, ""}};
+    l.prediction = fasterQuestion("How much faster will the run be with 4 CPU workers instead of 1?", 0, 1, 2);
+    l.expectations = {above(MetricId::WorkersBusy, 0, 0.9), above(MetricId::GpuIdle, 0, 0.5),
+                      less(MetricId::Makespan, 1, 0, 0.5)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::WorkersBusy, MetricId::GpuIdle}, {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  for (std::size_t i = 0; i < lessons.size(); ++i) lessons[i].number = int(i + 1);
+  return lessons;
+}
+
+}  // namespace
+
+const std::vector<Lesson>& builtinLessons() {
+  static const std::vector<Lesson> lessons = makeLessons();
+  return lessons;
+}
+
+const Lesson* findLesson(std::string_view numberOrId) {
+  for (const auto& l : builtinLessons())
+    if (l.id == numberOrId || std::to_string(l.number) == numberOrId) return &l;
+  return nullptr;
+}
+
+}  // namespace pipescope

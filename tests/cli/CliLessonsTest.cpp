@@ -1,0 +1,68 @@
+// `pipescope-cli lessons`: the list, one lesson run on the simulator, and bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "CliProcess.h"
+
+namespace {
+
+using nlohmann::json;
+using pipescope::testing::CliResult;
+using pipescope::testing::runCli;
+
+TEST(CliLessons, ListsTheNineLessons) {
+  const CliResult r = runCli({"lessons"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* id : {"naive", "pinned", "async-one-stream", "streams", "issue-order", "resident", "roi",
+                         "compute-vs-copy", "cpu-workers"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  const json j = json::parse(runCli({"lessons", "--json"}).out);
+  EXPECT_EQ(j["lessons"].size(), 9u);
+}
+
+TEST(CliLessons, RunPrintsQuestionNumbersAndClaims) {
+  const CliResult r = runCli({"lessons", "--run", "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text : {"Lesson 2: Pinned memory", "Before you run it:", "Numbers afterwards:", "faster than",
+                           "What the lesson claims:", "[yes]"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  EXPECT_EQ(r.out.find("[NO ]"), std::string::npos) << r.out;
+}
+
+TEST(CliLessons, JsonCarriesResultsAndChecks) {
+  const CliResult r = runCli({"lessons", "--run", "issue-order", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["number"], 5);
+  ASSERT_EQ(j["results"].size(), 6u);
+  EXPECT_EQ(j["results"][0]["profile"], "c1060-like");
+  EXPECT_EQ(j["results"][4]["profile"], "h200");
+  for (const auto& c : j["checks"]) EXPECT_TRUE(c["holds"].get<bool>()) << c["claim"];
+  EXPECT_EQ(j["observed_choice"], j["prediction"]["answer"]);
+}
+
+TEST(CliLessons, UnknownLessonOrProfileIsAUsageError) {
+  CliResult r = runCli({"lessons", "--run", "42"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("no such lesson"), std::string::npos) << r.err;
+  r = runCli({"lessons", "--run", "1", "--profile", "no-such-profile"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("no-such-profile"), std::string::npos) << r.err;
+}
+
+TEST(CliRunAnalysis, RunSummaryHasLimitsWaitsAndAdvice) {
+  const CliResult r = runCli({"run", "--backend", "sim", "--preset", "naive", "--batches", "8"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text : {"Limits\n", "no overlap", "is critical", "Waits\n", "Advice (predicted by the simulator",
+                           "1. pinned memory: predicted"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  const json j = json::parse(runCli({"run", "--backend", "sim", "--preset", "naive", "--batches", "8", "--json"}).out);
+  const json& a = j["analysis"];
+  EXPECT_EQ(a["advice"]["items"][0]["kind"], "pinned-memory");
+  EXPECT_GT(a["advice"]["items"][0]["speedup"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(a["limits"]["full_overlap_ns"].get<double>(), j["metrics"]["ideal_bound_ns"].get<double>());
+  EXPECT_TRUE(a["waits"]["share"].contains("pageable_staging"));
+}
+
+}  // namespace

@@ -1,0 +1,91 @@
+// The three classic limits against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "SimulatorTestSupport.h"
+#include "analysis/Limits.h"
+#include "config/Presets.h"
+
+namespace pipescope {
+namespace {
+
+Metrics stageMetrics(double h, double k, double d, std::int64_t n, int copyEngines, double makespan) {
+  Metrics m;
+  m.batches = n;
+  m.perBatch = {h, k, d, 0, 0};
+  m.copyEngines = copyEngines;
+  m.makespanNs = makespan;
+  m.firstNs = 1000;
+  m.lastNs = 1000 + std::int64_t(makespan);
+  return m;
+}
+
+TEST(AnalysisLimits, TwoCopyEnginesMatchHandComputedValues) {
+  // h = 3, k = 1, d = 1, N = 4.
+  const Limits l = computeLimits(stageMetrics(3, 1, 1, 4, 2, 17));
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, 20);     // (3+1+1)*4
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 14);   // 3*4 + (5-3)
+  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 14);  // min(max(3,2)*4+2, max(4,1)*4+1) = min(14, 17)
+  EXPECT_TRUE(l.oneDirectionIsH2D);
+  EXPECT_DOUBLE_EQ(l.position, 0.5);  // (20-17)/(20-14)
+  EXPECT_EQ(l.zone, LimitZone::NoToOneDirection);
+  EXPECT_EQ(l.critical, CriticalResource::H2DEngine);
+  EXPECT_EQ(l.idealFinishNs, 1000 + 14);
+  EXPECT_EQ(l.measuredFinishNs, 1017);
+  EXPECT_NE(l.criticalSentence.find("H2D copy engine is critical"), std::string::npos) << l.criticalSentence;
+}
+
+TEST(AnalysisLimits, OneDirectionOverlapSitsBetweenTheOthers) {
+  // h = 1, k = 2, d = 3, N = 10: full = 3*10 + 3 = 33; H2D beside compute: max(1,5)*10+1 = 51;
+  // D2H beside compute: max(3,3)*10+3 = 33 -> 33; no overlap 60.
+  const Limits l = computeLimits(stageMetrics(1, 2, 3, 10, 2, 40));
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, 60);
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 33);
+  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 33);
+  EXPECT_FALSE(l.oneDirectionIsH2D);
+  EXPECT_EQ(l.critical, CriticalResource::D2HEngine);
+  EXPECT_EQ(l.zone, LimitZone::NoToOneDirection);
+}
+
+TEST(AnalysisLimits, OneCopyEngineSerialisesBothDirections) {
+  const Limits l = computeLimits(stageMetrics(3, 1, 1, 4, 1, 17));
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, 20);
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 17);   // max(3+1, 1)*4 + (5-4)
+  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 17);  // never below full overlap
+  EXPECT_EQ(l.critical, CriticalResource::CopyEngine);
+  EXPECT_EQ(l.zone, LimitZone::AtFullOverlap);
+}
+
+TEST(AnalysisLimits, ComputeCriticalAndZones) {
+  EXPECT_EQ(computeLimits(stageMetrics(1, 5, 1, 8, 2, 44)).critical, CriticalResource::ComputeEngine);
+  EXPECT_EQ(computeLimits(stageMetrics(1, 5, 1, 8, 2, 80)).zone, LimitZone::SlowerThanNoOverlap);
+  // full = 5*8+2 = 42; one direction = min(max(1,6)*8+1, max(6,1)*8+1) = 49.
+  EXPECT_EQ(computeLimits(stageMetrics(1, 5, 1, 8, 2, 45)).zone, LimitZone::OneDirectionToFull);
+  const Limits none = computeLimits(stageMetrics(1, 1, 1, 0, 2, 0));
+  EXPECT_EQ(none.zone, LimitZone::Unknown);
+  EXPECT_DOUBLE_EQ(none.fullOverlapNs, 0);
+}
+
+TEST(AnalysisLimits, HostIsCriticalWhenItsCpuStagesOutlastEveryEngine) {
+  Metrics m = stageMetrics(1, 1, 1, 4, 2, 100);
+  m.perBatch.preprocessNs = 40;  // two workers, each recording the whole stage: 20 per batch
+  m.lanes = {{0, LaneKind::HostWorker, "CPU worker 0", 0, 0}, {1, LaneKind::HostWorker, "CPU worker 1", 0, 0}};
+  const Limits l = computeLimits(m);
+  EXPECT_DOUBLE_EQ(l.hostPerBatchNs, 20);
+  EXPECT_EQ(l.critical, CriticalResource::Host);
+}
+
+TEST(AnalysisLimits, SimulatedMultiStreamRunSitsAtTheBound) {
+  auto run = simtest::runSim(findPreset("multi-stream")->config, simtest::h200());
+  const Metrics m = computeMetrics(*run.trace);
+  const Limits l = computeLimits(m);
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, m.idealBoundNs);
+  EXPECT_LE(l.fullOverlapNs, l.oneDirectionNs);
+  EXPECT_LE(l.oneDirectionNs, l.noOverlapNs);
+  EXPECT_GT(l.position, 0.9);
+  EXPECT_EQ(l.idealFinishNs, m.firstNs + std::int64_t(std::llround(m.idealBoundNs)));
+}
+
+}  // namespace
+}  // namespace pipescope

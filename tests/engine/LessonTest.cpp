@@ -1,0 +1,90 @@
+// Every lesson runs to completion on the simulator and shows the effect it claims.
+// The checks read metrics (the lessons' expectations), never the lesson text.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "SimulatorTestSupport.h"
+#include "analysis/LessonRunner.h"
+
+namespace pipescope {
+namespace {
+
+TEST(Lessons, SequenceCoversTheNineTopicsInOrder) {
+  const auto& lessons = builtinLessons();
+  ASSERT_EQ(lessons.size(), 9u);
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < lessons.size(); ++i) {
+    const Lesson& l = lessons[i];
+    EXPECT_EQ(l.number, int(i + 1));
+    EXPECT_TRUE(ids.insert(l.id).second) << l.id;
+    EXPECT_FALSE(l.title.empty());
+    EXPECT_FALSE(l.lookFor.empty());
+    EXPECT_FALSE(l.runs.empty());
+    EXPECT_FALSE(l.expectations.empty()) << l.id;
+    EXPECT_GE(l.prediction.choices.size(), 2u);
+    EXPECT_GE(l.prediction.answer, 0);
+    EXPECT_LT(std::size_t(l.prediction.answer), l.prediction.choices.size());
+    for (const auto& e : l.expectations) {
+      EXPECT_LT(std::size_t(e.run), l.runs.size());
+      EXPECT_LT(e.against, int(l.runs.size()));
+    }
+  }
+  EXPECT_EQ(findLesson("1"), &lessons[0]);
+  EXPECT_EQ(findLesson("issue-order"), &lessons[4]);
+  EXPECT_EQ(findLesson("10"), nullptr);
+}
+
+TEST(Lessons, IssueOrderRunsOnTheLegacyProfilesAndTheCurrentOne) {
+  const Lesson* l = findLesson("issue-order");
+  ASSERT_NE(l, nullptr);
+  std::set<std::string> profiles;
+  for (const auto& r : l->runs) profiles.insert(r.profile);
+  EXPECT_EQ(profiles, (std::set<std::string>{"c1060-like", "c2050-like", ""}));
+}
+
+class EachLesson : public ::testing::TestWithParam<int> {};
+
+TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
+  const Lesson& lesson = builtinLessons()[std::size_t(GetParam())];
+  const LessonOutcome out = runLesson(lesson, simtest::h200());
+  ASSERT_TRUE(out.ok()) << out.error;
+  ASSERT_EQ(out.metrics.size(), lesson.runs.size());
+  for (std::size_t i = 0; i < out.runs.size(); ++i) {
+    EXPECT_EQ(out.runs[i].outcome.state, RunState::Finished);
+    EXPECT_GT(out.metrics[i].batches, 0);
+  }
+  for (const auto& e : lesson.expectations)
+    EXPECT_TRUE(e.holds(out.metrics)) << lesson.id << ": " << e.describe(lesson.runs);
+  EXPECT_TRUE(out.allHold());
+  // The answer the lesson gives is the one the numbers bear out.
+  EXPECT_EQ(out.observedChoice, lesson.prediction.answer) << lesson.id;
+  EXPECT_FALSE(out.numbers.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Lessons, EachLesson, ::testing::Range(0, 9));
+
+TEST(Lessons, ExpectationsCompareWithMarginsAndThresholds) {
+  Metrics a, b;
+  a.makespanNs = 100;
+  b.makespanNs = 40;
+  const std::vector<Metrics> m{a, b};
+  EXPECT_TRUE((Expectation{MetricId::Makespan, 1, Relation::Less, 0, 0, 0.5}).holds(m));
+  EXPECT_FALSE((Expectation{MetricId::Makespan, 1, Relation::Less, 0, 0, 0.7}).holds(m));
+  EXPECT_TRUE((Expectation{MetricId::Makespan, 0, Relation::Greater, 1, 0, 1.0}).holds(m));
+  EXPECT_TRUE((Expectation{MetricId::Makespan, 1, Relation::About, -1, 42, 0.05}).holds(m));
+  EXPECT_FALSE((Expectation{MetricId::Makespan, 1, Relation::About, -1, 50, 0.05}).holds(m));
+  EXPECT_FALSE((Expectation{MetricId::Makespan, 2, Relation::Less, 0, 0, 0}).holds(m));  // no such run
+}
+
+TEST(Lessons, UnknownProfileIsAClearError) {
+  Lesson l;
+  l.id = "broken";
+  l.runs = {{"somewhere", PipelineConfig{}, "no-such-profile"}};
+  const LessonOutcome out = runLesson(l, simtest::h200());
+  EXPECT_FALSE(out.ok());
+  EXPECT_NE(out.error.find("no-such-profile"), std::string::npos) << out.error;
+}
+
+}  // namespace
+}  // namespace pipescope

@@ -1,0 +1,160 @@
+#include "analysis/AdvicePanel.h"
+
+#include <QFrame>
+#include <QLabel>
+#include <QMetaObject>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "MainWindow.h"
+#include "analysis/AnalysisFormat.h"
+#include "analysis/WaitAnalysis.h"
+#include "analysis/WaitSummary.h"
+#include "controls/ControlPanel.h"
+#include "run/RunController.h"
+#include "sim/DeviceProfile.h"
+
+namespace pipescope::ui {
+
+namespace {
+
+QLabel* wrapped(const QString& text, const QString& style = {}) {
+  auto* l = new QLabel(text);
+  l->setWordWrap(true);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  if (!style.isEmpty()) l->setStyleSheet(style);
+  return l;
+}
+
+}  // namespace
+
+AdvicePanel::AdvicePanel(MainWindow& window) : window_(window) {
+  setObjectName("advicePanel");
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* inner = new QWidget;
+  auto* layout = new QVBoxLayout(inner);
+  status_ = wrapped(tr("When a run ends, the simulator tries the usual fixes on it and ranks them here."));
+  status_->setObjectName("adviceStatus");
+  layout->addWidget(status_);
+  items_ = new QVBoxLayout;
+  layout->addLayout(items_);
+  layout->addStretch(1);
+  scroll->setWidget(inner);
+  outer->addWidget(scroll);
+
+  connect(&window, &MainWindow::runCompleted, this, [this](std::shared_ptr<Trace> t) { adviseOn(std::move(t)); });
+  connect(&window, &MainWindow::traceChanged, this, [this](std::shared_ptr<Trace> t) {
+    // A new run: the old advice no longer describes the screen, and runCompleted brings
+    // the new one. Anything else (an opened file, a lesson's run shown again) is
+    // finished already: advise on it at once.
+    if (t && t != window_.runController().trace()) adviseOn(t);
+    else cancel();
+  });
+}
+
+AdvicePanel::~AdvicePanel() {
+  worker_.request_stop();
+  if (worker_.joinable()) worker_.join();
+}
+
+void AdvicePanel::cancel() {
+  ++generation_;
+  worker_.request_stop();
+  computing_ = false;
+  for (QPushButton* b : applyButtons_) b->setEnabled(false);
+  status_->setText(tr("The run is going: advice follows when it ends."));
+}
+
+QPushButton* AdvicePanel::applyButton(int i) const {
+  return i >= 0 && std::size_t(i) < applyButtons_.size() ? applyButtons_[std::size_t(i)] : nullptr;
+}
+
+QString AdvicePanel::statusText() const { return status_->text(); }
+
+void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
+  cancel();
+  AdviceResult none;
+  if (!trace || trace->ops().publishedCount() == 0) {
+    none.error = tr("the run recorded no operations").toStdString();
+    show(std::move(none), generation_);
+    return;
+  }
+  const std::string profileName = window_.controlPanel().backendOptions().simulatorProfile;
+  std::string error;
+  auto profile = loadDeviceProfile(profileName, error);
+  if (!profile) {
+    none.error = error + tr(". Pick a device profile in the Controls' backend section").toStdString();
+    show(std::move(none), generation_);
+    return;
+  }
+  status_->setText(tr("Simulating the alternatives on the %1 profile…").arg(QString::fromStdString(profile->name)));
+  computing_ = true;
+  if (worker_.joinable()) worker_.join();  // stop was requested: returns within one simulated run
+  const std::uint64_t generation = generation_;
+  worker_ = std::jthread([this, trace, profile = std::move(*profile), generation](std::stop_token stop) {
+    // Evidence from the measured run, then the candidates on the simulator.
+    const Metrics metrics = computeMetrics(*trace);
+    const TraceView ops = trace->ops().snapshot();
+    const std::vector<Lane> lanes = trace->lanes();
+    const WaitSummary waits = summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
+    AdviceInput in{trace->config(), profile, &metrics, &waits};
+    AdviceResult result = advise(in, AdviceOptions{}, stop);
+    if (stop.stop_requested()) return;
+    QMetaObject::invokeMethod(
+        this, [this, result = std::move(result), generation]() mutable { show(std::move(result), generation); },
+        Qt::QueuedConnection);
+  });
+}
+
+void AdvicePanel::show(AdviceResult result, std::uint64_t generation) {
+  if (generation != generation_) return;  // superseded by a newer run
+  computing_ = false;
+  result_ = std::move(result);
+  while (QLayoutItem* item = items_->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  applyButtons_.clear();
+  if (!result_.error.empty()) {
+    status_->setText(tr("No advice: %1").arg(QString::fromStdString(result_.error)));
+  } else if (result_.items.empty()) {
+    status_->setText(tr("Nothing the simulator tried helps by more than 3%: this configuration is about as good as "
+                        "it gets on this device."));
+  } else {
+    status_->setText(tr("Ranked by the speed-up the simulator predicts (%1 batches per candidate, same device profile):")
+                         .arg(result_.simulatedBatches));
+  }
+  int rank = 0;
+  for (const AdviceItem& item : result_.items) {
+    auto* card = new QFrame;
+    card->setObjectName("adviceItem");
+    card->setFrameShape(QFrame::StyledPanel);
+    auto* l = new QVBoxLayout(card);
+    auto* title = wrapped(tr("%1. %2 — predicted %3 faster")
+                              .arg(++rank)
+                              .arg(QString::fromStdString(item.title), QString::fromStdString(formatRatio(item.speedup))),
+                          "font-weight: 600;");
+    l->addWidget(title);
+    l->addWidget(wrapped(QString::fromStdString(item.sentence)));
+    if (!item.change.empty()) l->addWidget(wrapped(tr("Change: %1").arg(QString::fromStdString(item.change)), "color: palette(placeholder-text);"));
+    auto* apply = new QPushButton(tr("Apply"));
+    apply->setToolTip(tr("Load this configuration into the controls (press Start to run it)"));
+    const PipelineConfig config = item.config;
+    connect(apply, &QPushButton::clicked, this, [this, config, t = item.title] {
+      window_.loadConfig(config);
+      window_.statusBar()->showMessage(tr("Loaded “%1” into the controls: press Start to run it.").arg(QString::fromStdString(t)), 6000);
+    });
+    l->addWidget(apply, 0, Qt::AlignRight);
+    applyButtons_.push_back(apply);
+    items_->addWidget(card);
+  }
+  emit adviceReady();
+}
+
+}  // namespace pipescope::ui

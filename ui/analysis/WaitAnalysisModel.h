@@ -1,0 +1,67 @@
+#pragma once
+// The wait causes of the trace on screen, kept up to date without blocking the UI:
+// refresh() (called on the metrics timer, 4 Hz) recomputes only when the trace
+// grew; small traces are analysed on the spot (well under a millisecond per
+// thousand ops), large ones on a worker thread whose result arrives as a queued
+// call. Readers get an immutable snapshot that stays valid while they hold it.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "analysis/WaitAnalysis.h"
+#include "analysis/WaitSummary.h"
+#include "trace/Trace.h"
+
+namespace pipescope::ui {
+
+/// One analysis of one snapshot of a trace.
+struct WaitAnalysisResult {
+  TraceView ops;              ///< the snapshot analysed (keeps its chunks alive)
+  std::vector<Lane> lanes;
+  WaitAnalysis analysis;
+  WaitSummary summary;
+  QStringList sentences;      ///< describeSummary()
+  /// The tooltip text of one op ("waited 0.31 ms: ..."); empty when it did not wait
+  /// or is not covered by this snapshot.
+  QString describe(std::uint64_t globalIndex) const;
+};
+
+class WaitAnalysisModel : public QObject {
+  Q_OBJECT
+ public:
+  /// From this many ops on, the analysis runs on a worker thread.
+  static constexpr std::uint64_t kSyncOps = 20'000;
+
+  explicit WaitAnalysisModel(QObject* parent = nullptr);
+  ~WaitAnalysisModel() override;  ///< waits for a worker in progress
+
+  void setTrace(std::shared_ptr<const Trace> trace);  ///< nullptr clears
+  /// From how many ops on the worker thread is used (tests exercise both paths).
+  void setSyncLimit(std::uint64_t ops) { syncLimit_ = ops; }
+  /// Recomputes when the trace published ops since the last analysis.
+  void refresh();
+  std::shared_ptr<const WaitAnalysisResult> result() const { return result_; }
+  /// True while a worker computes (tests wait on it).
+  bool busy() const { return worker_.joinable() && !workerDone_.load(); }
+
+ signals:
+  void updated();  ///< result() changed (or was cleared)
+
+ private:
+  void analyse(TraceView ops, std::vector<Lane> lanes);
+  void adopt(std::shared_ptr<const WaitAnalysisResult> result, std::uint64_t generation);
+
+  std::shared_ptr<const Trace> trace_;
+  std::shared_ptr<const WaitAnalysisResult> result_;
+  std::uint64_t analysedEnd_ = 0, analysedBegin_ = 0;
+  std::uint64_t generation_ = 0;  // bumped per trace: late results of an old trace are dropped
+  bool pending_ = false;          // the trace grew while a worker ran
+  std::uint64_t syncLimit_ = kSyncOps;
+  std::jthread worker_;
+  std::atomic<bool> workerDone_{true};
+};
+
+}  // namespace pipescope::ui

@@ -1,0 +1,270 @@
+#include "lessons/LessonsPanel.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include "MainWindow.h"
+#include "compare/CompareController.h"
+#include "run/RunController.h"
+
+namespace pipescope::ui {
+
+namespace {
+
+QLabel* wrapped(const char* name) {
+  auto* l = new QLabel;
+  l->setObjectName(name);
+  l->setWordWrap(true);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return l;
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
+  setObjectName("lessonsPanel");
+  player_ = new LessonPlayer(window);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // text wraps to the dock's width
+  auto* inner = new QWidget;
+  auto* layout = new QVBoxLayout(inner);
+
+  list_ = new QListWidget;
+  list_->setObjectName("lessonList");
+  for (const Lesson& l : builtinLessons()) list_->addItem(QStringLiteral("%1. %2").arg(l.number).arg(q(l.title)));
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  list_->setTextElideMode(Qt::ElideRight);
+  list_->setMinimumWidth(120);
+  list_->setFixedHeight(list_->sizeHintForRow(0) * 9 + 2 * list_->frameWidth() + 2);
+  layout->addWidget(list_);
+
+  title_ = wrapped("lessonTitle");
+  QFont big = title_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.3);
+  big.setBold(true);
+  title_->setFont(big);
+  layout->addWidget(title_);
+  lookFor_ = wrapped("lessonLookFor");
+  layout->addWidget(lookFor_);
+  runsLabel_ = wrapped("lessonRuns");
+  runsLabel_->setStyleSheet("color: palette(placeholder-text);");
+  layout->addWidget(runsLabel_);
+
+  auto* predict = new QGroupBox(tr("Your prediction (answer before pressing Run)"));
+  auto* predictLayout = new QVBoxLayout(predict);
+  question_ = wrapped("lessonQuestion");
+  question_->setStyleSheet("font-weight: 600;");
+  predictLayout->addWidget(question_);
+  choicesBox_ = new QWidget;
+  choicesLayout_ = new QVBoxLayout(choicesBox_);
+  choicesLayout_->setContentsMargins(8, 0, 0, 0);
+  predictLayout->addWidget(choicesBox_);
+  choices_ = new QButtonGroup(this);
+  connect(choices_, &QButtonGroup::idClicked, this, &LessonsPanel::updateButtons);
+  layout->addWidget(predict);
+
+  auto* runRow = new QHBoxLayout;
+  run_ = new QPushButton(tr("Run the lesson"));
+  run_->setObjectName("runLesson");
+  stop_ = new QPushButton(tr("Stop"));
+  slowMotion_ = new QCheckBox(tr("slow motion"));
+  slowMotion_->setChecked(true);
+  slowMotion_->setToolTip(tr("Simulated runs take about %1 s each, so you can watch them on the timeline")
+                              .arg(LessonPlayer::kWatchSeconds));
+  connect(slowMotion_, &QCheckBox::toggled, player_, &LessonPlayer::setSlowMotion);
+  runRow->addWidget(run_);
+  runRow->addWidget(stop_);
+  runRow->addWidget(slowMotion_);
+  runRow->addStretch(1);
+  layout->addLayout(runRow);
+  status_ = wrapped("lessonStatus");
+  layout->addWidget(status_);
+
+  results_ = new QGroupBox(tr("What happened"));
+  auto* resultsLayout = new QVBoxLayout(results_);
+  feedback_ = wrapped("lessonFeedback");
+  numbers_ = wrapped("lessonNumbers");
+  checks_ = wrapped("lessonChecks");
+  resultsLayout->addWidget(feedback_);
+  resultsLayout->addWidget(numbers_);
+  resultsLayout->addWidget(checks_);
+  auto* showRow = new QHBoxLayout;
+  showRow->addWidget(new QLabel(tr("Show run:")));
+  showRun_ = new QComboBox;
+  showRow->addWidget(showRun_, 1);
+  compare_ = new QPushButton(tr("Compare A/B"));
+  compare_->setToolTip(tr("Pin the first run as A and show the last as B in the A/B comparison"));
+  showRow->addWidget(compare_);
+  resultsLayout->addLayout(showRow);
+  results_->setVisible(false);
+  layout->addWidget(results_);
+
+  auto* nav = new QHBoxLayout;
+  previous_ = new QPushButton(tr("← Previous"));
+  next_ = new QPushButton(tr("Next →"));
+  nav->addWidget(previous_);
+  nav->addStretch(1);
+  nav->addWidget(next_);
+  layout->addLayout(nav);
+  layout->addStretch(1);
+  scroll->setWidget(inner);
+  outer->addWidget(scroll);
+
+  connect(list_, &QListWidget::currentRowChanged, this, &LessonsPanel::showLesson);
+  connect(run_, &QPushButton::clicked, this, &LessonsPanel::run);
+  connect(stop_, &QPushButton::clicked, player_, &LessonPlayer::stop);
+  connect(previous_, &QPushButton::clicked, this, [this] { selectLesson(currentLesson() - 1); });
+  connect(next_, &QPushButton::clicked, this, [this] { selectLesson(currentLesson() + 1); });
+  connect(showRun_, &QComboBox::activated, this, &LessonsPanel::showRun);
+  connect(compare_, &QPushButton::clicked, this, &LessonsPanel::compareFirstAndLast);
+  connect(player_, &LessonPlayer::runStarted, this, [this](int i, int n, const QString& label) {
+    status_->setText(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
+    updateButtons();
+  });
+  connect(player_, &LessonPlayer::finished, this, &LessonsPanel::onFinished);
+  connect(player_, &LessonPlayer::failed, this, &LessonsPanel::onFailed);
+  connect(&window.runController(), &RunController::runStarted, this, &LessonsPanel::updateButtons);
+  connect(&window, &MainWindow::runCompleted, this, &LessonsPanel::updateButtons);
+  list_->setCurrentRow(0);
+}
+
+int LessonsPanel::currentLesson() const { return list_->currentRow() + 1; }
+
+bool LessonsPanel::selectLesson(int number) {
+  if (number < 1 || number > int(builtinLessons().size()) || player_->playing()) return false;
+  list_->setCurrentRow(number - 1);
+  return true;
+}
+
+void LessonsPanel::showLesson() {
+  const int row = list_->currentRow();
+  if (row < 0) return;
+  const Lesson& l = builtinLessons()[std::size_t(row)];
+  title_->setText(tr("Lesson %1: %2").arg(l.number).arg(q(l.title)));
+  lookFor_->setText(q(l.lookFor));
+  QStringList runs;
+  for (const LessonRun& r : l.runs)
+    runs << (r.profile.empty() ? q(r.label) : tr("%1 (simulated %2)").arg(q(r.label), q(r.profile)));
+  runsLabel_->setText(tr("Runs: %1").arg(runs.join(" · ")));
+  question_->setText(q(l.prediction.question));
+  for (QAbstractButton* b : choices_->buttons()) {
+    choices_->removeButton(b);
+    delete b;
+  }
+  for (int i = 0; i < int(l.prediction.choices.size()); ++i) {
+    auto* b = new QRadioButton(q(l.prediction.choices[std::size_t(i)].text));
+    choices_->addButton(b, i);
+    choicesLayout_->addWidget(b);
+  }
+  status_->setText(tr("Pick an answer, then press Run."));
+  results_->setVisible(resultLesson_ == l.number);
+  updateButtons();
+}
+
+void LessonsPanel::choose(int choice) {
+  if (QAbstractButton* b = choices_->button(choice)) b->setChecked(true);
+  updateButtons();
+}
+
+int LessonsPanel::chosen() const { return choices_->checkedId(); }
+
+void LessonsPanel::updateButtons() {
+  const bool playing = player_->playing();
+  const bool busy = playing || window_.runController().running();
+  run_->setEnabled(!busy && chosen() >= 0);
+  run_->setToolTip(chosen() < 0 ? tr("Pick an answer first: predicting makes the result stick.") : QString());
+  stop_->setEnabled(playing);
+  list_->setEnabled(!playing);
+  for (QAbstractButton* b : choices_->buttons()) b->setEnabled(!playing);
+  previous_->setEnabled(!playing && currentLesson() > 1);
+  next_->setEnabled(!playing && currentLesson() < int(builtinLessons().size()));
+}
+
+void LessonsPanel::run() {
+  if (chosen() < 0) {
+    status_->setText(tr("Pick an answer first: predicting makes the result stick."));
+    return;
+  }
+  results_->setVisible(false);
+  resultLesson_ = 0;
+  player_->start(builtinLessons()[std::size_t(list_->currentRow())]);
+  updateButtons();
+}
+
+void LessonsPanel::onFinished(const LessonResult& result) {
+  const Lesson& l = builtinLessons()[std::size_t(list_->currentRow())];
+  result_ = result;
+  resultLesson_ = l.number;
+  const int mine = chosen(), observed = result.observedChoice;
+  const auto choiceText = [&](int i) { return q(l.prediction.choices[std::size_t(i)].text); };
+  QString feedback;
+  if (observed >= 0 && observed == mine) {
+    feedback = tr("<span style='color:#007a4d'><b>✓ Your prediction was right:</b></span> %1.").arg(choiceText(mine));
+  } else if (observed >= 0) {
+    feedback = tr("<span style='color:#b03030'><b>✗ Not quite.</b></span> You predicted “%1”; what happened: <b>%2</b>.")
+                   .arg(choiceText(mine), choiceText(observed));
+  } else {
+    feedback = tr("<b>None of the answers fits these runs exactly</b> (this device behaves differently from the one "
+                  "the lesson was written for); the lesson expected “%1”.")
+                   .arg(choiceText(l.prediction.answer));
+  }
+  feedback_->setText(feedback);
+  QStringList lines = result.numbers.split('\n', Qt::SkipEmptyParts);
+  for (QString& line : lines) line = line.trimmed();  // the engine indents for a terminal
+  numbers_->setText(lines.join('\n'));
+  QStringList checks;
+  for (const ExpectationCheck& c : result.checks)
+    checks << (c.holds ? QStringLiteral("✓ ") : QStringLiteral("✗ ")) + q(c.claim);
+  checks_->setText(tr("The lesson's claims, checked on these runs:\n%1").arg(checks.join('\n')));
+  showRun_->clear();
+  for (std::size_t i = 0; i < l.runs.size() && i < result.traces.size(); ++i) showRun_->addItem(q(l.runs[i].label));
+  showRun_->setCurrentIndex(showRun_->count() - 1);
+  compare_->setEnabled(result.traces.size() >= 2);
+  results_->setVisible(true);
+  status_->setText(tr("Done: %n run(s). The timeline shows the last one; pick another below.", nullptr,
+                      int(result.traces.size())));
+  updateButtons();
+  emit lessonFinished();
+}
+
+void LessonsPanel::onFailed(const QString& message) {
+  status_->setText(message);
+  updateButtons();
+}
+
+void LessonsPanel::showRun(int index) {
+  if (index < 0 || std::size_t(index) >= result_.traces.size() || resultLesson_ == 0) return;
+  const Lesson& l = builtinLessons()[std::size_t(resultLesson_ - 1)];
+  window_.showTrace(result_.traces[std::size_t(index)],
+                    tr("lesson %1 — %2").arg(l.number).arg(q(l.runs[std::size_t(index)].label)));
+}
+
+void LessonsPanel::compareFirstAndLast() {
+  if (result_.traces.size() < 2 || resultLesson_ == 0) return;
+  const Lesson& l = builtinLessons()[std::size_t(resultLesson_ - 1)];
+  const std::size_t last = result_.traces.size() - 1;
+  window_.compare().pin(result_.traces.front(), q(l.runs.front().label));
+  window_.compare().setB(result_.traces[last], q(l.runs[last].label));
+}
+
+QString LessonsPanel::feedbackText() const { return feedback_->text(); }
+QString LessonsPanel::numbersText() const { return numbers_->text(); }
+QString LessonsPanel::checksText() const { return checks_->text(); }
+QString LessonsPanel::statusText() const { return status_->text(); }
+
+}  // namespace pipescope::ui

@@ -1,0 +1,82 @@
+#pragma once
+// The Lessons dock: the teaching sequence (builtinLessons()), and for the selected
+// lesson its title, what to look for, a prediction to answer before pressing Run,
+// then, once its runs have played live in the main window, whether the prediction
+// was right, the numbers, and the lesson's claims checked on the measured runs.
+#include <QWidget>
+
+#include "lessons/LessonPlayer.h"
+
+class QButtonGroup;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QVBoxLayout;
+
+namespace pipescope::ui {
+
+class MainWindow;
+
+class LessonsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LessonsPanel(MainWindow& window);
+
+  /// 1-based; false for an unknown number.
+  bool selectLesson(int number);
+  int currentLesson() const;
+  /// Picks a prediction (0-based choice), as the radio button does.
+  void choose(int choice);
+  int chosen() const;
+  void run();
+
+  LessonPlayer& player() { return *player_; }
+  QPushButton* runButton() const { return run_; }
+  QPushButton* nextButton() const { return next_; }
+  QPushButton* previousButton() const { return previous_; }
+  QString feedbackText() const;
+  QString numbersText() const;
+  QString checksText() const;
+  QString statusText() const;
+  const LessonResult& lastResult() const { return result_; }
+
+ signals:
+  void lessonFinished();
+
+ private:
+  void showLesson();
+  void updateButtons();
+  void onFinished(const LessonResult& result);
+  void onFailed(const QString& message);
+  void showRun(int index);
+  void compareFirstAndLast();
+
+  MainWindow& window_;
+  LessonPlayer* player_;
+  QListWidget* list_;
+  QLabel* title_;
+  QLabel* lookFor_;
+  QLabel* runsLabel_;
+  QLabel* question_;
+  QWidget* choicesBox_;
+  QVBoxLayout* choicesLayout_;
+  QButtonGroup* choices_;
+  QCheckBox* slowMotion_;
+  QPushButton* run_;
+  QPushButton* stop_;
+  QLabel* status_;
+  QWidget* results_;
+  QLabel* feedback_;
+  QLabel* numbers_;
+  QLabel* checks_;
+  QComboBox* showRun_;
+  QPushButton* compare_;
+  QPushButton* previous_;
+  QPushButton* next_;
+  LessonResult result_;
+  int resultLesson_ = 0;
+};
+
+}  // namespace pipescope::ui
