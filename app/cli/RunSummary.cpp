@@ -76,6 +76,9 @@ std::string formatSummary(const RunReport& r) {
   const PipelineConfig& c = r.config;
   const Metrics& m = r.metrics;
   std::string s;
+  if (!r.configKnown) {
+    s += "Configuration\n  not recorded in this trace (imported): samples and the ideal bound are unknown\n";
+  } else {
   s += "Configuration" + (r.presetName.empty() ? std::string() : " (preset " + r.presetName + ")") + "\n";
   s += row("transfers", std::string(toString(c.mode)) + ", " + std::string(toString(c.memory)) + " host memory, " +
                             std::to_string(c.streams) + (c.streams == 1 ? " stream" : " streams") + ", " +
@@ -92,6 +95,7 @@ std::string formatSummary(const RunReport& r) {
                                 (c.transferChunks == 1 ? " chunk" : " chunks") + " per copy, " +
                                 formatBytes(c.d2hBytes()) + " back per batch");
   s += row("sync", std::string(toString(c.sync)));
+  }
 
   s += "Device\n";
   const std::string device = r.device.backend == "simulator"
@@ -139,7 +143,7 @@ nlohmann::json summaryJson(const RunReport& r) {
   json j;
   j["pipescope_summary_version"] = 1;
   j["preset"] = r.presetName.empty() ? json(nullptr) : json(r.presetName);
-  j["config"] = configToJson(r.config);
+  j["config"] = r.configKnown ? configToJson(r.config) : json(nullptr);
   j["device"] = {{"backend", r.device.backend},
                  {"name", r.device.name},
                  {"summary", r.device.summary()},
