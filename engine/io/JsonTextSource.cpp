@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -56,9 +57,11 @@ std::size_t JsonTextSource::readRaw(unsigned char* dst, std::size_t n) {
 }
 
 void JsonTextSource::setupGzip() {
-  buf_.resize(kChunk);
+  // Small inputs (tests, fuzzers) get small buffers; large files read 1 MiB at a time.
+  chunk_ = std::size_t(std::clamp<std::uint64_t>(rawSize_ * 4, 4096, kChunk));
+  buf_.resize(chunk_);
   cur_ = end_ = buf_.data();
-  rawBuf_.resize(kChunk);
+  rawBuf_.resize(chunk_);
   // Sniff the gzip magic from the first raw bytes; they stay in rawBuf_ for the first refill.
   std::size_t got = readRaw(rawBuf_.data(), 2);
   gzip_ = got == 2 && rawBuf_[0] == 0x1f && rawBuf_[1] == 0x8b;
@@ -69,7 +72,7 @@ void JsonTextSource::setupGzip() {
     inflater_->z.next_in = rawBuf_.data();
     inflater_->z.avail_in = unsigned(got);
   } else {
-    if (got == 2) got += readRaw(rawBuf_.data() + 2, kChunk - 2);
+    if (got == 2) got += readRaw(rawBuf_.data() + 2, chunk_ - 2);
     std::memcpy(buf_.data(), rawBuf_.data(), got);
     end_ = buf_.data() + got;
   }
@@ -88,12 +91,12 @@ bool JsonTextSource::refill() {
   cur_ = end_ = buf_.data();
   std::size_t produced = 0;
   if (!gzip_) {
-    produced = readRaw(reinterpret_cast<unsigned char*>(buf_.data()), kChunk);
+    produced = readRaw(reinterpret_cast<unsigned char*>(buf_.data()), chunk_);
   } else {
     z_stream& z = inflater_->z;
     while (produced == 0 && !gzipDone_) {
       if (z.avail_in == 0) {
-        z.avail_in = unsigned(readRaw(rawBuf_.data(), kChunk));
+        z.avail_in = unsigned(readRaw(rawBuf_.data(), chunk_));
         z.next_in = rawBuf_.data();
         if (z.avail_in == 0) {
           throw TraceFileError("'" + name_ + "': the gzip data is truncated (ends after " +
@@ -101,12 +104,12 @@ bool JsonTextSource::refill() {
         }
       }
       z.next_out = reinterpret_cast<Bytef*>(buf_.data());
-      z.avail_out = unsigned(kChunk);
+      z.avail_out = unsigned(chunk_);
       const int rc = inflate(&z, Z_NO_FLUSH);
-      produced = kChunk - z.avail_out;
+      produced = chunk_ - z.avail_out;
       if (rc == Z_STREAM_END) {
         // Concatenated gzip members are legal; continue with the next one if any.
-        if (z.avail_in == 0) z.avail_in = unsigned(readRaw(rawBuf_.data(), kChunk)), z.next_in = rawBuf_.data();
+        if (z.avail_in == 0) z.avail_in = unsigned(readRaw(rawBuf_.data(), chunk_)), z.next_in = rawBuf_.data();
         if (z.avail_in == 0) {
           gzipDone_ = true;
         } else if (inflateReset(&z) != Z_OK) {

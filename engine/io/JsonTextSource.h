@@ -84,6 +84,7 @@ class JsonTextSource {
   bool gzipDone_ = false;
   struct Inflater;
   std::unique_ptr<Inflater> inflater_;
+  std::size_t chunk_ = 0;
   std::vector<unsigned char> rawBuf_;
   std::vector<char> buf_;
   char* cur_ = nullptr;
