@@ -2,8 +2,8 @@
 // What every fuzz target checks: an importer may reject input only with
 // TraceFileError; any other exception, crash, leak or sanitizer report is a bug.
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 

@@ -23,6 +23,7 @@
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
 #include "export/ConfigSummary.h"
+#include "files/TraceFileActions.h"
 #include "export/ImageExport.h"
 #include "export/ReportPainter.h"
 #include "metrics/Metrics.h"
@@ -91,6 +92,7 @@ ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
 RunStatusBar& MainWindow::runStatusBar() { return *status_; }
+files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -125,6 +127,8 @@ void MainWindow::applyDefaultLayout() {
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  files_ = new files::TraceFileActions(this);
+  files_->addTo(file);
   QMenu* exportMenu = file->addMenu(tr("&Export image"));
   QAction* exportReport = exportMenu->addAction(tr("&Report (timeline, charts, metrics)…"), this,
                                                 [this] { exportImageDialog(ExportReport); });

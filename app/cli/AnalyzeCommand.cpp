@@ -72,8 +72,8 @@ int analyzeMain(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-const bool registered =
-    registerCommand({"analyze", "open a trace file (own, Chrome/Perfetto, PyTorch profiler) and print its metrics", analyzeMain});
+const bool registered = registerCommand(
+    {"analyze", "open a trace file (own, Chrome/Perfetto, PyTorch profiler) and print its metrics", analyzeMain});
 
 }  // namespace
 

@@ -49,8 +49,8 @@ int convertMain(const std::vector<std::string>& args) {
   try {
     auto trace = loadTraceFile(files[0]);
     saveTraceFile(*trace, files[1], *format);
-    std::cout << "wrote " << files[1] << " (" << toString(*format) << ", " << trace->ops().publishedCount()
-              << " ops, " << trace->laneCount() << " lanes)\n";
+    std::cout << "wrote " << files[1] << " (" << toString(*format) << ", " << trace->ops().publishedCount() << " ops, "
+              << trace->laneCount() << " lanes)\n";
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli convert: " << e.what() << "\n";
     return kExitRunFailed;
@@ -59,7 +59,8 @@ int convertMain(const std::vector<std::string>& args) {
 }
 
 const bool registered = registerCommand(
-    {"convert", "convert a trace between formats (.pipescope, Chrome .json, .csv), chosen by OUT's extension", convertMain});
+    {"convert", "convert a trace between formats (.pipescope, Chrome .json, .csv), chosen by OUT's extension",
+     convertMain});
 
 }  // namespace
 

@@ -36,8 +36,8 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
   const fs::path target(path);
   if (target.filename().empty()) throw TraceFileError("cannot write '" + path + "': not a file name");
   static std::atomic<unsigned> counter{0};
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" +
-                                                std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) +
+                                                "-" + std::to_string(counter++));
   auto discard = [&] {
     std::error_code ec;
     fs::remove(temp, ec);

@@ -10,15 +10,15 @@
 namespace pipescope {
 
 struct ChromeSlice {
-  std::int64_t ts = 0;   ///< ns, in the file's time base
-  std::int64_t dur = 0;  ///< ns, >= 0
+  std::int64_t ts = 0;       ///< ns, in the file's time base
+  std::int64_t dur = 0;      ///< ns, >= 0
   std::uint32_t thread = 0;  ///< index into ChromeEvents::threads
   std::uint32_t name = 0;    ///< index into ChromeEvents::strings
   std::uint32_t cat = 0;
-  std::uint32_t eventIndex = 0;  ///< position in traceEvents, for messages
-  std::int64_t stream = -1;      ///< args.stream
-  std::int64_t bytes = -1;       ///< args.bytes
-  std::int64_t correlation = -1; ///< args.correlation
+  std::uint32_t eventIndex = 0;   ///< position in traceEvents, for messages
+  std::int64_t stream = -1;       ///< args.stream
+  std::int64_t bytes = -1;        ///< args.bytes
+  std::int64_t correlation = -1;  ///< args.correlation
   // Fields of pipescope's own export (args), so its round trip is lossless.
   std::int64_t streamWait = 0;   ///< args["stream wait (ns)"]
   std::int64_t engineWait = 0;   ///< args["engine wait (ns)"]
@@ -32,7 +32,7 @@ struct ChromeSlice {
 struct ChromeThread {
   std::string pid;  ///< as written (number or string)
   std::string tid;
-  std::string name;         ///< from thread_name metadata, else empty
+  std::string name;  ///< from thread_name metadata, else empty
   std::int64_t sortIndex = 0;
   bool hasSortIndex = false;
   // pipescope export: the lane this thread shows (thread_name args)
@@ -52,7 +52,7 @@ struct ChromeFlow {
   std::string id;
   std::uint32_t thread = 0;
   std::int64_t ts = 0;
-  char phase = 's';        ///< 's' start, 'f' finish, 't' step
+  char phase = 's';            ///< 's' start, 'f' finish, 't' step
   bool bindEnclosing = false;  ///< bp == "e": binds to the enclosing slice
 };
 

@@ -51,7 +51,8 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       if (t.pipescopeLane < 0) continue;
       auto kind = parseLaneKind(t.laneKind);
       if (!kind) fail(ev, "thread \"" + t.name + "\": unknown lane kind \"" + t.laneKind + "\"");
-      Lane l{std::uint16_t(t.pipescopeLane), *kind, t.name, int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX))};
+      Lane l{std::uint16_t(t.pipescopeLane), *kind, t.name,
+             int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX))};
       auto [it, inserted] = byId.emplace(t.pipescopeLane, l);
       if (!inserted && (it->second.kind != l.kind || it->second.index != l.index))
         fail(ev, "lane " + std::to_string(t.pipescopeLane) + " is described twice, differently");
@@ -69,11 +70,12 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       if (!n.is_string()) throw std::invalid_argument("'otherData.pipescope.names': expected an array of strings");
       names.push_back(n.get<std::string>());
     }
-    applyMetadata(*trace, configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
-                  deviceFromJson(requireField(meta, "device", "otherData.pipescope")),
-                  outcomeFromJson(requireField(meta, "outcome", "otherData.pipescope")),
-                  requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()),
-                  lanes, names);
+    applyMetadata(
+        *trace, configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
+        deviceFromJson(requireField(meta, "device", "otherData.pipescope")),
+        outcomeFromJson(requireField(meta, "outcome", "otherData.pipescope")),
+        requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()),
+        lanes, names);
   } catch (const std::invalid_argument& e) {
     fail(ev, e.what());
   }
@@ -92,7 +94,8 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
     if (s.mirror) continue;
     const std::string where = "event " + std::to_string(s.eventIndex) + ": ";
     const ChromeThread& t = ev.threads[s.thread];
-    if (t.pipescopeLane < 0) fail(ev, where + "on a thread without a pipescope lane (\"" + t.pid + "\"/\"" + t.tid + "\")");
+    if (t.pipescopeLane < 0)
+      fail(ev, where + "on a thread without a pipescope lane (\"" + t.pid + "\"/\"" + t.tid + "\")");
     if (s.kind < 0) fail(ev, where + "missing or unknown \"args.kind\"");
     Op op;
     op.kind = OpKind(s.kind);
@@ -104,7 +107,8 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
     op.bytes = s.bytes < 0 ? 0 : std::uint64_t(s.bytes);
     op.batch = s.batch;
     op.correlation = s.correlation < 0 ? 0 : std::uint32_t(s.correlation);
-    op.stream = s.stream < 0 || s.stream > std::numeric_limits<std::int16_t>::max() ? kNoStream : std::int16_t(s.stream);
+    op.stream =
+        s.stream < 0 || s.stream > std::numeric_limits<std::int16_t>::max() ? kNoStream : std::int16_t(s.stream);
     op.flags = s.flags;
     if (s.engineLane >= 0) {
       if (std::size_t(s.engineLane) >= lanes.size())
@@ -278,11 +282,13 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
   int streamIndex = 0;
   std::int16_t compact = 0;
   bool allSmall = true;
-  for (const auto& [key, list] : byStream) allSmall = allSmall && key.stream <= std::numeric_limits<std::int16_t>::max();
+  for (const auto& [key, list] : byStream)
+    allSmall = allSmall && key.stream <= std::numeric_limits<std::int16_t>::max();
   for (const auto& [key, list] : byStream) {
     lanesFull();
     const std::string plainPid = key.pid.rfind("s:", 0) == 0 ? key.pid.substr(2) : key.pid;
-    const std::string name = (multiGpu ? "GPU " + plainPid + " " : std::string()) + "stream " + std::to_string(key.stream);
+    const std::string name =
+        (multiGpu ? "GPU " + plainPid + " " : std::string()) + "stream " + std::to_string(key.stream);
     streamLane[key] = trace->lane(LaneKind::Stream, streamIndex++, name);
     streamNumber[key] = allSmall ? std::int16_t(key.stream) : compact++;
   }
@@ -319,7 +325,8 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
       std::sort(v.begin(), v.end(), [&](std::uint32_t a, std::uint32_t b) { return slices[a].ts < slices[b].ts; });
     auto enclosing = [&](std::uint32_t thread, std::int64_t ts) -> std::int64_t {
       const auto& v = perThread[thread];
-      auto it = std::upper_bound(v.begin(), v.end(), ts, [&](std::int64_t t, std::uint32_t s) { return t < slices[s].ts; });
+      auto it =
+          std::upper_bound(v.begin(), v.end(), ts, [&](std::int64_t t, std::uint32_t s) { return t < slices[s].ts; });
       // Innermost slice covering ts: scan back a bounded number of candidates.
       for (int k = 0; k < 64 && it != v.begin(); ++k) {
         --it;

@@ -137,8 +137,8 @@ class ChromeSax {
     std::string context = inEvents_ ? " (in event " + std::to_string(out_.eventCount) + ")" : "";
     (void)lastToken;
     if (truncated)
-      throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) +
-                           ": the JSON text ends early" + context + "; the file is truncated");
+      throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": the JSON text ends early" +
+                           context + "; the file is truncated");
     throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": invalid JSON" + context + ": " +
                          what);
   }
@@ -213,18 +213,14 @@ class ChromeSax {
           push(Frame::Skip);
         }
         return true;
-      case Frame::Build:
-        try {
-          builder_.startContainer(object);
+      case Frame::Build: try { builder_.startContainer(object);
         } catch (const std::length_error& e) {
           failAt(std::string("\"") + buildKey_ + "\": " + e.what());
         }
         push(Frame::Build);
         return true;
       case Frame::Args:
-      case Frame::Skip:
-        push(Frame::Skip);
-        return true;
+      case Frame::Skip: push(Frame::Skip); return true;
     }
     return true;
   }
@@ -251,24 +247,15 @@ class ChromeSax {
       case Frame::TopObject:
         if (key_.back() == "traceEvents") failAt(std::string("\"traceEvents\" must be an array, got ") + v.typeName());
         return true;
-      case Frame::Events:
-        ++out_.eventCount;
-        failEvent(std::string("expected an event object, got ") + v.typeName());
-      case Frame::Event:
-        eventField(key_.back(), v);
-        return true;
-      case Frame::Args:
-        argField(key_.back(), v);
-        return true;
-      case Frame::Build:
-        try {
-          builder_.scalar(v.toJson());
+      case Frame::Events: ++out_.eventCount; failEvent(std::string("expected an event object, got ") + v.typeName());
+      case Frame::Event: eventField(key_.back(), v); return true;
+      case Frame::Args: argField(key_.back(), v); return true;
+      case Frame::Build: try { builder_.scalar(v.toJson());
         } catch (const std::length_error& e) {
           failAt(std::string("\"") + buildKey_ + "\": " + e.what());
         }
         return true;
-      case Frame::Skip:
-        return true;
+      case Frame::Skip: return true;
     }
     return true;
   }
@@ -292,7 +279,9 @@ class ChromeSax {
     } else {
       failEvent("\"" + field + "\" must be a number (microseconds), got " + v.typeName());
     }
-    if (!ns) failEvent("\"" + field + "\" = " + (v.text ? *v.text : std::to_string(v.i)) + " is out of range (at most 1e15 µs)");
+    if (!ns)
+      failEvent("\"" + field + "\" = " + (v.text ? *v.text : std::to_string(v.i)) +
+                " is out of range (at most 1e15 µs)");
     return *ns;
   }
 
@@ -310,13 +299,15 @@ class ChromeSax {
                 (v.type == Scalar::Float ? *v.text : std::string(v.typeName())));
     }
     if (x < 0) failEvent("\"args." + field + "\" must be a non-negative integer, got " + std::to_string(x));
-    if (x > hi) failEvent("\"args." + field + "\" = " + std::to_string(x) + " is too large (at most " + std::to_string(hi) + ")");
+    if (x > hi)
+      failEvent("\"args." + field + "\" = " + std::to_string(x) + " is too large (at most " + std::to_string(hi) + ")");
     return x;
   }
 
   std::int64_t signedInt(const std::string& field, const Scalar& v) const {
     if (v.type == Scalar::Int) return v.i;
-    if (v.type == Scalar::UInt && v.u <= std::uint64_t(std::numeric_limits<std::int64_t>::max())) return std::int64_t(v.u);
+    if (v.type == Scalar::UInt && v.u <= std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      return std::int64_t(v.u);
     failEvent("\"args." + field + "\" must be an integer, got " + v.typeName());
   }
 
@@ -373,13 +364,15 @@ class ChromeSax {
     }
     if (k == "stream") {
       // PyTorch writes stream ids as integers; tolerate other kinds of value by ignoring them.
-      if (v.type == Scalar::Int || v.type == Scalar::UInt) s.stream = count(k, v, std::numeric_limits<std::int32_t>::max());
+      if (v.type == Scalar::Int || v.type == Scalar::UInt)
+        s.stream = count(k, v, std::numeric_limits<std::int32_t>::max());
     } else if (k == "bytes") {
       s.bytes = count(k, v, std::int64_t(1) << 50);
     } else if (k == "correlation") {
       s.correlation = count(k, v, std::numeric_limits<std::uint32_t>::max());
     } else if (k == "batch") {
-      s.batch = std::int32_t(std::max<std::int64_t>(-1, std::min<std::int64_t>(signedInt(k, v), std::numeric_limits<std::int32_t>::max())));
+      s.batch = std::int32_t(std::max<std::int64_t>(
+          -1, std::min<std::int64_t>(signedInt(k, v), std::numeric_limits<std::int32_t>::max())));
     } else if (k == "stream wait (ns)") {
       s.streamWait = signedInt(k, v);
     } else if (k == "engine wait (ns)") {
@@ -464,9 +457,7 @@ class ChromeSax {
         maxTs_ = std::max(maxTs_, p.ts);
         return;
       }
-      case 'M':
-        metadata();
-        return;
+      case 'M': metadata(); return;
       case 's':
       case 'f':
       case 't': {

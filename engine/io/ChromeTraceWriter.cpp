@@ -29,7 +29,7 @@ int pidFor(LaneKind k) { return isHostLane(k) ? kHostPid : kGpuPid; }
 
 /// Where each placement (an op on its lane, or its mirror on its engine lane) goes.
 struct Placement {
-  std::uint64_t op;   ///< position in the view
+  std::uint64_t op;  ///< position in the view
   bool mirror;
 };
 
@@ -108,8 +108,8 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
   const std::string gpuName = "GPU: " + (device.summary().empty() ? std::string("device") : device.summary());
   for (const auto& [pid, pname] : {std::pair<int, std::string>{kHostPid, "Host"}, {kGpuPid, gpuName}}) {
     sep();
-    buf += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) + ",\"tid\":0,\"args\":{\"name\":" +
-           quoted(pname) + "}}";
+    buf += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":0,\"args\":{\"name\":" + quoted(pname) + "}}";
     sep();
     buf += "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + std::to_string(pid) +
            ",\"tid\":0,\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
@@ -120,10 +120,12 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
     const std::string ids = "\"pid\":" + std::to_string(pidFor(lane.kind)) + ",\"tid\":" + std::to_string(t.tid);
     sep();
     buf += "{\"ph\":\"M\",\"name\":\"thread_name\"," + ids + ",\"args\":{\"name\":" + quoted(name) +
-           ",\"pipescope_lane\":" + std::to_string(lane.id) + ",\"lane_kind\":" + quoted(std::string(toString(lane.kind))) +
+           ",\"pipescope_lane\":" + std::to_string(lane.id) +
+           ",\"lane_kind\":" + quoted(std::string(toString(lane.kind))) +
            ",\"lane_index\":" + std::to_string(lane.index) + "}}";
     sep();
-    buf += "{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + ids + ",\"args\":{\"sort_index\":" + std::to_string(t.tid) + "}}";
+    buf += "{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + ids +
+           ",\"args\":{\"sort_index\":" + std::to_string(t.tid) + "}}";
   }
 
   std::vector<std::string> quotedNames(names.size());

@@ -34,11 +34,15 @@ void writeOpsCsv(const Trace& trace, std::ostream& out) {
     row += std::to_string(ops.begin() + i) + ',' + std::string(toString(op.kind)) + ',';
     row += op.name != 0 && op.name < names.size() ? opNames[op.name] : std::string(toString(op.kind));
     row += ',';
-    if (op.lane < lanes.size()) row += std::to_string(op.lane) + ',' + laneNames[op.lane];
-    else row += ',';
+    if (op.lane < lanes.size())
+      row += std::to_string(op.lane) + ',' + laneNames[op.lane];
+    else
+      row += ',';
     row += ',';
-    if (op.engineLane < lanes.size()) row += std::to_string(op.engineLane) + ',' + laneNames[op.engineLane];
-    else row += ',';
+    if (op.engineLane < lanes.size())
+      row += std::to_string(op.engineLane) + ',' + laneNames[op.engineLane];
+    else
+      row += ',';
     row += ',';
     row += (op.batch == kNoBatch ? std::string() : std::to_string(op.batch)) + ',';
     row += (op.stream == kNoStream ? std::string() : std::to_string(op.stream)) + ',';

@@ -82,8 +82,8 @@ bool JsonTextSource::refill() {
   control_.checkCancel();
   consumedBefore_ += std::uint64_t(cur_ - buf_.data());
   if (consumedBefore_ - tokenStart_ > kMaxJsonTokenBytes)
-    throw TraceFileError("'" + name_ + "': byte " + std::to_string(tokenStart_) +
-                         ": a single JSON value longer than " + std::to_string(kMaxJsonTokenBytes >> 20) +
+    throw TraceFileError("'" + name_ + "': byte " + std::to_string(tokenStart_) + ": a single JSON value longer than " +
+                         std::to_string(kMaxJsonTokenBytes >> 20) +
                          " MiB; this is not a trace file pipescope can read");
   if (consumedBefore_ > kMaxJsonTextBytes)
     throw TraceFileError("'" + name_ + "': more than " + std::to_string(kMaxJsonTextBytes >> 30) +
@@ -99,8 +99,8 @@ bool JsonTextSource::refill() {
         z.avail_in = unsigned(readRaw(rawBuf_.data(), chunk_));
         z.next_in = rawBuf_.data();
         if (z.avail_in == 0) {
-          throw TraceFileError("'" + name_ + "': the gzip data is truncated (ends after " +
-                               std::to_string(rawRead_) + " compressed bytes); the file was not written completely");
+          throw TraceFileError("'" + name_ + "': the gzip data is truncated (ends after " + std::to_string(rawRead_) +
+                               " compressed bytes); the file was not written completely");
         }
       }
       z.next_out = reinterpret_cast<Bytef*>(buf_.data());

@@ -61,9 +61,12 @@ std::string encodeBlock(const TraceView& ops, std::uint64_t from, std::uint64_t 
     put<std::uint64_t>(s, st - prev);
     prev = st;
   }
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).end) - std::uint64_t(ops.at(from + i).start));
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).start) - std::uint64_t(ops.at(from + i).ready));
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).ready) - std::uint64_t(ops.at(from + i).submit));
+  for (std::uint64_t i = 0; i < n; ++i)
+    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).end) - std::uint64_t(ops.at(from + i).start));
+  for (std::uint64_t i = 0; i < n; ++i)
+    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).start) - std::uint64_t(ops.at(from + i).ready));
+  for (std::uint64_t i = 0; i < n; ++i)
+    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).ready) - std::uint64_t(ops.at(from + i).submit));
   for (std::uint64_t i = 0; i < n; ++i) put<std::uint64_t>(s, ops.at(from + i).bytes);
   for (std::uint64_t i = 0; i < n; ++i) put<std::int32_t>(s, ops.at(from + i).batch);
   for (std::uint64_t i = 0; i < n; ++i) put<std::uint32_t>(s, ops.at(from + i).correlation);
@@ -195,9 +198,9 @@ std::shared_ptr<Trace> readNativeTrace(std::istream& in, const std::string& name
   if (magic != kNativeMagic) throw TraceFileError("'" + name + "': not a pipescope trace (wrong file signature)");
   const auto version = r.value<std::uint32_t>("the format version");
   if (version == 0 || version > kNativeVersion)
-    throw TraceFileError("'" + name + "': written by a newer pipescope (trace format version " + std::to_string(version) +
-                         "); this build reads versions up to " + std::to_string(kNativeVersion) +
-                         ". Update pipescope to open it.");
+    throw TraceFileError("'" + name + "': written by a newer pipescope (trace format version " +
+                         std::to_string(version) + "); this build reads versions up to " +
+                         std::to_string(kNativeVersion) + ". Update pipescope to open it.");
   (void)r.value<std::uint32_t>("the flags");
   const auto headPacked = r.value<std::uint64_t>("the header size");
   const auto headRawSize = r.value<std::uint64_t>("the header size");
@@ -213,7 +216,8 @@ std::shared_ptr<Trace> readNativeTrace(std::istream& in, const std::string& name
   try {
     const json head = json::parse(headText);
     const json& laneList = requireField(head, "lanes", "header");
-    if (!laneList.is_array() || laneList.size() >= kNoLane) throw std::invalid_argument("'lanes': expected an array of at most 65534 lanes");
+    if (!laneList.is_array() || laneList.size() >= kNoLane)
+      throw std::invalid_argument("'lanes': expected an array of at most 65534 lanes");
     for (std::size_t i = 0; i < laneList.size(); ++i) lanes.push_back(laneFromJson(laneList[i], i));
     const json& nameList = requireField(head, "names", "header");
     if (!nameList.is_array()) throw std::invalid_argument("'names': expected an array of strings");

@@ -39,10 +39,10 @@ struct LoadControl {
 };
 
 /// Limits that keep a hostile file from exhausting memory or time.
-inline constexpr std::uint64_t kMaxTraceOps = 200'000'000;            ///< ops in one trace
-inline constexpr std::uint64_t kMaxJsonTextBytes = 16ull << 30;       ///< decompressed JSON text
-inline constexpr std::uint64_t kMaxJsonTokenBytes = 64ull << 20;      ///< one JSON value (a string)
-inline constexpr int kMaxJsonDepth = 64;                              ///< nesting of objects/arrays
-inline constexpr std::size_t kMaxNameLength = 4096;                   ///< op and lane names are cut here
+inline constexpr std::uint64_t kMaxTraceOps = 200'000'000;        ///< ops in one trace
+inline constexpr std::uint64_t kMaxJsonTextBytes = 16ull << 30;   ///< decompressed JSON text
+inline constexpr std::uint64_t kMaxJsonTokenBytes = 64ull << 20;  ///< one JSON value (a string)
+inline constexpr int kMaxJsonDepth = 64;                          ///< nesting of objects/arrays
+inline constexpr std::size_t kMaxNameLength = 4096;               ///< op and lane names are cut here
 
 }  // namespace pipescope

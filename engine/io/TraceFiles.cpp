@@ -71,9 +71,7 @@ std::shared_ptr<Trace> loadTraceFile(const std::string& path, const LoadControl&
   control.report(0.0);
   std::shared_ptr<Trace> trace;
   switch (format) {
-    case TraceFileFormat::Native:
-      trace = loadNativeTrace(path, control);
-      break;
+    case TraceFileFormat::Native: trace = loadNativeTrace(path, control); break;
     case TraceFileFormat::PipescopeJson: {
       JsonTextSource src(path, control);
       trace = readTraceJson(src);
@@ -86,8 +84,7 @@ std::shared_ptr<Trace> loadTraceFile(const std::string& path, const LoadControl&
       trace = importChromeEvents(std::move(events));
       break;
     }
-    default:
-      unknownFormat(path);
+    default: unknownFormat(path);
   }
   control.report(1.0);
   return trace;

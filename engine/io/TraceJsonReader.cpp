@@ -32,7 +32,8 @@ class TraceJsonSax {
         ++field_;
         return true;
       }
-      if (v > std::uint64_t(std::numeric_limits<std::int64_t>::max())) failOp("value " + std::to_string(v) + " is too large");
+      if (v > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+        failOp("value " + std::to_string(v) + " is too large");
       return opInt(std::int64_t(v), true);
     }
     return value(json(v));
@@ -107,7 +108,9 @@ class TraceJsonSax {
       case 9: o.start = v; break;
       case 10: o.end = v; break;
       case 11: narrow(0, std::numeric_limits<std::int64_t>::max(), "bytes"), o.bytes = std::uint64_t(v); break;
-      case 12: narrow(0, std::numeric_limits<std::uint32_t>::max(), "correlation"), o.correlation = std::uint32_t(v); break;
+      case 12:
+        narrow(0, std::numeric_limits<std::uint32_t>::max(), "correlation"), o.correlation = std::uint32_t(v);
+        break;
       default: failOp("more than " + std::to_string(kOpFields) + " fields");
     }
     ++field_;
@@ -219,8 +222,8 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
     const std::int64_t version = requireInt(h, "version", "file", 0, std::numeric_limits<int>::max());
     if (version > kTraceJsonVersion)
       throw TraceFileError("'" + name + "': written by a newer pipescope (pipescope-trace-json version " +
-                           std::to_string(version) + "); this build reads version " + std::to_string(kTraceJsonVersion) +
-                           ". Update pipescope to open it.");
+                           std::to_string(version) + "); this build reads version " +
+                           std::to_string(kTraceJsonVersion) + ". Update pipescope to open it.");
     const json& laneList = requireField(h, "lanes", "file");
     if (!laneList.is_array() || laneList.size() >= kNoLane) throw std::invalid_argument("'lanes': expected an array");
     for (std::size_t i = 0; i < laneList.size(); ++i) lanes.push_back(laneFromJson(laneList[i], i));
@@ -233,9 +236,10 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
     if (!h.contains("ops")) {
       // "ops" is streamed, not stored in the header; a file without it has no ops array at all.
     }
-    applyMetadata(*trace, configHistoryFromJson(requireField(h, "config_history", "file")),
-                  deviceFromJson(requireField(h, "device", "file")), outcomeFromJson(requireField(h, "outcome", "file")),
-                  requireInt(h, "completed_batches", "file", 0, std::numeric_limits<std::int64_t>::max()), lanes, names);
+    applyMetadata(
+        *trace, configHistoryFromJson(requireField(h, "config_history", "file")),
+        deviceFromJson(requireField(h, "device", "file")), outcomeFromJson(requireField(h, "outcome", "file")),
+        requireInt(h, "completed_batches", "file", 0, std::numeric_limits<std::int64_t>::max()), lanes, names);
   } catch (const std::invalid_argument& e) {
     throw TraceFileError("'" + name + "': " + e.what());
   }
@@ -243,7 +247,8 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
   for (std::size_t i = 0; i < sax.ops.size(); ++i) {
     const Op& op = sax.ops[i];
     const std::string where = "'" + name + "': op " + std::to_string(i) + ": ";
-    if (op.lane != kNoLane && op.lane >= lanes.size()) throw TraceFileError(where + "lane " + std::to_string(op.lane) + " does not exist");
+    if (op.lane != kNoLane && op.lane >= lanes.size())
+      throw TraceFileError(where + "lane " + std::to_string(op.lane) + " does not exist");
     if (op.engineLane != kNoLane && op.engineLane >= lanes.size())
       throw TraceFileError(where + "engine lane " + std::to_string(op.engineLane) + " does not exist");
     if (op.name >= names.size()) throw TraceFileError(where + "name " + std::to_string(op.name) + " does not exist");

@@ -1,5 +1,6 @@
 #include "io/TraceJsonWriter.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,14 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "config/ConfigJson.h"
 #include "io/AtomicFile.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope {
-
 
 void writeTraceJson(const Trace& trace, std::ostream& out) {
   using nlohmann::json;
@@ -36,7 +35,7 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
     lanes.push_back({{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}});
   head["lanes"] = lanes;
   head["names"] = trace.names();
-  head["op_fields"] = {"kind",  "batch",  "stream", "lane", "engine_lane", "name",       "flags",
+  head["op_fields"] = {"kind",   "batch", "stream", "lane", "engine_lane", "name",       "flags",
                        "submit", "ready", "start",  "end",  "bytes",       "correlation"};
 
   // The header is written by nlohmann; ops are streamed so a large trace never

@@ -134,7 +134,8 @@ RunOutcome outcomeFromJson(const json& j) {
 }
 
 std::vector<ConfigChange> configHistoryFromJson(const json& j) {
-  if (!j.is_array()) throw std::invalid_argument("'config_history': expected an array, got " + std::string(j.type_name()));
+  if (!j.is_array())
+    throw std::invalid_argument("'config_history': expected an array, got " + std::string(j.type_name()));
   std::vector<ConfigChange> history;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string w = "config_history[" + std::to_string(i) + "]";
@@ -155,8 +156,8 @@ Lane laneFromJson(const json& j, std::size_t position) {
   Lane l;
   l.id = std::uint16_t(requireInt(j, "id", w, 0, kNoLane - 1));
   if (l.id != position)
-    throw std::invalid_argument("'" + w + ".id': expected " + std::to_string(position) + " (lanes are numbered in order), got " +
-                                std::to_string(l.id));
+    throw std::invalid_argument("'" + w + ".id': expected " + std::to_string(position) +
+                                " (lanes are numbered in order), got " + std::to_string(l.id));
   const std::string kind = requireString(j, "kind", w);
   auto k = parseLaneKind(kind);
   if (!k) throw std::invalid_argument("'" + w + ".kind': unknown lane kind \"" + kind + "\"");
@@ -189,7 +190,8 @@ void applyMetadata(Trace& trace, const std::vector<ConfigChange>& history, const
   for (std::size_t i = 1; i < names.size(); ++i) {
     if (names[i].empty()) throw std::invalid_argument("'names[" + std::to_string(i) + "]': empty name");
     const std::uint16_t id = trace.internName(names[i]);
-    if (id != i) throw std::invalid_argument("'names[" + std::to_string(i) + "]': duplicate of names[" + std::to_string(id) + "]");
+    if (id != i)
+      throw std::invalid_argument("'names[" + std::to_string(i) + "]': duplicate of names[" + std::to_string(id) + "]");
   }
 }
 

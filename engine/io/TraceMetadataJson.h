@@ -37,7 +37,7 @@ void applyMetadata(Trace& trace, const std::vector<ConfigChange>& history, const
 /// Typed field access with messages like "field 'lanes[3].kind': expected a string".
 const nlohmann::json& requireField(const nlohmann::json& obj, const std::string& key, const std::string& where);
 std::string requireString(const nlohmann::json& obj, const std::string& key, const std::string& where);
-std::int64_t requireInt(const nlohmann::json& obj, const std::string& key, const std::string& where,
-                        std::int64_t lo, std::int64_t hi);
+std::int64_t requireInt(const nlohmann::json& obj, const std::string& key, const std::string& where, std::int64_t lo,
+                        std::int64_t hi);
 
 }  // namespace pipescope

@@ -14,7 +14,8 @@ using nlohmann::json;
 using pipescope::testing::CliResult;
 using pipescope::testing::runCli;
 
-const std::string kFixture = std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const std::string kFixture =
+    std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 std::string tempPath(const std::string& name) {
   return ::testing::TempDir() + "cli-files-" + std::to_string(::getpid()) + "-" + name;
@@ -31,8 +32,8 @@ TEST(CliAnalyze, PyTorchTraceSummary) {
 
 TEST(CliAnalyze, JsonMatchesARunOfTheSameTrace) {
   const std::string trace = tempPath("run.pipescope");
-  const CliResult run = runCli({"run", "--preset", "multi-stream", "--backend", "sim", "--batches", "8", "--json",
-                                "--trace", trace});
+  const CliResult run =
+      runCli({"run", "--preset", "multi-stream", "--backend", "sim", "--batches", "8", "--json", "--trace", trace});
   ASSERT_EQ(run.exitCode, 0) << run.err;
   const CliResult a = runCli({"analyze", trace, "--json"});
   ASSERT_EQ(a.exitCode, 0) << a.err;

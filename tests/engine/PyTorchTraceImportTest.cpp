@@ -14,7 +14,8 @@
 namespace pipescope {
 namespace {
 
-const std::string kFixture = std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const std::string kFixture =
+    std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 class PyTorchFixture : public ::testing::Test {
  protected:
@@ -107,8 +108,7 @@ TEST_F(PyTorchFixture, HostLanesNeverHoldOverlappingOps) {
   trace_->ops().snapshot().forEach([&](const Op& op) { byLane[op.lane].push_back({op.start, op.end}); });
   for (auto& [lane, list] : byLane) {
     std::sort(list.begin(), list.end());
-    for (std::size_t i = 1; i < list.size(); ++i)
-      ASSERT_LE(list[i - 1].second, list[i].first) << lanes[lane].name;
+    for (std::size_t i = 1; i < list.size(); ++i) ASSERT_LE(list[i - 1].second, list[i].first) << lanes[lane].name;
   }
 }
 

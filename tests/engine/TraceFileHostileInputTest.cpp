@@ -106,7 +106,8 @@ std::vector<Case> cases() {
       {"ph too long", R"([{"ph":"XX","ts":1,"dur":1}])", "\"ph\" must be a one-letter string"},
       {"pid is an object", R"([{"ph":"X","ts":1,"dur":1,"pid":{}}])", "\"pid\" must be a string or number"},
       {"args is an array", R"([{"ph":"X","ts":1,"dur":1,"args":[]}])", "\"args\" must be an object"},
-      {"negative bytes", R"([{"ph":"X","ts":1,"dur":1,"cat":"gpu_memcpy","args":{"bytes":-1}}])", "non-negative integer"},
+      {"negative bytes", R"([{"ph":"X","ts":1,"dur":1,"cat":"gpu_memcpy","args":{"bytes":-1}}])",
+       "non-negative integer"},
       {"fractional bytes", R"([{"ph":"X","ts":1,"dur":1,"args":{"bytes":1.5}}])", "non-negative integer, got 1.5"},
       {"huge bytes", R"([{"ph":"X","ts":1,"dur":1,"args":{"bytes":18446744073709551615}}])", "too large"},
       {"negative correlation", R"([{"ph":"X","ts":1,"dur":1,"args":{"correlation":-3}}])", "non-negative integer"},
@@ -114,11 +115,13 @@ std::vector<Case> cases() {
       {"E before B", R"([{"ph":"B","ts":5},{"ph":"E","ts":1}])", "before its begin event"},
       {"flow without id", R"([{"ph":"s","ts":1}])", "without \"id\""},
       {"no timed events", R"([{"ph":"i","ts":1}])", "no timed events"},
-      {"nesting bomb", [] {
+      {"nesting bomb",
+       [] {
          std::string s;
          for (int i = 0; i < 200; ++i) s += "{\"x\":";
          return s + "1" + std::string(200, '}');
-       }(), "nested deeper than 64"},
+       }(),
+       "nested deeper than 64"},
       {"trailing garbage", valid + " trailing", "invalid JSON"},
       {"trailing comma", "{\"traceEvents\":[" + ev + ",]}", "invalid JSON"},
       {"invalid UTF-8", "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"\xC3\x28\"}]", "invalid JSON"},
@@ -126,11 +129,13 @@ std::vector<Case> cases() {
       {"gzip corrupt", gzCorrupt, "corrupt gzip data"},
       {"newer Chrome export", replaced(exported.str(), "\"version\":1", "\"version\":9"),
        "newer pipescope (Chrome export version 9)"},
-      {"export: op on a missing engine lane", replaced(exported.str(), "\"kind\":\"kernel\"", "\"kind\":\"kernel\",\"engine_lane\":9"),
+      {"export: op on a missing engine lane",
+       replaced(exported.str(), "\"kind\":\"kernel\"", "\"kind\":\"kernel\",\"engine_lane\":9"),
        "engine lane 9 does not exist"},
       {"export: unknown lane kind", replaced(exported.str(), "\"lane_kind\":\"stream\"", "\"lane_kind\":\"tape\""),
        "unknown lane kind \"tape\""},
-      {"v1: newer version", replaced(v1, "\"version\": 1", "\"version\": 2"), "newer pipescope (pipescope-trace-json version 2)"},
+      {"v1: newer version", replaced(v1, "\"version\": 1", "\"version\": 2"),
+       "newer pipescope (pipescope-trace-json version 2)"},
       {"v1: op with 12 fields", replaced(v1, "[\"kernel\",-1,", "[-1,"), "field 0: expected the op kind"},
       {"v1: unknown op kind", replaced(v1, "[\"kernel\"", "[\"bogus\""), "unknown op kind \"bogus\""},
       {"v1: missing lanes", replaced(v1, "\"lanes\"", "\"lanez\""), "missing field 'lanes'"},
@@ -189,12 +194,12 @@ TEST(HostileInput, UnsortedEventsAreAcceptedAndSorted) {
 }
 
 TEST(HostileInput, ExactMicrosecondFractions) {
-  auto t = loadTraceFromBytes(R"([{"ph":"X","ts":4458251780891.005,"dur":2192.513},{"ph":"X","ts":4458251780890,"dur":0.0015}])",
-                              "fractions");
+  auto t = loadTraceFromBytes(
+      R"([{"ph":"X","ts":4458251780891.005,"dur":2192.513},{"ph":"X","ts":4458251780890,"dur":0.0015}])", "fractions");
   const TraceView v = t->ops().snapshot();
   ASSERT_EQ(v.size(), 2u);
-  EXPECT_EQ(v[0].duration(), 2);        // 1.5 ns rounds to 2
-  EXPECT_EQ(v[1].start, 1005);           // 891.005 - 890 µs, exactly
+  EXPECT_EQ(v[0].duration(), 2);  // 1.5 ns rounds to 2
+  EXPECT_EQ(v[1].start, 1005);    // 891.005 - 890 µs, exactly
   EXPECT_EQ(v[1].duration(), 2192513);
 }
 

@@ -188,7 +188,8 @@ TEST(ChromeExport, StructureForPerfetto) {
       ++complete;
       EXPECT_TRUE(e["args"].contains("stream wait (ns)"));
       EXPECT_TRUE(e["args"].contains("engine wait (ns)"));
-      slices[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+      slices[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
+          {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
     }
   }
   EXPECT_EQ(processes.size(), 2u);
@@ -294,14 +295,16 @@ TEST(CsvExport, OpsRowsCarryEveryField) {
   writeOpsCsv(*trace, s);
   std::string line;
   std::getline(s, line);
-  EXPECT_EQ(line,
-            "index,kind,name,lane,lane_name,engine_lane,engine_lane_name,batch,stream,bytes,submit_ns,ready_ns,start_ns,"
-            "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags");
+  EXPECT_EQ(
+      line,
+      "index,kind,name,lane,lane_name,engine_lane,engine_lane_name,batch,stream,bytes,submit_ns,ready_ns,start_ns,"
+      "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags");
   std::size_t rows = 0;
   const TraceView ops = trace->ops().snapshot();
   while (std::getline(s, line)) {
     const Op& op = ops[rows];
-    EXPECT_NE(line.find("," + std::to_string(op.start) + "," + std::to_string(op.end) + ","), std::string::npos) << line;
+    EXPECT_NE(line.find("," + std::to_string(op.start) + "," + std::to_string(op.end) + ","), std::string::npos)
+        << line;
     ++rows;
   }
   EXPECT_EQ(rows, ops.size());

@@ -9,6 +9,7 @@
 #include "MainWindow.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "files/TraceFileActions.h"
 #include "run/RunController.h"
 #include "sim/DeviceProfile.h"
 #include "timeline/TimelineView.h"
@@ -26,6 +27,9 @@ QString joined(const std::vector<std::string>& v) {
 void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"screenshot", QObject::tr("Run headless, save the window (or --report page) to FILE (.png, or .svg "
                                          "with --report) and exit."),
+               "FILE"});
+  p.addOption({"open", QObject::tr("Open a trace file (.pipescope, Chrome/Perfetto or PyTorch profiler JSON, plain or "
+                                   ".gz) at start; with --screenshot, picture it instead of running a preset."),
                "FILE"});
   p.addOption({"preset", QObject::tr("Preset to run for the screenshot (default multi-stream): %1.")
                              .arg(joined(presetNames())),
@@ -73,6 +77,7 @@ std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) 
       throw std::invalid_argument(("--run-for " + p.value("run-for") + ": expected seconds, >0..3600").toStdString());
   }
   r.report = p.isSet("report");
+  r.openPath = p.value("open");
   return r;
 }
 
@@ -81,29 +86,34 @@ int runScreenshot(const ScreenshotRequest& r) {
   window.resize(r.size);
   window.show();
 
-  ControlPanel& controls = window.controlPanel();
-  controls.selectPreset(r.preset);
-  BackendOptions backend;
-  backend.choice = r.backend;
-  backend.simulatorProfile = r.profile.toStdString();
-  // --run-for watches the run in real time; otherwise the simulator runs flat out.
-  backend.simulatorSlowdown = r.runForSeconds > 0 ? 1.0 : 0.0;
-  controls.setBackendOptions(backend);
-
-  QEventLoop loop;
   bool finished = false;
-  QObject::connect(&window, &MainWindow::runCompleted, &loop, [&] {
-    finished = true;
-    loop.quit();
-  });
-  QObject::connect(&window.runController(), &RunController::errorOccurred, &loop, [&] { loop.quit(); });
+  QEventLoop loop;
   QTimer stopTimer;
-  stopTimer.setSingleShot(true);
-  QObject::connect(&stopTimer, &QTimer::timeout, &window, &MainWindow::stopRun);
-  stopTimer.start(int((r.runForSeconds > 0 ? r.runForSeconds : r.timeoutSeconds) * 1000));
+  if (!r.openPath.isEmpty()) {
+    window.traceFiles().openFile(r.openPath);
+    finished = window.traceFiles().waitForLoad(int(r.timeoutSeconds * 1000));
+  } else {
+    ControlPanel& controls = window.controlPanel();
+    controls.selectPreset(r.preset);
+    BackendOptions backend;
+    backend.choice = r.backend;
+    backend.simulatorProfile = r.profile.toStdString();
+    // --run-for watches the run in real time; otherwise the simulator runs flat out.
+    backend.simulatorSlowdown = r.runForSeconds > 0 ? 1.0 : 0.0;
+    controls.setBackendOptions(backend);
 
-  window.startRunFromControls();
-  if (window.runController().running() || window.currentTrace()) loop.exec();
+    QObject::connect(&window, &MainWindow::runCompleted, &loop, [&] {
+      finished = true;
+      loop.quit();
+    });
+    QObject::connect(&window.runController(), &RunController::errorOccurred, &loop, [&] { loop.quit(); });
+    stopTimer.setSingleShot(true);
+    QObject::connect(&stopTimer, &QTimer::timeout, &window, &MainWindow::stopRun);
+    stopTimer.start(int((r.runForSeconds > 0 ? r.runForSeconds : r.timeoutSeconds) * 1000));
+
+    window.startRunFromControls();
+    if (window.runController().running() || window.currentTrace()) loop.exec();
+  }
   if (!finished) {
     qCritical("pipescope: %s", qPrintable(window.lastError().isEmpty() ? QStringLiteral("the run did not start")
                                                                        : window.lastError()));

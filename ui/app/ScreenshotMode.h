@@ -22,9 +22,10 @@ struct ScreenshotRequest {
   double runForSeconds = 0;            ///< 0: run to completion
   bool report = false;                 ///< the one-page report instead of the window
   double timeoutSeconds = 120;         ///< a run that does not end is stopped then
+  QString openPath;                    ///< --open: show this trace file instead of running a preset
 };
 
-/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report.
+/// Adds --screenshot, --open, --preset, --backend, --profile, --size, --run-for, --report.
 void addScreenshotOptions(QCommandLineParser& parser);
 /// nullopt when --screenshot was not given; throws std::invalid_argument with a
 /// message naming the option for bad values.
