@@ -1,5 +1,6 @@
 #include "io/ChromeTraceReader.h"
 
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 
@@ -292,7 +293,8 @@ class ChromeSax {
     } else if (v.type == Scalar::UInt) {
       if (v.u > std::uint64_t(hi)) failEvent("\"args." + field + "\" = " + std::to_string(v.u) + " is too large");
       x = std::int64_t(v.u);
-    } else if (v.type == Scalar::Float && v.d == double(std::int64_t(v.d)) && v.d >= 0 && v.d <= double(hi)) {
+    } else if (v.type == Scalar::Float && v.d >= 0 && v.d <= double(hi) && v.d == std::floor(v.d)) {
+      // Range first: converting an out-of-range double to an integer is undefined (found by fuzz_chrome_trace).
       x = std::int64_t(v.d);  // "bytes": 1024.0
     } else {
       failEvent("\"args." + field + "\" must be a non-negative integer, got " +

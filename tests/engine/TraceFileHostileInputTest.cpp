@@ -110,6 +110,8 @@ std::vector<Case> cases() {
        "non-negative integer"},
       {"fractional bytes", R"([{"ph":"X","ts":1,"dur":1,"args":{"bytes":1.5}}])", "non-negative integer, got 1.5"},
       {"huge bytes", R"([{"ph":"X","ts":1,"dur":1,"args":{"bytes":18446744073709551615}}])", "too large"},
+      {"float bytes beyond int64 (fuzzer finding)", R"([{"ph":"X","ts":1,"dur":1,"args":{"bytes":3.84458e+22}}])",
+       "non-negative integer, got 3.84458e+22"},
       {"negative correlation", R"([{"ph":"X","ts":1,"dur":1,"args":{"correlation":-3}}])", "non-negative integer"},
       {"E without B", R"([{"ph":"E","ts":1}])", "no open begin event"},
       {"E before B", R"([{"ph":"B","ts":5},{"ph":"E","ts":1}])", "before its begin event"},
