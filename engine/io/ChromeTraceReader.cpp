@@ -323,11 +323,11 @@ class ChromeSax {
       p.hasPh = true;
     } else if (k == "name") {
       if (v.type != Scalar::String) failEvent(std::string("\"name\" must be a string, got ") + v.typeName());
-      p.name = cut(*v.text);
+      p.name.assign(*v.text, 0, kMaxNameLength);
       p.hasName = true;
     } else if (k == "cat") {
       if (v.type != Scalar::String) failEvent(std::string("\"cat\" must be a string, got ") + v.typeName());
-      p.cat = cut(*v.text);
+      p.cat.assign(*v.text, 0, kMaxNameLength);
     } else if (k == "pid") {
       p.pid = idText("pid", v);
     } else if (k == "tid") {
@@ -391,6 +391,14 @@ class ChromeSax {
   }
 
   std::uint32_t threadIndex(const std::string& pid, const std::string& tid) {
+    // Consecutive events mostly share a thread: skip the hash lookup then.
+    if (lastThread_ < out_.threads.size() && out_.threads[lastThread_].pid == pid && out_.threads[lastThread_].tid == tid)
+      return lastThread_;
+    lastThread_ = threadIndexSlow(pid, tid);
+    return lastThread_;
+  }
+
+  std::uint32_t threadIndexSlow(const std::string& pid, const std::string& tid) {
     threadKey_.assign(pid);
     threadKey_.push_back('\x1f');
     threadKey_.append(tid);
@@ -535,6 +543,7 @@ class ChromeSax {
   std::unordered_map<std::string, std::uint32_t> stringIds_;
   std::unordered_map<std::uint32_t, std::vector<ChromeSlice>> openBegins_;
   std::string threadKey_;
+  std::uint32_t lastThread_ = std::numeric_limits<std::uint32_t>::max();
 };
 
 }  // namespace
