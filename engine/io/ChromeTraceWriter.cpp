@@ -19,6 +19,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kHostPid = 1;
+constexpr std::size_t kMaxSubThreads = 64;
 constexpr int kGpuPid = 2;
 
 std::string quoted(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
@@ -73,7 +74,12 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
       const Op& op = ops[p.op];
       std::size_t d = 0;
       while (d < ends.size() && ends[d] > op.start) ++d;
-      if (d == ends.size()) ends.push_back(op.start);
+      if (d == ends.size()) {
+        if (ends.size() < kMaxSubThreads)
+          ends.push_back(op.start);
+        else
+          d = kMaxSubThreads - 1;  // pathological overlap shares the last thread rather than making thousands
+      }
       ends[d] = std::max(ends[d], op.end);
       (p.mirror ? mirrorTidOf : tidOf)[p.op] = base + std::uint32_t(d);
     }
