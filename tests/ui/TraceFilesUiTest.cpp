@@ -130,3 +130,18 @@ TEST(TraceFilesUi, CorruptFileShowsClearErrorAndKeepsTheCurrentTrace) {
   EXPECT_TRUE(error.contains("negative duration")) << error.toStdString();
   EXPECT_EQ(w.currentTrace(), before) << "a failed open keeps what the window showed";
 }
+
+TEST(TraceFilesUi, CancelStopsTheLoadAndKeepsTheWindowAsItWas) {
+  MainWindow w(noSettings());
+  w.show();
+  QSignalSpy opened(&w.traceFiles(), &files::TraceFileActions::traceOpened);
+  QSignalSpy failed(&w.traceFiles(), &files::TraceFileActions::openFailed);
+  w.traceFiles().openFile(kFixture);  // several MiB of JSON: the reader checks the flag every 1 MiB
+  w.traceFiles().cancelLoad();
+  EXPECT_FALSE(w.traceFiles().waitForLoad());
+  EXPECT_FALSE(w.traceFiles().loading());
+  EXPECT_EQ(opened.count(), 0);
+  EXPECT_EQ(failed.count(), 0) << "cancelling is not an error";
+  EXPECT_FALSE(w.currentTrace());
+  EXPECT_TRUE(w.lastError().isEmpty());
+}
