@@ -129,3 +129,37 @@ TEST_F(PyTorchFixture, ExportThenImportKeepsEverything) {
 
 }  // namespace
 }  // namespace pipescope
+
+namespace pipescope {
+namespace {
+
+TEST(ChromeImport, FlowEventsLinkLaunchesWithoutCorrelationArgs) {
+  // A generic Chrome trace: a launch call on the host, a kernel on stream 7, linked only
+  // by a flow (s bound to the enclosing host slice, f with bp "e" to the GPU slice).
+  auto t = loadTraceFromBytes(R"({"traceEvents":[
+    {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"main"}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":4},
+    {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":5,"args":{"stream":7}},
+    {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":21.5,"dur":5,"args":{"stream":7}},
+    {"ph":"s","id":"a","pid":1,"tid":1,"ts":11},
+    {"ph":"f","bp":"e","id":"a","pid":0,"tid":7,"ts":20}]})",
+                              "flows.json");
+  const TraceView v = t->ops().snapshot();
+  ASSERT_EQ(v.size(), 3u);
+  const Op& api = v[0];
+  const Op& k1 = v[1];
+  const Op& k2 = v[2];
+  EXPECT_EQ(api.kind, OpKind::ApiCall);
+  EXPECT_EQ(t->lanes()[api.lane].name, "main · CUDA API");
+  EXPECT_NE(k1.correlation, 0u);
+  EXPECT_EQ(k1.correlation, api.correlation);
+  EXPECT_EQ(k1.submit, 0);        // the launch call's start (rebased)
+  EXPECT_EQ(k1.ready, 0);         // nothing ahead of it in stream 7
+  EXPECT_EQ(k1.engineWait(), 10000);
+  EXPECT_EQ(k2.correlation, 0u);  // no link: submit = ready-from-stream
+  EXPECT_EQ(k2.ready, k2.start);  // k1 ends at 25 µs, after k2 started (overlap clamps ready to start)
+  EXPECT_EQ(k1.stream, 7);
+}
+
+}  // namespace
+}  // namespace pipescope
