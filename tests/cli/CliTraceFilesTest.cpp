@@ -47,11 +47,13 @@ TEST(CliAnalyze, JsonMatchesARunOfTheSameTrace) {
 TEST(CliConvert, EveryOutputFormatAndBack) {
   const std::string own = tempPath("f.pipescope"), chrome = tempPath("f.json"), csv = tempPath("f.csv"),
                     metrics = tempPath("m.csv");
-  ASSERT_EQ(runCli({"convert", kFixture, own}).exitCode, 0);
-  ASSERT_EQ(runCli({"convert", own, chrome}).exitCode, 0);
+  ASSERT_EQ(runCli({"run", "--preset", "multi-stream", "--backend", "sim", "--batches", "6", "--quiet", "--trace", own})
+                .exitCode,
+            0);
+  const CliResult c1 = runCli({"convert", own, chrome});
+  ASSERT_EQ(c1.exitCode, 0) << c1.err;
   const CliResult c = runCli({"convert", chrome, csv});
   ASSERT_EQ(c.exitCode, 0) << c.err;
-  EXPECT_NE(c.out.find("4840 ops, 16 lanes"), std::string::npos) << c.out;
   ASSERT_EQ(runCli({"convert", chrome, metrics, "--metrics"}).exitCode, 0);
   std::ifstream in(csv);
   std::string header;
@@ -59,13 +61,13 @@ TEST(CliConvert, EveryOutputFormatAndBack) {
   EXPECT_EQ(header.rfind("index,kind,name,lane,lane_name", 0), 0u);
   int rows = 0;
   for (std::string line; std::getline(in, line);) ++rows;
-  EXPECT_EQ(rows, 4840);
-  // Analyzing each form gives the same figures as the original.
-  const json a = json::parse(runCli({"analyze", kFixture, "--json"}).out);
-  const json b = json::parse(runCli({"analyze", own, "--json"}).out);
+  EXPECT_NE(c.out.find(std::to_string(rows) + " ops"), std::string::npos) << c.out;
+  EXPECT_GT(rows, 30);
+  // Analyzing each form gives the same figures.
+  const json a = json::parse(runCli({"analyze", own, "--json"}).out);
   const json d = json::parse(runCli({"analyze", chrome, "--json"}).out);
-  EXPECT_EQ(a["metrics"], b["metrics"]);
   EXPECT_EQ(a["metrics"], d["metrics"]);
+  EXPECT_EQ(a["config"], d["config"]);
   for (const auto& p : {own, chrome, csv, metrics}) std::remove(p.c_str());
 }
 
