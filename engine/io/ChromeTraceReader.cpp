@@ -392,7 +392,8 @@ class ChromeSax {
 
   std::uint32_t threadIndex(const std::string& pid, const std::string& tid) {
     // Consecutive events mostly share a thread: skip the hash lookup then.
-    if (lastThread_ < out_.threads.size() && out_.threads[lastThread_].pid == pid && out_.threads[lastThread_].tid == tid)
+    if (lastThread_ < out_.threads.size() && out_.threads[lastThread_].pid == pid &&
+        out_.threads[lastThread_].tid == tid)
       return lastThread_;
     lastThread_ = threadIndexSlow(pid, tid);
     return lastThread_;

@@ -153,8 +153,8 @@ TEST(ChromeImport, FlowEventsLinkLaunchesWithoutCorrelationArgs) {
   EXPECT_EQ(t->lanes()[api.lane].name, "main · CUDA API");
   EXPECT_NE(k1.correlation, 0u);
   EXPECT_EQ(k1.correlation, api.correlation);
-  EXPECT_EQ(k1.submit, 0);        // the launch call's start (rebased)
-  EXPECT_EQ(k1.ready, 0);         // nothing ahead of it in stream 7
+  EXPECT_EQ(k1.submit, 0);  // the launch call's start (rebased)
+  EXPECT_EQ(k1.ready, 0);   // nothing ahead of it in stream 7
   EXPECT_EQ(k1.engineWait(), 10000);
   EXPECT_EQ(k2.correlation, 0u);  // no link: submit = ready-from-stream
   EXPECT_EQ(k2.ready, k2.start);  // k1 ends at 25 µs, after k2 started (overlap clamps ready to start)
