@@ -29,6 +29,7 @@
 #include "controls/ControlPanel.h"
 #include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
+#include "files/TraceFileActions.h"
 #include "export/ImageExport.h"
 #include "export/ReportPainter.h"
 #include "metrics/Metrics.h"
@@ -101,6 +102,7 @@ AnalysisController& MainWindow::analysis() { return *analysis_; }
 CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
+files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -148,6 +150,8 @@ void MainWindow::applyDefaultLayout() {
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  files_ = new files::TraceFileActions(this);
+  files_->addTo(file);
   QMenu* exportMenu = file->addMenu(tr("&Export image"));
   QAction* exportReport = exportMenu->addAction(tr("&Report (timeline, charts, metrics)…"), this,
                                                 [this] { exportImageDialog(ExportReport); });

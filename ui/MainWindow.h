@@ -28,6 +28,9 @@ class RunStatusBar;
 class ThroughputCharts;
 class TimelineLegend;
 class TimelineView;
+namespace files {
+class TraceFileActions;
+}
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -56,6 +59,7 @@ class MainWindow : public QMainWindow {
   AdvicePanel& advice();
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
+  files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
@@ -72,6 +76,7 @@ class MainWindow : public QMainWindow {
   void startRunFromControls();
   void stopRun();
   void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
+  void showError(const QString& message);  ///< status bar + message box (public for ui/files)
 
  signals:
   void traceChanged(std::shared_ptr<Trace> trace);  ///< a new run started or a file opened
@@ -94,7 +99,6 @@ class MainWindow : public QMainWindow {
   void onRangeSelected(std::int64_t fromNs, std::int64_t toNs);
   void updateFigures();  ///< metrics panel + charts from the current trace
   void updateStatus();
-  void showError(const QString& message);
   void exportImageDialog(int what);
   void showShortcuts();
   void showAbout();
@@ -112,6 +116,7 @@ class MainWindow : public QMainWindow {
   CompareController* compare_ = nullptr;
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
+  files::TraceFileActions* files_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;

@@ -97,22 +97,26 @@ std::string formatSummary(const RunReport& r) {
   const PipelineConfig& c = r.config;
   const Metrics& m = r.metrics;
   std::string s;
-  s += "Configuration" + (r.presetName.empty() ? std::string() : " (preset " + r.presetName + ")") + "\n";
-  s += row("transfers", std::string(toString(c.mode)) + ", " + std::string(toString(c.memory)) + " host memory, " +
-                            std::to_string(c.streams) + (c.streams == 1 ? " stream" : " streams") + ", " +
-                            std::string(toString(c.order)));
-  s += row("batch", std::to_string(c.batchSamples) + " samples x " + formatBytes(c.sampleBytes) + " = " +
-                        formatBytes(c.batchBytes()) + ", " +
-                        (c.runsUntilStopped() ? std::string("until stopped") : std::to_string(c.batchCount) + " batches"));
-  s += row("GPU work", gpuWork(c));
-  s += row("CPU work", std::to_string(c.cpuWorkers) + (c.cpuWorkers == 1 ? " worker" : " workers") + ", preprocess " +
-                           figure(c.preprocessOpsPerByte) + " ops/byte, postprocess " +
-                           figure(c.postprocessOpsPerByte) + " ops/byte");
-  s += row("data movement", std::string(toString(c.residency)) + ", output " + figure(c.outputRatio) + "x input, ROI " +
-                                figure(c.roiFraction) + ", " + std::to_string(c.transferChunks) +
-                                (c.transferChunks == 1 ? " chunk" : " chunks") + " per copy, " +
-                                formatBytes(c.d2hBytes()) + " back per batch");
-  s += row("sync", std::string(toString(c.sync)));
+  if (!r.configKnown) {
+    s += "Configuration\n  not recorded in this trace (imported): samples and the ideal bound are unknown\n";
+  } else {
+    s += "Configuration" + (r.presetName.empty() ? std::string() : " (preset " + r.presetName + ")") + "\n";
+    s += row("transfers", std::string(toString(c.mode)) + ", " + std::string(toString(c.memory)) + " host memory, " +
+                              std::to_string(c.streams) + (c.streams == 1 ? " stream" : " streams") + ", " +
+                              std::string(toString(c.order)));
+    s += row("batch", std::to_string(c.batchSamples) + " samples x " + formatBytes(c.sampleBytes) + " = " +
+                          formatBytes(c.batchBytes()) + ", " +
+                          (c.runsUntilStopped() ? std::string("until stopped") : std::to_string(c.batchCount) + " batches"));
+    s += row("GPU work", gpuWork(c));
+    s += row("CPU work", std::to_string(c.cpuWorkers) + (c.cpuWorkers == 1 ? " worker" : " workers") + ", preprocess " +
+                             figure(c.preprocessOpsPerByte) + " ops/byte, postprocess " +
+                             figure(c.postprocessOpsPerByte) + " ops/byte");
+    s += row("data movement", std::string(toString(c.residency)) + ", output " + figure(c.outputRatio) + "x input, ROI " +
+                                  figure(c.roiFraction) + ", " + std::to_string(c.transferChunks) +
+                                  (c.transferChunks == 1 ? " chunk" : " chunks") + " per copy, " +
+                                  formatBytes(c.d2hBytes()) + " back per batch");
+    s += row("sync", std::string(toString(c.sync)));
+  }
 
   s += "Device\n";
   const std::string device = r.device.backend == "simulator"
@@ -162,7 +166,7 @@ nlohmann::json summaryJson(const RunReport& r) {
   json j;
   j["pipescope_summary_version"] = 1;
   j["preset"] = r.presetName.empty() ? json(nullptr) : json(r.presetName);
-  j["config"] = configToJson(r.config);
+  j["config"] = r.configKnown ? configToJson(r.config) : json(nullptr);
   j["device"] = {{"backend", r.device.backend},
                  {"name", r.device.name},
                  {"summary", r.device.summary()},

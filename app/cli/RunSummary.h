@@ -17,6 +17,7 @@ namespace pipescope::cli {
 
 struct RunReport {
   PipelineConfig config;
+  bool configKnown = true;  ///< false for imported traces that carry no configuration
   std::string presetName;   ///< empty when none was given
   DeviceInfo device;
   std::string backendNote;  ///< why `auto` chose what it chose

@@ -1,10 +1,10 @@
 #include "TraceOutput.h"
 
-#include "io/TraceJsonWriter.h"
-#if __has_include("io/NativeFormat.h")
 #include "io/NativeFormat.h"
+#include "io/TraceJsonWriter.h"
+// A plain include (no __has_include): ccache's direct mode does not notice a header
+// that appears later, and would keep serving the JSON-only object file.
 #define PIPESCOPE_CLI_HAS_NATIVE_FORMAT 1
-#endif
 
 namespace pipescope::cli {
 

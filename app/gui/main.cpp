@@ -7,6 +7,7 @@
 
 #include "MainWindow.h"
 #include "app/ScreenshotMode.h"
+#include "files/TraceFileActions.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -31,5 +32,6 @@ int main(int argc, char** argv) {
 
   pipescope::ui::MainWindow window;
   window.show();
+  if (parser.isSet("open")) window.traceFiles().openFile(parser.value("open"));
   return app.exec();
 }

@@ -1,5 +1,6 @@
 #include "io/TraceJsonWriter.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,30 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "config/ConfigJson.h"
+#include "io/AtomicFile.h"
+#include "io/TraceMetadataJson.h"
 
 namespace pipescope {
-
-namespace {
-
-nlohmann::json deviceJson(const DeviceInfo& d) {
-  return {{"backend", d.backend},
-          {"name", d.name},
-          {"profile", d.profile},
-          {"compute_capability", std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
-          {"copy_engines", d.copyEngines},
-          {"pcie_generation", d.pcieGeneration},
-          {"pcie_width", d.pcieWidth},
-          {"memory_bytes", d.memoryBytes},
-          {"driver_version", d.driverVersion},
-          {"runtime_version", d.runtimeVersion},
-          {"timing_source", d.timingSource},
-          {"note", d.note}};
-}
-
-}  // namespace
 
 void writeTraceJson(const Trace& trace, std::ostream& out) {
   using nlohmann::json;
@@ -42,7 +25,7 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
   for (const auto& change : trace.configHistory())
     history.push_back({{"first_batch", change.firstBatch}, {"config", configToJson(change.config)}});
   head["config_history"] = history;
-  head["device"] = deviceJson(trace.device());
+  head["device"] = deviceToJson(trace.device());
   const RunOutcome outcome = trace.outcome();
   head["outcome"] = {{"state", toString(outcome.state)}, {"message", outcome.message}};
   head["completed_batches"] = trace.completedBatches();
@@ -52,7 +35,7 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
     lanes.push_back({{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}});
   head["lanes"] = lanes;
   head["names"] = trace.names();
-  head["op_fields"] = {"kind",  "batch",  "stream", "lane", "engine_lane", "name",       "flags",
+  head["op_fields"] = {"kind",   "batch", "stream", "lane", "engine_lane", "name",       "flags",
                        "submit", "ready", "start",  "end",  "bytes",       "correlation"};
 
   // The header is written by nlohmann; ops are streamed so a large trace never
@@ -73,28 +56,7 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
 }
 
 void saveTraceJson(const Trace& trace, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write trace file '" + path + "': " + std::strerror(errno));
-    writeTraceJson(trace, out);
-    out.flush();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw std::runtime_error("cannot write trace file '" + path + "': " + why);
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(temp, ec);
-    throw std::runtime_error("cannot write trace file '" + path + "': " + why);
-  }
+  writeFileAtomically(path, [&](std::ostream& out) { writeTraceJson(trace, out); });
 }
 
 }  // namespace pipescope

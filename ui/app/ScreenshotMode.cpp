@@ -11,6 +11,7 @@
 #include "compare/CompareController.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "files/TraceFileActions.h"
 #include "run/RunController.h"
 #include "sim/DeviceProfile.h"
 #include "timeline/TimelineView.h"
@@ -28,6 +29,9 @@ QString joined(const std::vector<std::string>& v) {
 void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"screenshot", QObject::tr("Run headless, save the window (or --report page) to FILE (.png, or .svg "
                                          "with --report) and exit."),
+               "FILE"});
+  p.addOption({"open", QObject::tr("Open a trace file (.pipescope, Chrome/Perfetto or PyTorch profiler JSON, plain or "
+                                   ".gz) at start; with --screenshot, picture it instead of running a preset."),
                "FILE"});
   p.addOption({"preset", QObject::tr("Preset to run for the screenshot (default multi-stream): %1.")
                              .arg(joined(presetNames())),
@@ -93,6 +97,7 @@ std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) 
         throw std::invalid_argument(("--compare: '" + name + "' is not a preset; known presets: " + joined(presetNames()))
                                         .toStdString());
   }
+  r.openPath = p.value("open");
   return r;
 }
 
@@ -123,7 +128,10 @@ int runScreenshot(const ScreenshotRequest& r) {
   stopTimer.start(int((r.runForSeconds > 0 ? r.runForSeconds : r.timeoutSeconds) * 1000));
 
   QString setupError;
-  if (r.lesson > 0 || !r.compareA.isEmpty()) {
+  if (!r.openPath.isEmpty()) {
+    window.traceFiles().openFile(r.openPath);
+    finished = window.traceFiles().waitForLoad(int(r.timeoutSeconds * 1000));
+  } else if (r.lesson > 0 || !r.compareA.isEmpty()) {
     finished = r.lesson > 0 ? playLessonForScreenshot(window, r.lesson, r.timeoutSeconds, &setupError)
                             : compareForScreenshot(window, r.compareA, r.compareB, r.timeoutSeconds, &setupError);
   } else {

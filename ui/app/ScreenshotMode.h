@@ -24,9 +24,10 @@ struct ScreenshotRequest {
   double timeoutSeconds = 120;         ///< a run that does not end is stopped then
   int lesson = 0;                      ///< --lesson N: play lesson N, save the window after it
   QString compareA, compareB;          ///< --compare A B: run A, pin it, run B (--report: the comparison image)
+  QString openPath;                    ///< --open: show this trace file instead of running a preset
 };
 
-/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report, --lesson, --compare.
+/// Adds --screenshot, --open, --preset, --backend, --profile, --size, --run-for, --report, --lesson, --compare.
 void addScreenshotOptions(QCommandLineParser& parser);
 /// nullopt when --screenshot was not given; throws std::invalid_argument with a
 /// message naming the option for bad values.

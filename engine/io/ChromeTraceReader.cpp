@@ -1,0 +1,560 @@
+#include "io/ChromeTraceReader.h"
+
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "io/JsonValueBuilder.h"
+#include "io/MicrosText.h"
+#include "io/TraceMetadataJson.h"
+
+namespace pipescope {
+
+namespace {
+
+using nlohmann::json;
+
+enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Build, Skip };
+
+/// One JSON scalar as the SAX parser delivers it.
+struct Scalar {
+  enum Type : std::uint8_t { Null, Bool, Int, UInt, Float, String } type = Null;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+  const std::string* text = nullptr;  ///< Float: the number's text; String: the string
+  bool b = false;
+
+  const char* typeName() const {
+    switch (type) {
+      case Null: return "null";
+      case Bool: return "a boolean";
+      case Int:
+      case UInt: return "an integer";
+      case Float: return "a number";
+      case String: return "a string";
+    }
+    return "?";
+  }
+  json toJson() const {
+    switch (type) {
+      case Null: return nullptr;
+      case Bool: return b;
+      case Int: return i;
+      case UInt: return u;
+      case Float: return d;
+      case String: return *text;
+    }
+    return nullptr;
+  }
+};
+
+/// The event being read.
+struct Pending {
+  bool hasPh = false, hasTs = false, hasDur = false, hasId = false, hasName = false;
+  char ph = 0;
+  std::string name, cat, pid, tid, id, bp;
+  std::int64_t ts = 0, dur = 0;
+  // args
+  std::string argName, argLabels;
+  bool hasSortIndex = false;
+  std::int64_t sortIndex = 0;
+  ChromeSlice slice;
+  std::int32_t pipescopeLane = -1;
+  std::string laneKind;
+  std::int64_t laneIndex = 0;
+
+  void clear() {
+    hasPh = hasTs = hasDur = hasId = hasName = false;
+    ph = 0;
+    name.clear(), cat.clear(), pid.clear(), tid.clear(), id.clear(), bp.clear();
+    ts = dur = 0;
+    argName.clear(), argLabels.clear();
+    hasSortIndex = false;
+    sortIndex = 0;
+    slice = ChromeSlice{};
+    pipescopeLane = -1;
+    laneKind.clear();
+    laneIndex = 0;
+  }
+};
+
+class ChromeSax {
+ public:
+  ChromeSax(JsonTextSource& src, ChromeEvents& out) : src_(src), out_(out) { out_.source = src.name(); }
+
+  // --- nlohmann SAX interface ---
+  bool null() { return onScalar(Scalar{}); }
+  bool boolean(bool v) {
+    Scalar s;
+    s.type = Scalar::Bool;
+    s.b = v;
+    return onScalar(s);
+  }
+  bool number_integer(std::int64_t v) {
+    Scalar s;
+    s.type = Scalar::Int;
+    s.i = v;
+    return onScalar(s);
+  }
+  bool number_unsigned(std::uint64_t v) {
+    Scalar s;
+    s.type = Scalar::UInt;
+    s.u = v;
+    return onScalar(s);
+  }
+  bool number_float(double v, const std::string& text) {
+    Scalar s;
+    s.type = Scalar::Float;
+    s.d = v;
+    s.text = &text;
+    return onScalar(s);
+  }
+  bool string(std::string& v) {
+    Scalar s;
+    s.type = Scalar::String;
+    s.text = &v;
+    return onScalar(s);
+  }
+  bool binary(json::binary_t&) { return onScalar(Scalar{}); }
+  bool start_object(std::size_t) { return onStart(true); }
+  bool start_array(std::size_t) { return onStart(false); }
+  bool end_object() { return onEnd(); }
+  bool end_array() { return onEnd(); }
+  bool key(std::string& k) {
+    src_.markToken();
+    if (stack_.back() == Frame::Build) builder_.key(k);
+    key_.back() = k;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& lastToken, const json::exception& e) {
+    std::string what = e.what();
+    // nlohmann's message repeats the position; keep its explanation after the last ": ".
+    // "[json.exception.parse_error.101] parse error at line 1, column 9: <explanation>"
+    const auto colon = what.find(": ");
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    const bool truncated = what.find("unexpected end of input") != std::string::npos ||
+                           (what.find("missing closing quote") != std::string::npos && src_.exhausted());
+    std::string context = inEvents_ ? " (in event " + std::to_string(out_.eventCount) + ")" : "";
+    (void)lastToken;
+    if (truncated)
+      throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": the JSON text ends early" +
+                           context + "; the file is truncated");
+    throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": invalid JSON" + context + ": " +
+                         what);
+  }
+
+  void finish() {
+    if (!sawEvents_)
+      throw TraceFileError("'" + src_.name() +
+                           "': not a Chrome trace: expected a JSON object with a \"traceEvents\" array, or an array "
+                           "of events");
+    // Unclosed B events end where the trace ends (a trace cut off mid-range).
+    for (auto& [thread, open] : openBegins_)
+      for (auto& b : open) {
+        b.dur = std::max<std::int64_t>(0, maxTs_ - b.ts);
+        out_.slices.push_back(b);
+      }
+  }
+
+ private:
+  [[noreturn]] void failEvent(const std::string& what) const {
+    throw TraceFileError("'" + src_.name() + "': event " + std::to_string(out_.eventCount - 1) + " (near byte " +
+                         std::to_string(src_.offset()) + "): " + what);
+  }
+  [[noreturn]] void failAt(const std::string& what) const {
+    throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(src_.offset()) + ": " + what);
+  }
+
+  bool onStart(bool object) {
+    src_.markToken();
+    if (stack_.size() >= std::size_t(kMaxJsonDepth))
+      failAt("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (stack_.empty()) {
+      if (object) {
+        push(Frame::TopObject);
+      } else {
+        push(Frame::Events);
+        sawEvents_ = inEvents_ = true;
+      }
+      return true;
+    }
+    const std::string& k = key_.back();
+    switch (stack_.back()) {
+      case Frame::TopObject:
+        if (k == "traceEvents") {
+          if (object) failAt("\"traceEvents\" must be an array of events, got an object");
+          sawEvents_ = inEvents_ = true;
+          push(Frame::Events);
+        } else if (k == "otherData" || k == "deviceProperties") {
+          builder_.reset();
+          buildKey_ = k;
+          builder_.startContainer(object);
+          push(Frame::Build);
+        } else {
+          push(Frame::Skip);
+        }
+        return true;
+      case Frame::Events:
+        ++out_.eventCount;
+        if (!object) failEvent("expected an event object, got an array");
+        if (out_.eventCount > kMaxTraceOps)
+          failEvent("more than " + std::to_string(kMaxTraceOps) + " events; pipescope opens traces up to that size");
+        pending_.clear();
+        push(Frame::Event);
+        return true;
+      case Frame::Event:
+        if (k == "args") {
+          if (!object) failEvent("\"args\" must be an object, got an array");
+          push(Frame::Args);
+        } else if (k == "ph" || k == "ts" || k == "dur" || k == "name" || k == "cat" || k == "pid" || k == "tid") {
+          failEvent("\"" + k + "\" must be a " + (k == "ts" || k == "dur" ? "number" : "string or number") + ", got " +
+                    (object ? "an object" : "an array"));
+        } else {
+          push(Frame::Skip);
+        }
+        return true;
+      case Frame::Build: try { builder_.startContainer(object);
+        } catch (const std::length_error& e) {
+          failAt(std::string("\"") + buildKey_ + "\": " + e.what());
+        }
+        push(Frame::Build);
+        return true;
+      case Frame::Args:
+      case Frame::Skip: push(Frame::Skip); return true;
+    }
+    return true;
+  }
+
+  bool onEnd() {
+    const Frame f = stack_.back();
+    stack_.pop_back();
+    key_.pop_back();
+    if (f == Frame::Event) finishEvent();
+    if (f == Frame::Events) inEvents_ = false;
+    if (f == Frame::Build && builder_.endContainer()) {
+      if (buildKey_ == "deviceProperties") out_.deviceProperties = std::move(builder_.result());
+      if (buildKey_ == "otherData" && builder_.result().is_object() && builder_.result().contains("pipescope"))
+        out_.pipescope = std::move(builder_.result()["pipescope"]);
+    }
+    src_.markToken();
+    return true;
+  }
+
+  bool onScalar(const Scalar& v) {
+    src_.markToken();
+    if (stack_.empty()) failAt(std::string("expected a JSON object or array, got ") + v.typeName());
+    switch (stack_.back()) {
+      case Frame::TopObject:
+        if (key_.back() == "traceEvents") failAt(std::string("\"traceEvents\" must be an array, got ") + v.typeName());
+        return true;
+      case Frame::Events: ++out_.eventCount; failEvent(std::string("expected an event object, got ") + v.typeName());
+      case Frame::Event: eventField(key_.back(), v); return true;
+      case Frame::Args: argField(key_.back(), v); return true;
+      case Frame::Build: try { builder_.scalar(v.toJson());
+        } catch (const std::length_error& e) {
+          failAt(std::string("\"") + buildKey_ + "\": " + e.what());
+        }
+        return true;
+      case Frame::Skip: return true;
+    }
+    return true;
+  }
+
+  static std::string cut(const std::string& s) { return s.size() > kMaxNameLength ? s.substr(0, kMaxNameLength) : s; }
+
+  std::string idText(const std::string& field, const Scalar& v) const {
+    if (v.type == Scalar::String) return "s:" + cut(*v.text);
+    if (v.type == Scalar::Int) return std::to_string(v.i);
+    if (v.type == Scalar::UInt) return std::to_string(v.u);
+    failEvent("\"" + field + "\" must be a string or an integer, got " + v.typeName());
+  }
+
+  std::int64_t timeNs(const std::string& field, const Scalar& v) const {
+    std::optional<std::int64_t> ns;
+    if (v.type == Scalar::Int || v.type == Scalar::UInt) {
+      const std::string text = v.type == Scalar::Int ? std::to_string(v.i) : std::to_string(v.u);
+      ns = microsTextToNs(text);
+    } else if (v.type == Scalar::Float) {
+      ns = microsTextToNs(*v.text);
+    } else {
+      failEvent("\"" + field + "\" must be a number (microseconds), got " + v.typeName());
+    }
+    if (!ns)
+      failEvent("\"" + field + "\" = " + (v.text ? *v.text : std::to_string(v.i)) +
+                " is out of range (at most 1e15 µs)");
+    return *ns;
+  }
+
+  std::int64_t count(const std::string& field, const Scalar& v, std::int64_t hi) const {
+    std::int64_t x = 0;
+    if (v.type == Scalar::Int) {
+      x = v.i;
+    } else if (v.type == Scalar::UInt) {
+      if (v.u > std::uint64_t(hi)) failEvent("\"args." + field + "\" = " + std::to_string(v.u) + " is too large");
+      x = std::int64_t(v.u);
+    } else if (v.type == Scalar::Float && v.d >= 0 && v.d <= double(hi) && v.d == std::floor(v.d)) {
+      // Range first: converting an out-of-range double to an integer is undefined (found by fuzz_chrome_trace).
+      x = std::int64_t(v.d);  // "bytes": 1024.0
+    } else {
+      failEvent("\"args." + field + "\" must be a non-negative integer, got " +
+                (v.type == Scalar::Float ? *v.text : std::string(v.typeName())));
+    }
+    if (x < 0) failEvent("\"args." + field + "\" must be a non-negative integer, got " + std::to_string(x));
+    if (x > hi)
+      failEvent("\"args." + field + "\" = " + std::to_string(x) + " is too large (at most " + std::to_string(hi) + ")");
+    return x;
+  }
+
+  std::int64_t signedInt(const std::string& field, const Scalar& v) const {
+    if (v.type == Scalar::Int) return v.i;
+    if (v.type == Scalar::UInt && v.u <= std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      return std::int64_t(v.u);
+    failEvent("\"args." + field + "\" must be an integer, got " + v.typeName());
+  }
+
+  void eventField(const std::string& k, const Scalar& v) {
+    Pending& p = pending_;
+    if (k == "ph") {
+      if (v.type != Scalar::String || v.text->size() != 1)
+        failEvent(std::string("\"ph\" must be a one-letter string (the event type), got ") +
+                  (v.type == Scalar::String ? "\"" + cut(*v.text) + "\"" : v.typeName()));
+      p.ph = (*v.text)[0];
+      p.hasPh = true;
+    } else if (k == "name") {
+      if (v.type != Scalar::String) failEvent(std::string("\"name\" must be a string, got ") + v.typeName());
+      p.name.assign(*v.text, 0, kMaxNameLength);
+      p.hasName = true;
+    } else if (k == "cat") {
+      if (v.type != Scalar::String) failEvent(std::string("\"cat\" must be a string, got ") + v.typeName());
+      p.cat.assign(*v.text, 0, kMaxNameLength);
+    } else if (k == "pid") {
+      p.pid = idText("pid", v);
+    } else if (k == "tid") {
+      p.tid = idText("tid", v);
+    } else if (k == "ts") {
+      p.ts = timeNs("ts", v);
+      p.hasTs = true;
+    } else if (k == "dur") {
+      p.dur = timeNs("dur", v);
+      p.hasDur = true;
+    } else if (k == "id") {
+      p.id = idText("id", v);
+      p.hasId = true;
+    } else if (k == "bp") {
+      if (v.type == Scalar::String) p.bp = cut(*v.text);
+    } else if (k == "args") {
+      if (v.type != Scalar::Null) failEvent(std::string("\"args\" must be an object, got ") + v.typeName());
+    }
+  }
+
+  void argField(const std::string& k, const Scalar& v) {
+    Pending& p = pending_;
+    ChromeSlice& s = p.slice;
+    if (p.ph == 'M' || !p.hasPh) {
+      // Metadata arguments (ph usually comes first; when it does not, keep both readings).
+      if (k == "name" && v.type == Scalar::String) p.argName = cut(*v.text);
+      if (k == "labels" && v.type == Scalar::String) p.argLabels = cut(*v.text);
+      if (k == "sort_index") {
+        p.sortIndex = signedInt("sort_index", v);
+        p.hasSortIndex = true;
+      }
+      if (k == "pipescope_lane") p.pipescopeLane = std::int32_t(count(k, v, kNoLane - 1));
+      if (k == "lane_kind" && v.type == Scalar::String) p.laneKind = cut(*v.text);
+      if (k == "lane_index") p.laneIndex = signedInt(k, v);
+      if (p.ph == 'M') return;
+    }
+    if (k == "stream") {
+      // PyTorch writes stream ids as integers; tolerate other kinds of value by ignoring them.
+      if (v.type == Scalar::Int || v.type == Scalar::UInt)
+        s.stream = count(k, v, std::numeric_limits<std::int32_t>::max());
+    } else if (k == "bytes") {
+      s.bytes = count(k, v, std::int64_t(1) << 50);
+    } else if (k == "correlation") {
+      s.correlation = count(k, v, std::numeric_limits<std::uint32_t>::max());
+    } else if (k == "batch") {
+      s.batch = std::int32_t(std::max<std::int64_t>(
+          -1, std::min<std::int64_t>(signedInt(k, v), std::numeric_limits<std::int32_t>::max())));
+    } else if (k == "stream wait (ns)") {
+      s.streamWait = signedInt(k, v);
+    } else if (k == "engine wait (ns)") {
+      s.engineWait = signedInt(k, v);
+    } else if (k == "engine_lane") {
+      s.engineLane = std::int32_t(std::max<std::int64_t>(-1, std::min<std::int64_t>(signedInt(k, v), kNoLane)));
+    } else if (k == "kind" && v.type == Scalar::String) {
+      if (auto kind = parseOpKind(*v.text)) s.kind = std::int8_t(*kind);
+    } else if (k == "flags") {
+      s.flags = std::uint8_t(count(k, v, 255));
+    } else if (k == "mirror" && v.type == Scalar::Bool) {
+      s.mirror = v.b;
+    }
+  }
+
+  std::uint32_t threadIndex(const std::string& pid, const std::string& tid) {
+    // Consecutive events mostly share a thread: skip the hash lookup then.
+    if (lastThread_ < out_.threads.size() && out_.threads[lastThread_].pid == pid &&
+        out_.threads[lastThread_].tid == tid)
+      return lastThread_;
+    lastThread_ = threadIndexSlow(pid, tid);
+    return lastThread_;
+  }
+
+  std::uint32_t threadIndexSlow(const std::string& pid, const std::string& tid) {
+    threadKey_.assign(pid);
+    threadKey_.push_back('\x1f');
+    threadKey_.append(tid);
+    auto it = threadIds_.find(threadKey_);
+    if (it != threadIds_.end()) return it->second;
+    if (out_.threads.size() >= 1'000'000) failEvent("more than a million distinct threads");
+    const auto id = std::uint32_t(out_.threads.size());
+    ChromeThread t;
+    t.pid = pid;
+    t.tid = tid;
+    out_.threads.push_back(std::move(t));
+    threadIds_.emplace(threadKey_, id);
+    return id;
+  }
+
+  std::uint32_t stringIndex(const std::string& s) {
+    auto it = stringIds_.find(s);
+    if (it != stringIds_.end()) return it->second;
+    if (out_.strings.size() >= 10'000'000) failEvent("more than ten million distinct names");
+    const auto id = std::uint32_t(out_.strings.size());
+    out_.strings.push_back(s);
+    stringIds_.emplace(s, id);
+    return id;
+  }
+
+  ChromeProcess& process(const std::string& pid) {
+    for (auto& pr : out_.processes)
+      if (pr.pid == pid) return pr;
+    if (out_.processes.size() >= 100'000) failEvent("more than 100000 processes");
+    out_.processes.push_back(ChromeProcess{pid, {}, {}, 0});
+    return out_.processes.back();
+  }
+
+  void finishEvent() {
+    Pending& p = pending_;
+    if (!p.hasPh) failEvent("missing \"ph\" (the event type)");
+    switch (p.ph) {
+      case 'X': {
+        if (!p.hasTs) failEvent("complete event ('X') without \"ts\"");
+        if (!p.hasDur) failEvent("complete event ('X') without \"dur\"");
+        if (p.dur < 0) failEvent("negative duration (\"dur\" = " + std::to_string(p.dur / 1000.0) + " µs)");
+        if (p.ts > kMaxAbsTimeNs - p.dur) failEvent("\"ts\" + \"dur\" is out of range");
+        addSlice(p.ts, p.dur);
+        return;
+      }
+      case 'B': {
+        if (!p.hasTs) failEvent("begin event ('B') without \"ts\"");
+        ChromeSlice s = sliceFromPending(p.ts, 0);
+        auto& open = openBegins_[s.thread];
+        if (open.size() >= 10'000) failEvent("more than 10000 nested 'B' events open on one thread");
+        open.push_back(s);
+        maxTs_ = std::max(maxTs_, p.ts);
+        return;
+      }
+      case 'E': {
+        if (!p.hasTs) failEvent("end event ('E') without \"ts\"");
+        const std::uint32_t t = threadIndex(p.pid, p.tid);
+        auto it = openBegins_.find(t);
+        if (it == openBegins_.end() || it->second.empty())
+          failEvent("end event ('E') with no open begin event ('B') on the same pid/tid");
+        ChromeSlice s = it->second.back();
+        it->second.pop_back();
+        if (p.ts < s.ts) failEvent("end event ('E') before its begin event (negative duration)");
+        s.dur = p.ts - s.ts;
+        out_.slices.push_back(s);
+        maxTs_ = std::max(maxTs_, p.ts);
+        return;
+      }
+      case 'M': metadata(); return;
+      case 's':
+      case 'f':
+      case 't': {
+        if (!p.hasId) failEvent(std::string("flow event ('") + p.ph + "') without \"id\"");
+        if (!p.hasTs) failEvent(std::string("flow event ('") + p.ph + "') without \"ts\"");
+        if (out_.flows.size() >= kMaxTraceOps) failEvent("too many flow events");
+        out_.flows.push_back(ChromeFlow{p.id, threadIndex(p.pid, p.tid), p.ts, p.ph, p.bp == "e"});
+        return;
+      }
+      default:
+        ++out_.skippedEvents;  // counters, instants, async and object events carry no op
+        return;
+    }
+  }
+
+  ChromeSlice sliceFromPending(std::int64_t ts, std::int64_t dur) {
+    ChromeSlice s = pending_.slice;
+    s.ts = ts;
+    s.dur = dur;
+    s.thread = threadIndex(pending_.pid, pending_.tid);
+    s.name = stringIndex(pending_.name);
+    s.cat = stringIndex(pending_.cat);
+    s.eventIndex = std::uint32_t(out_.eventCount - 1);
+    return s;
+  }
+
+  void addSlice(std::int64_t ts, std::int64_t dur) {
+    out_.slices.push_back(sliceFromPending(ts, dur));
+    maxTs_ = std::max(maxTs_, ts + dur);
+  }
+
+  void metadata() {
+    Pending& p = pending_;
+    if (p.name == "thread_name") {
+      ChromeThread& t = out_.threads[threadIndex(p.pid, p.tid)];
+      t.name = p.argName;
+      if (p.pipescopeLane >= 0) {
+        t.pipescopeLane = p.pipescopeLane;
+        t.laneKind = p.laneKind;
+        t.laneIndex = p.laneIndex;
+      }
+    } else if (p.name == "thread_sort_index" && p.hasSortIndex) {
+      ChromeThread& t = out_.threads[threadIndex(p.pid, p.tid)];
+      t.sortIndex = p.sortIndex;
+      t.hasSortIndex = true;
+    } else if (p.name == "process_name") {
+      process(p.pid).name = p.argName;
+    } else if (p.name == "process_labels") {
+      process(p.pid).labels = p.argLabels;
+    } else if (p.name == "process_sort_index" && p.hasSortIndex) {
+      process(p.pid).sortIndex = p.sortIndex;
+    }
+  }
+
+  void push(Frame f) {
+    stack_.push_back(f);
+    if (key_.size() < stack_.size()) key_.emplace_back();
+    key_.resize(stack_.size());
+    key_.back().clear();
+  }
+
+  JsonTextSource& src_;
+  ChromeEvents& out_;
+  std::vector<Frame> stack_;
+  std::vector<std::string> key_;
+  Pending pending_;
+  JsonValueBuilder builder_;
+  std::string buildKey_;
+  bool sawEvents_ = false;
+  bool inEvents_ = false;
+  std::int64_t maxTs_ = std::numeric_limits<std::int64_t>::min();
+  std::unordered_map<std::string, std::uint32_t> threadIds_;
+  std::unordered_map<std::string, std::uint32_t> stringIds_;
+  std::unordered_map<std::uint32_t, std::vector<ChromeSlice>> openBegins_;
+  std::string threadKey_;
+  std::uint32_t lastThread_ = std::numeric_limits<std::uint32_t>::max();
+};
+
+}  // namespace
+
+ChromeEvents readChromeEvents(JsonTextSource& source) {
+  ChromeEvents events;
+  ChromeSax sax(source, events);
+  json::sax_parse(source.begin(), source.end(), &sax);
+  sax.finish();
+  return events;
+}
+
+}  // namespace pipescope

@@ -1,0 +1,50 @@
+#include "files/TraceLoadTask.h"
+
+#include <QThread>
+
+#include "io/TraceFiles.h"
+
+namespace pipescope::ui::files {
+
+TraceLoadTask::TraceLoadTask(QString path, QObject* parent) : QObject(parent), path_(std::move(path)) {}
+
+TraceLoadTask::~TraceLoadTask() {
+  if (thread_ != nullptr) {
+    cancel_.store(true);
+    thread_->wait();
+  }
+}
+
+bool TraceLoadTask::running() const { return thread_ != nullptr && thread_->isRunning(); }
+
+void TraceLoadTask::start() {
+  const std::string path = path_.toStdString();
+  thread_ = QThread::create([this, path] {
+    LoadControl control;
+    control.cancel = &cancel_;
+    control.progress = [this](double f) { progress_.store(f); };
+    try {
+      result_ = loadTraceFile(path, control);
+    } catch (const TraceLoadCancelled&) {
+      wasCancelled_ = true;
+    } catch (const std::exception& e) {
+      error_ = QString::fromStdString(e.what());
+    }
+  });
+  thread_->setParent(this);
+  connect(thread_, &QThread::finished, this, &TraceLoadTask::onThreadFinished);
+  thread_->start();
+}
+
+void TraceLoadTask::onThreadFinished() {
+  thread_->deleteLater();
+  thread_ = nullptr;
+  if (wasCancelled_)
+    emit cancelled(path_);
+  else if (result_)
+    emit loaded(std::move(result_), path_);
+  else
+    emit failed(error_.isEmpty() ? tr("cannot open '%1'").arg(path_) : error_, path_);
+}
+
+}  // namespace pipescope::ui::files
