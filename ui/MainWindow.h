@@ -21,6 +21,7 @@ class ControlPanel;
 class MetricsPanel;
 class RunController;
 class RunStatusBar;
+class SweepView;
 class ThroughputCharts;
 class TimelineLegend;
 class TimelineView;
@@ -46,6 +47,7 @@ class MainWindow : public QMainWindow {
   MetricsPanel& metricsPanel();
   ThroughputCharts& charts();
   RunStatusBar& runStatusBar();
+  SweepView& sweepView();
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
@@ -98,6 +100,7 @@ class MainWindow : public QMainWindow {
   MetricsPanel* metrics_;
   ThroughputCharts* charts_;
   RunStatusBar* status_;
+  SweepView* sweep_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
