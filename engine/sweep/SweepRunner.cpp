@@ -182,6 +182,13 @@ SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbac
     throw std::invalid_argument(all);
   }
   const Clock::time_point start = Clock::now();
+  // Buffers stay allocated from one point to the next (largest batch first, see
+  // runOrder) and are freed when the sweep ends, however it ends.
+  struct KeepBuffers {
+    Backend& backend;
+    explicit KeepBuffers(Backend& b) : backend(b) { backend.keepBuffersBetweenRuns(true); }
+    ~KeepBuffers() { backend.keepBuffersBetweenRuns(false); }
+  } keepBuffers(backend);
   SweepResult result;
   result.spec = spec;
   result.backend = std::string(backend.kind());

@@ -111,3 +111,52 @@ TEST(SweepAxesTest, PredictionRunsEveryFinishedPointOnTheSimulator) {
 
 }  // namespace
 }  // namespace pipescope
+
+namespace pipescope {
+namespace {
+
+/// The simulator, recording what the sweep asks about buffer reuse.
+class RecordingBackend final : public Backend {
+ public:
+  std::unique_ptr<Backend> sim = makeSimulatorBackend(*builtinProfile("h200"));
+  std::vector<bool> keepCalls;
+  int runs = 0;
+  bool failSecondRun = false;
+  std::string_view kind() const override { return "recording"; }
+  DeviceInfo describe() const override { return sim->describe(); }
+  RunOutcome run(const PipelineConfig& c, Trace& t, RunControl& control) override {
+    if (++runs == 2 && failSecondRun) throw std::runtime_error("device lost");
+    return sim->run(c, t, control);
+  }
+  void keepBuffersBetweenRuns(bool keep) override { keepCalls.push_back(keep); }
+};
+
+TEST(SweepAxesTest, BuffersAreKeptForTheSweepAndFreedAfterIt) {
+  SweepSpec s;
+  s.base.sampleBytes = 64 * 1024;
+  s.batchSamples = {4, 16};
+  s.streams = {1, 2};
+  s.batches = 4;
+  s.repeats = 1;
+  RecordingBackend b;
+  runSweep(s, b);
+  EXPECT_EQ(b.keepCalls, (std::vector<bool>{true, false}));
+
+  RecordingBackend cancelled;
+  SweepCancel cancel;
+  SweepCallbacks cb;
+  cb.pointFinished = [&](const SweepPointResult&) { cancel.cancel(); };
+  runSweep(s, cancelled, cb, &cancel);
+  EXPECT_EQ(cancelled.keepCalls, (std::vector<bool>{true, false}));
+
+  RecordingBackend failing;
+  failing.failSecondRun = true;
+  const SweepResult r = runSweep(s, failing);
+  EXPECT_EQ(failing.keepCalls, (std::vector<bool>{true, false}));
+  std::size_t failed = 0;
+  for (const auto& p : r.points) failed += p.ok() ? 0 : 1;
+  EXPECT_EQ(failed, 1u);  // the failing point is kept with its error and the sweep goes on
+}
+
+}  // namespace
+}  // namespace pipescope
