@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -95,7 +97,7 @@ TEST(SweepView, ATinyGridFillsTheChartAndHeatmaps) {
   EXPECT_EQ(chart.measuredPointCounts(), (std::vector<int>{3, 3}));
   EXPECT_EQ(chart.predictedSeriesCount(), 0);
   EXPECT_EQ(chart.legendNames(), (QStringList{"1 stream", "2 streams"}));
-  EXPECT_TRUE(chart.xAxisTitle().startsWith("batch size (KiB, log scale)")) << chart.xAxisTitle().toStdString();
+  EXPECT_TRUE(chart.xAxisTitle().startsWith("batch size (MiB, log scale)")) << chart.xAxisTitle().toStdString();
   EXPECT_TRUE(chart.yAxisTitle().contains("samples/s")) << chart.yAxisTitle().toStdString();
 
   const HeatmapGrid& g = v.throughputHeatmap().grid();
@@ -350,4 +352,31 @@ TEST(SweepView, ScreenshotOfARealSweep) {
     QString error;
     EXPECT_TRUE(v.exportImage(QDir(dir).filePath("sweep-figure.png"), &error)) << error.toStdString();
   }
+}
+
+TEST(SweepView, TheAppExportsASavedSweepHeadless) {
+  QTemporaryDir dir;
+  SweepView v;
+  useSimulator(v);
+  defineGrid(v, "256K,1M", "1,2");
+  ASSERT_TRUE(runToEnd(v));
+  const QString json = dir.filePath("s.json"), png = dir.filePath("s.png");
+  QString error;
+  ASSERT_TRUE(v.saveResult(json, &error)) << error.toStdString();
+  auto run = [](const QStringList& args, QString* err) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.start(PIPESCOPE_GUI, args);
+    if (!p.waitForFinished(60000)) return -1;
+    *err = QString::fromUtf8(p.readAllStandardError());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  };
+  EXPECT_EQ(run({"--sweep-json", json, "--screenshot", png}, &error), 0) << error.toStdString();
+  EXPECT_EQ(QImage(png).size(), QSize(3200, 2000));
+  EXPECT_EQ(run({"--sweep-json", dir.filePath("missing.json"), "--screenshot", png}, &error), 1);
+  EXPECT_TRUE(error.contains("missing.json")) << error.toStdString();
+  EXPECT_EQ(run({"--sweep-json", json}, &error), 2);
+  EXPECT_TRUE(error.contains("needs --screenshot")) << error.toStdString();
 }

@@ -25,10 +25,12 @@ struct Scale {
   QString unit;
 };
 
-Scale byteScale(double minBytes) {
-  if (minBytes >= double(1ull << 30)) return {1.0 / double(1ull << 30), "GiB"};
-  if (minBytes >= double(1ull << 20)) return {1.0 / double(1ull << 20), "MiB"};
-  if (minBytes >= 1024.0) return {1.0 / 1024.0, "KiB"};
+/// The unit that keeps the largest batch at most 4096 units (labels like 0.25 ... 64
+/// MiB read better than 256 ... 65536 KiB).
+Scale byteScale(double maxBytes) {
+  if (maxBytes >= double(4ull << 30)) return {1.0 / double(1ull << 30), "GiB"};
+  if (maxBytes >= double(4ull << 20)) return {1.0 / double(1ull << 20), "MiB"};
+  if (maxBytes >= 4096.0) return {1.0 / 1024.0, "KiB"};
   return {1.0, "B"};
 }
 
@@ -118,7 +120,7 @@ void SweepLineChart::setData(const std::vector<SweepSeries>& measured, const std
         maxX = std::max(maxX, p.batchBytes);
         maxY = std::max({maxY, p.max, p.median});
       }
-  d_->bytes = byteScale(minX > 0 ? minX : double(1 << 20));
+  d_->bytes = byteScale(maxX > 0 ? maxX : double(64 << 20));
   d_->rate = rateScale(maxY);
   const double bx = d_->bytes.factor, ry = d_->rate.factor;
 

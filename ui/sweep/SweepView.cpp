@@ -290,6 +290,8 @@ QString SweepView::heading() const {
   h += tr("; %1, %2, %3 samples, %4")
            .arg(qs(std::string(toString(b.mode))), qs(std::string(toString(b.memory))), qs(formatBytes(b.sampleBytes)),
                 qs(std::string(toString(b.order))));
+  if (!result_.predicted.empty())
+    h += tr("; dashed: the simulator's prediction (profile %1)").arg(qs(result_.predictedDevice.profile));
   if (result_.cancelled) h += tr(" (cancelled)");
   return h;
 }
