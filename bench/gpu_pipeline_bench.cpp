@@ -16,6 +16,7 @@
 #include "cuda/CudaError.h"
 #include "cuda/CuptiTracer.h"
 #include "cuda/Kernels.h"
+#include "metrics/Metrics.h"
 
 using namespace pipescope;
 #define CHECK(call) PIPESCOPE_CUDA_CHECK(call)
@@ -111,6 +112,7 @@ struct PipescopeRun {
   double h = 0, k = 0, d = 0;  // mean per-batch stage times, ns
   double h2dGBps = 0, d2hGBps = 0;
   double modelNs = 0;
+  double idealMs = 0;  // pipescope's own ideal bound (metrics/Metrics.h), not a second formula
   std::string timing;
   bool ok = false;
 };
@@ -156,20 +158,9 @@ PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
   r.modelNs = models ? modelNs / models : 0;
   r.makespanMs = double(last - first) / 1e6;
   r.timing = trace.device().timingSource;
+  r.idealMs = computeMetrics(trace).idealBoundNs / 1e6;
   r.ok = true;
   return r;
-}
-
-double idealBoundMs(const PipescopeRun& r, int batches, int copyEngines) {
-  double mx = 0, sum = 0;
-  if (copyEngines >= 2) {
-    mx = std::max({r.h, r.k, r.d});
-    sum = r.h + r.k + r.d;
-  } else {
-    mx = std::max(r.h + r.d, r.k);
-    sum = r.h + r.k + r.d;
-  }
-  return (mx * batches + (sum - mx)) / 1e6;
 }
 
 /// Plain loop: `reps` back-to-back pinned copies timed with events (GB/s).
@@ -267,7 +258,7 @@ int main(int argc, char** argv) {
       pt.push_back(pr.makespanMs);
     }
     const double r = median(rt), p = median(pt);
-    const double ideal = idealBoundMs(pr, row.config.batchCount, dev.copyEngines);
+    const double ideal = pr.idealMs;
     std::printf("| %s | %.2f | %.2f | %.3f | %.2f | %.1f%% |\n", row.name.c_str(), r, p, p / r, ideal,
                 100.0 * ideal / p);
     if (row.name == "blocking pinned") lastPinned = pr;

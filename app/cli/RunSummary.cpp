@@ -118,9 +118,10 @@ std::string formatSummary(const RunReport& r) {
     s += row("GPU idle", percent(m.gpuIdle));
     s += row("overlap", percent(m.computeOverlappedByCopy) + " of kernel time has a copy beside it; " +
                             percent(m.copyOverlappedByCompute) + " of copy time has a kernel beside it");
-    s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " + formatDuration(m.perBatch.h2dNs) +
-                                ", kernels " + formatDuration(m.perBatch.kernelNs) + ", D2H " +
-                                formatDuration(m.perBatch.d2hNs) + "; " + std::to_string(m.copyEngines) +
+    s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " +
+                                formatDuration(m.perBatchOccupancy.h2dNs) + ", kernels " +
+                                formatDuration(m.perBatchOccupancy.kernelNs) + ", D2H " +
+                                formatDuration(m.perBatchOccupancy.d2hNs) + "; " + std::to_string(m.copyEngines) +
                                 (m.copyEngines == 1 ? " copy engine)" : " copy engines)"));
     s += row("efficiency", percent(m.efficiency) + " (ideal bound / makespan)");
   }

@@ -302,7 +302,18 @@ Metrics computeMetrics(const MetricsInput& in) {
     m.perBatch = {c.sums.h2dNs / n, c.sums.kernelNs / n, c.sums.d2hNs / n, c.sums.preprocessNs / n,
                   c.sums.postprocessNs / n};
   }
-  m.idealBoundNs = idealBound(m.perBatch.h2dNs, m.perBatch.kernelNs, m.perBatch.d2hNs, m.batches, m.copyEngines);
+  // The bound needs how long each engine is occupied per batch. Where a stage's ops run
+  // side by side (kernels of different streams sharing the SMs at their tails, or a GPU
+  // with several copy engines per direction) the summed durations count that time twice
+  // and the "bound" could exceed the measured makespan; the union never does.
+  if (m.batches > 0) {
+    const double n = double(m.batches);
+    m.perBatchOccupancy = {std::min(c.sums.h2dNs, m.h2dBusyNs) / n, std::min(c.sums.kernelNs, kernelNs) / n,
+                           std::min(c.sums.d2hNs, m.d2hBusyNs) / n, m.perBatch.preprocessNs,
+                           m.perBatch.postprocessNs};
+  }
+  m.idealBoundNs = idealBound(m.perBatchOccupancy.h2dNs, m.perBatchOccupancy.kernelNs,
+                              m.perBatchOccupancy.d2hNs, m.batches, m.copyEngines);
   m.efficiency = ratio(m.idealBoundNs, span);
 
   classify(m, in, c);

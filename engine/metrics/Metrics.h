@@ -82,6 +82,10 @@ struct Metrics {
   double copyOverlappedByCompute = 0;  ///< of copy busy time, the fraction a kernel also ran
 
   StageTimes perBatch;
+  /// Per-batch engine occupancy: like perBatch, but each GPU stage is the union of its
+  /// ops' intervals / batches, so ops of one stage that ran side by side count once.
+  /// Equal to perBatch wherever an engine runs one op at a time. The bound uses these.
+  StageTimes perBatchOccupancy;
   int copyEngines = 2;
   double idealBoundNs = 0;      ///< see idealBound()
   double efficiency = 0;        ///< idealBoundNs / makespanNs

@@ -331,3 +331,25 @@ TEST(Metrics, BottleneckNamesAreStable) {
   EXPECT_EQ(toString(Bottleneck::HostBound), "host-bound");
   EXPECT_EQ(toString(Bottleneck::LatencyBound), "latency-bound");
 }
+
+// Kernels of two streams that share the SMs at their tails (a real GPU does this)
+// each run longer than alone: the bound must use how long the compute engine was
+// occupied, not the summed durations, or it would exceed the measured makespan.
+TEST(Metrics, BoundUsesEngineOccupancyWhenOpsOfOneStageOverlap) {
+  TraceBuilder b;
+  b.gpu(OpKind::Kernel, 0, 0, 100, 0, b.stream0).gpu(OpKind::Kernel, 1, 50, 150, 0, b.stream1);
+  const Metrics m = computeMetrics(b.done(2));
+  EXPECT_DOUBLE_EQ(m.perBatch.kernelNs, 100.0);            // mean duration: 200 ns over 2 batches
+  EXPECT_DOUBLE_EQ(m.perBatchOccupancy.kernelNs, 75.0);    // union 150 ns over 2 batches
+  EXPECT_DOUBLE_EQ(m.idealBoundNs, idealBound(0, 75, 0, 2, 2));
+  EXPECT_LE(m.idealBoundNs, m.makespanNs);
+}
+
+TEST(Metrics, OccupancyEqualsDurationWhenAnEngineRunsOneOpAtATime) {
+  TraceBuilder b;
+  b.h2d(0, 0, 10).kernel(0, 10, 30).d2h(0, 30, 35).h2d(1, 10, 20).kernel(1, 30, 50).d2h(1, 50, 55);
+  const Metrics m = computeMetrics(b.done(2));
+  EXPECT_DOUBLE_EQ(m.perBatchOccupancy.h2dNs, m.perBatch.h2dNs);
+  EXPECT_DOUBLE_EQ(m.perBatchOccupancy.kernelNs, m.perBatch.kernelNs);
+  EXPECT_DOUBLE_EQ(m.perBatchOccupancy.d2hNs, m.perBatch.d2hNs);
+}

@@ -59,5 +59,16 @@ TEST(CalibratedProfile, BuiltInH200CalibratedIsMeasuredAndComplete) {
   EXPECT_EQ(p->cpuWorkerSpeedup.size(), 4u);
 }
 
+TEST(CalibratedProfile, BuiltInH100CalibratedCarriesTheHostFits) {
+  const auto p = builtinProfile("h100-calibrated");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->deviceName, "NVIDIA H100 80GB HBM3");
+  EXPECT_NE(p->source.find("calibrated on NVIDIA H100"), std::string::npos) << p->source;
+  EXPECT_EQ(p->h2dPinnedCurve.size(), 7u);
+  EXPECT_EQ(p->cpuWorkerSpeedup.size(), 4u);
+  // Measured in the pipeline by the calibration (3.4 us per GPU op on the H100).
+  EXPECT_GT(p->hostOpOverheadNs, 1000.0);
+}
+
 }  // namespace
 }  // namespace pipescope
