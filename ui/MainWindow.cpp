@@ -37,6 +37,7 @@
 #include "metrics/MetricsRows.h"
 #include "metrics/TimeSeries.h"
 #include "run/RunController.h"
+#include "sweep/SweepView.h"
 #include "timeline/TimelineLegend.h"
 #include "timeline/TimelineView.h"
 
@@ -94,6 +95,7 @@ MainWindow::~MainWindow() = default;
 
 RunController& MainWindow::runController() { return *run_; }
 TimelineView& MainWindow::timeline() { return *timeline_; }
+SweepView& MainWindow::sweepView() { return *sweep_; }
 ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
@@ -133,6 +135,11 @@ void MainWindow::createDocks() {
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
   tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
   findChild<QDockWidget*>("dock.controls")->raise();
+  sweep_ = new SweepView;
+  addDock(tr("Sweep"), sweep_, Qt::BottomDockWidgetArea, "dock.sweep");
+  // A tab beside the charts: the timeline keeps its height.
+  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.sweep"));
+  findChild<QDockWidget*>("dock.charts")->raise();
 
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -230,6 +237,15 @@ void MainWindow::connectRun() {
   connect(run_, &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(run_, &RunController::errorOccurred, this, &MainWindow::showError);
   connect(timeline_, &TimelineView::rangeSelected, this, &MainWindow::onRangeSelected);
+  // The sweep runs the control panel's configuration and backend, never beside a
+  // live run (on a GPU the two would share, and distort, the measurement).
+  sweep_->setBaseSource([this] { return controls_->config(); }, [this] { return controls_->backendOptions(); });
+  sweep_->setStartBlocker([this] {
+    return run_->running() ? tr("A run is in progress: stop it first (Run > Stop), so that the sweep has the device "
+                                "to itself.")
+                           : QString();
+  });
+  connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
 }
 
 void MainWindow::startRunFromControls() {
@@ -465,6 +481,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   // Stop the run now; RunController's destructor joins the engine thread, which
   // returns within one operation because the flag is checked between operations.
   run_->stop();
+  sweep_->cancelSweep();
   QMainWindow::closeEvent(event);
 }
 

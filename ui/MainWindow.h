@@ -25,6 +25,7 @@ class ControlPanel;
 class MetricsPanel;
 class RunController;
 class RunStatusBar;
+class SweepView;
 class ThroughputCharts;
 class TimelineLegend;
 class TimelineView;
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
+  SweepView& sweepView();
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
@@ -117,6 +119,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
+  SweepView* sweep_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;

@@ -8,6 +8,7 @@
 #include "MainWindow.h"
 #include "app/ScreenshotMode.h"
 #include "files/TraceFileActions.h"
+#include "sweep/SweepImageMode.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -21,7 +22,9 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   pipescope::ui::addScreenshotOptions(parser);
+  pipescope::ui::addSweepImageOptions(parser);
   parser.process(app);
+  if (pipescope::ui::wantsSweepImage(parser)) return pipescope::ui::runSweepImage(parser);
 
   try {
     if (auto request = pipescope::ui::screenshotRequest(parser)) return pipescope::ui::runScreenshot(*request);

@@ -37,6 +37,10 @@ class Backend {
   /// returned as a Failed outcome with a message the user can act on; ops recorded
   /// before the error stay in the trace. Must not be called concurrently.
   virtual RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) = 0;
+  /// While true, a run may leave its buffers to the next run, which reuses them when
+  /// they are large enough (a sweep turns this on for its points); false frees them.
+  /// Backends that allocate nothing worth keeping ignore it.
+  virtual void keepBuffersBetweenRuns(bool /*keep*/) {}
 };
 
 enum class BackendChoice { Simulator, Cuda, Auto };

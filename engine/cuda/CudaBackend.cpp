@@ -19,16 +19,23 @@ class CudaBackend final : public Backend {
 
   RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
     try {
-      return cuda::runPipeline(device_, info_, config, trace, control);
+      return cuda::runPipeline(device_, info_, config, trace, control, keep_ ? cache_.get() : nullptr);
     } catch (const std::exception& e) {
       trace.ops().publish();  // what was recorded before the error stays visible
       return {RunState::Failed, e.what()};
     }
   }
 
+  void keepBuffersBetweenRuns(bool keep) override {
+    keep_ = keep;
+    if (!keep && cudaSetDevice(device_) == cudaSuccess) cuda::clearBufferCache(*cache_);
+  }
+
  private:
   int device_;
   DeviceInfo info_;
+  bool keep_ = false;
+  std::shared_ptr<cuda::BufferCache> cache_ = cuda::makeBufferCache();
 };
 
 }  // namespace

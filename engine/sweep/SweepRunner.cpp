@@ -120,6 +120,41 @@ std::vector<std::size_t> runOrder(const std::vector<SweepPointSpec>& points, std
 
 }  // namespace
 
+bool measurePoint(Backend& backend, const PipelineConfig& config, int warmupBatches, int repeats,
+                  const SweepCancel* cancel, SweepPointResult& p, std::vector<std::shared_ptr<Trace>>& traces,
+                  const std::function<void(int)>& beforeRepetition) {
+  p.config = config;
+  p.warmupBatches = warmupBatches;
+  p.footprintBytes = footprintBytes(config);
+  p.repetitions.clear();
+  traces.clear();
+  std::vector<Metrics> metrics;
+  for (int rep = 0; rep < repeats; ++rep) {
+    if (rep > 0 && beforeRepetition) beforeRepetition(rep);
+    RunOutcome outcome;
+    auto trace = runOnce(backend, config, cancel, outcome);
+    if (cancel && cancel->cancelled()) return false;
+    if (outcome.state != RunState::Finished) {
+      p.outcome = outcome.state == RunState::Failed ? outcome
+                                                    : RunOutcome{RunState::Failed, "the run stopped before its end"};
+      p.repetitions.clear();
+      traces.clear();
+      return true;
+    }
+    metrics.push_back(measuredMetrics(*trace, warmupBatches));
+    p.repetitions.push_back(figuresOf(metrics.back()));
+    traces.push_back(std::move(trace));
+    p.outcome = outcome;
+  }
+  if (!p.repetitions.empty()) summarize(p, metrics);
+  else if (p.outcome.state != RunState::Failed) p.outcome = {RunState::Failed, "no repetition finished"};
+  return true;
+}
+
+namespace {
+
+}  // namespace
+
 Spread spreadOf(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
@@ -147,6 +182,13 @@ SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbac
     throw std::invalid_argument(all);
   }
   const Clock::time_point start = Clock::now();
+  // Buffers stay allocated from one point to the next (largest batch first, see
+  // runOrder) and are freed when the sweep ends, however it ends.
+  struct KeepBuffers {
+    Backend& backend;
+    explicit KeepBuffers(Backend& b) : backend(b) { backend.keepBuffersBetweenRuns(true); }
+    ~KeepBuffers() { backend.keepBuffersBetweenRuns(false); }
+  } keepBuffers(backend);
   SweepResult result;
   result.spec = spec;
   result.backend = std::string(backend.kind());
@@ -198,34 +240,11 @@ SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbac
 
     SweepPointResult p;
     p.index = ps.index;
-    p.config = ps.config;
-    p.warmupBatches = spec.warmupBatches;
-    p.footprintBytes = footprintBytes(ps.config);
-    std::vector<Metrics> metrics;
     std::vector<std::shared_ptr<Trace>> traces;
-    bool cancelledHere = false;
-    for (int rep = 0; rep < repeats; ++rep) {
-      if (rep > 0) report(rep);
-      RunOutcome outcome;
-      auto trace = runOnce(backend, ps.config, cancel, outcome);
-      if (cancel && cancel->cancelled()) {
-        cancelledHere = true;
-        break;
-      }
-      if (outcome.state != RunState::Finished) {
-        p.outcome = outcome.state == RunState::Failed ? outcome
-                                                      : RunOutcome{RunState::Failed, "the run stopped before its end"};
-        p.repetitions.clear();
-        break;
-      }
-      metrics.push_back(measuredMetrics(*trace, spec.warmupBatches));
-      p.repetitions.push_back(figuresOf(metrics.back()));
-      traces.push_back(std::move(trace));
-      p.outcome = outcome;
-    }
+    const bool cancelledHere = !measurePoint(backend, ps.config, spec.warmupBatches, repeats, cancel, p, traces,
+                                             [&](int rep) { report(rep); });
     if (cancelledHere) break;  // a half-measured point is not a result
     if (!p.repetitions.empty()) {
-      summarize(p, metrics);
       auto& kept = traces[p.medianRepetition];
       const std::uint64_t ops = kept->ops().publishedCount();
       if (keptOps + ops <= spec.maxKeptOps) {
@@ -238,8 +257,6 @@ SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbac
                                  " ops in all were not kept (memory): those points show figures but no timeline");
         droppedNoted = true;
       }
-    } else if (p.outcome.state != RunState::Failed) {
-      p.outcome = {RunState::Failed, "no repetition finished"};
     }
     p.wallSeconds = secondsSince(pointStart);
     doneWeight += weight(ps.config);

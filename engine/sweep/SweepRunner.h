@@ -3,7 +3,9 @@
 // after the other on the calling thread. The UI calls it from a worker thread, the
 // CLI from its main thread; cancellation is a flag any thread may set.
 #include <functional>
+#include <memory>
 #include <stop_token>
+#include <vector>
 
 #include "backend/Backend.h"
 #include "sweep/SweepResult.h"
@@ -44,6 +46,14 @@ struct SweepCallbacks {
 /// each point runs once and the result says so in its notes.
 SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbacks& callbacks = {},
                      const SweepCancel* cancel = nullptr);
+
+/// Runs one point `repeats` times into `p` (config, repetitions, spread, the median
+/// repetition's verdict; a failure as p.outcome) and `traces` (one per repetition).
+/// False when cancelled midway: `p` is then not a result. The sweep and the
+/// simulator's prediction of a measured sweep both measure points through this.
+bool measurePoint(Backend& backend, const PipelineConfig& config, int warmupBatches, int repeats,
+                  const SweepCancel* cancel, SweepPointResult& p, std::vector<std::shared_ptr<Trace>>& traces,
+                  const std::function<void(int repetition)>& beforeRepetition = {});
 
 /// The measured window of one run: everything after the end of the warm-up batches
 /// (the latest end of any op of batch < warmup). 0 when warmup is 0.
