@@ -167,6 +167,16 @@ void MainWindow::createMenus() {
     groupingActions_->addAction(a);
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
+  QMenu* themes = viewMenu_->addMenu(tr("&Theme"));
+  themeActions_ = new QActionGroup(this);
+  for (Theme t : {Theme::Light, Theme::Dark}) {
+    QAction* a = themes->addAction(t == Theme::Light ? tr("&Light (print)") : tr("&Dark (screen)"));
+    a->setCheckable(true);
+    a->setData(toString(t));
+    a->setChecked(t == currentTheme());
+    themeActions_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
+  }
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
@@ -328,12 +338,14 @@ QString MainWindow::reportTitle() const {
 
 bool MainWindow::exportTimelineImage(const QString& path, QString* error) {
   const QSize size = timeline_->size().expandedTo(QSize(1200, 500));
-  return saveImage(path, size, [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); }, reportTitle(), error);
+  return saveImage(path, size, [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); }, reportTitle(), error,
+                   timeline_->palette().color(QPalette::Base));
 }
 
 bool MainWindow::exportChartsImage(const QString& path, QString* error) {
   return saveImage(path, QSize(1500, 420),
-                   [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); }, reportTitle(), error);
+                   [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); }, reportTitle(), error,
+                   charts_->palette().color(QPalette::Base));
 }
 
 bool MainWindow::exportReportImage(const QString& path, QString* error) {
@@ -352,13 +364,15 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
     c.metrics = metricsRows(m);
     c.bottleneck = QString::fromStdString(m.bottleneckSentence);
   }
+  c.palette = timeline_->palette();
   c.paintTimeline = [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); };
   c.timelineHeight = timeline_->layout().contentHeight + (timeline_->height() - timeline_->plotRect().height()) + 12;
   c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
   c.paintLegend = [this](QPainter& p, const QRect& r) {
     return TimelineLegend::paintLegend(p, r, legend_->kinds(), legend_->palette(), legend_->font());
   };
-  return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error);
+  return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error,
+                   c.palette.color(QPalette::Base));
 }
 
 void MainWindow::exportImageDialog(int what) {
@@ -389,6 +403,11 @@ void MainWindow::showAbout() {
                          .arg(QApplication::applicationVersion()));
 }
 
+void MainWindow::setTheme(Theme theme) {
+  applyTheme(theme);
+  for (QAction* a : themeActions_->actions()) a->setChecked(a->data().toString() == toString(theme));
+}
+
 void MainWindow::restoreSettings() {
   if (!options_.persistSettings) return;
   QSettings s;
@@ -401,6 +420,7 @@ void MainWindow::restoreSettings() {
     timeline_->setGrouping(LaneGrouping(a.grouping));
     for (QAction* act : groupingActions_->actions()) act->setChecked(act->data().toInt() == a.grouping);
   }
+  if (const auto theme = parseTheme(a.theme)) setTheme(*theme);
 }
 
 void MainWindow::saveSettings() {
@@ -413,6 +433,7 @@ void MainWindow::saveSettings() {
   a.preset = controls_->presetName();
   a.backend = controls_->backendOptions();
   a.grouping = int(timeline_->grouping());
+  a.theme = toString(currentTheme());
   a.save(s);
 }
 

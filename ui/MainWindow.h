@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/Backend.h"
+#include "app/Theme.h"
 #include "config/PipelineConfig.h"
 #include "trace/Trace.h"
 
@@ -62,6 +63,7 @@ class MainWindow : public QMainWindow {
   void startRunFromControls();
   void stopRun();
   void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
+  void setTheme(Theme theme);  ///< the whole app's palette, remembered across launches
 
  signals:
   void traceChanged(std::shared_ptr<Trace> trace);  ///< a new run started or a file opened
@@ -102,6 +104,7 @@ class MainWindow : public QMainWindow {
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
   QActionGroup* groupingActions_ = nullptr;
+  QActionGroup* themeActions_ = nullptr;
   QAction* startAction_ = nullptr;
   QAction* stopAction_ = nullptr;
 

@@ -37,6 +37,7 @@ void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"run-for", QObject::tr("Stop the run after SECONDS instead of running it to completion."), "SECONDS"});
   p.addOption({"report", QObject::tr("Save the one-page report (timeline, legend, charts, metrics) instead of the "
                                      "window.")});
+  p.addOption({"theme", QObject::tr("light (default, for print) or dark (for screens)."), "NAME"});
 }
 
 std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) {
@@ -73,10 +74,16 @@ std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) 
       throw std::invalid_argument(("--run-for " + p.value("run-for") + ": expected seconds, >0..3600").toStdString());
   }
   r.report = p.isSet("report");
+  if (p.isSet("theme")) {
+    const auto theme = parseTheme(p.value("theme"));
+    if (!theme) throw std::invalid_argument(("--theme " + p.value("theme") + ": use light or dark").toStdString());
+    r.theme = *theme;
+  }
   return r;
 }
 
 int runScreenshot(const ScreenshotRequest& r) {
+  applyTheme(r.theme);
   MainWindow window(MainWindow::Options{false});
   window.resize(r.size);
   window.show();

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <optional>
 
+#include "app/Theme.h"
 #include "backend/Backend.h"
 
 class QCommandLineParser;
@@ -21,10 +22,11 @@ struct ScreenshotRequest {
   QSize size{1600, 1000};
   double runForSeconds = 0;            ///< 0: run to completion
   bool report = false;                 ///< the one-page report instead of the window
+  Theme theme = Theme::Light;
   double timeoutSeconds = 120;         ///< a run that does not end is stopped then
 };
 
-/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report.
+/// Adds --screenshot, --preset, --backend, --profile, --size, --run-for, --report, --theme.
 void addScreenshotOptions(QCommandLineParser& parser);
 /// nullopt when --screenshot was not given; throws std::invalid_argument with a
 /// message naming the option for bad values.

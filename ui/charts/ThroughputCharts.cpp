@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 #include <QLineSeries>
 #include <QPainter>
+#include <QEvent>
 #include <QResizeEvent>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -125,6 +126,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  applyPalette();
   for (auto* p : charts_->panels())
     for (auto* s : p->series) {
       s->attachAxis(p->x);
@@ -201,6 +203,38 @@ void ThroughputCharts::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   auto* box = static_cast<QBoxLayout*>(layout());
   box->setDirection(width() > height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+void ThroughputCharts::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) applyPalette();
+}
+
+void ThroughputCharts::applyPalette() {
+  // Colours set one by one rather than through QChart::setTheme, which would also
+  // reset the series pens and the fonts chosen above.
+  const QPalette pal = palette();
+  const QColor bg = pal.color(QPalette::Base), text = pal.color(QPalette::WindowText);
+  QColor grid = text;
+  grid.setAlphaF(0.18);
+  for (auto* p : charts_->panels()) {
+    p->chart->setBackgroundBrush(bg);
+    p->chart->setTitleBrush(text);
+    p->chart->legend()->setLabelColor(text);
+    p->view->setBackgroundBrush(bg);
+    for (QValueAxis* axis : {p->x, p->y}) {
+      axis->setLabelsColor(text);
+      axis->setTitleBrush(text);
+      axis->setGridLineColor(grid);
+      axis->setLinePenColor(pal.color(QPalette::Mid));
+    }
+  }
+  // The two series drawn in "ink" follow the text colour.
+  for (QLineSeries* s : {charts_->throughput.series[0], charts_->utilisation.series[3]}) {
+    QPen pen = s->pen();
+    pen.setColor(text);
+    s->setPen(pen);
+  }
 }
 
 void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {
