@@ -158,6 +158,13 @@ TEST(TimelineView, FoldedOpsShowAsOneMarkWithACountingTooltip) {
   EXPECT_GT(hit->count, 100u);
   EXPECT_TRUE(view.toolTipTextAt(QPoint(plot.center().x(), plot.top() + row->top + 12)).contains("ops folded"));
   EXPECT_LT(view.renderer().lastMarksDrawn(), 200u);  // 5000 ops on two lanes, a handful of marks
+  // The fold is painted as a mark in the fold colour of a kernels-only lane, and
+  // it covers the whole run: its first and last pixels are in it too.
+  const QImage img = view.grab().toImage();
+  const QRgb fold = TimelineRenderer::foldColor(1u << unsigned(OpKind::Kernel)).rgb();
+  const int midY = plot.top() + row->top + row->height / 2 - 2;
+  for (std::int64_t t : {std::int64_t(1000), std::int64_t(250'000), std::int64_t(499'000)})
+    EXPECT_EQ(QColor(img.pixel(plot.left() + int(view.axis().toX(t)), midY)).rgb(), fold) << t;
 }
 
 TEST(TimelineView, RangeSelectionFiguresComeFromComputeMetrics) {

@@ -48,6 +48,15 @@ double niceMax(double v) {
   return 10 * p;
 }
 
+// A tick step of 1, 2 or 5 x 10^k no smaller than v.
+double niceStep(double v) {
+  if (!(v > 0)) return 1.0;
+  const double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double step : {1.0, 2.0, 5.0})
+    if (step * p >= v * (1 - 1e-9)) return step * p;
+  return 10 * p;
+}
+
 double maxOf(const QList<QPointF>& points) {
   double m = 0;
   for (const auto& p : points) m = std::max(m, p.y());
@@ -90,8 +99,8 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.chart->setMargins(QMargins(4, 2, 4, 2));
     p.x = new QValueAxis;
     p.y = new QValueAxis;
-    p.x->setLabelFormat("%.3g");
-    p.y->setLabelFormat("%.3g");
+    p.x->setLabelFormat("%g");  // time: "1000", never "1e+03"
+    p.y->setLabelFormat("%g");
     QFont small = p.chart->font();
     small.setPointSizeF(8.0);
     QFont titleFont = small;
@@ -140,6 +149,7 @@ ThroughputCharts::~ThroughputCharts() = default;
 void ThroughputCharts::clear() {
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
+    p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
     p->x->setTitleText(tr("time (ms)"));
   }
@@ -160,8 +170,14 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
-    p->x->setRange(0, spanNs * time.scale);
-    p->x->applyNiceNumbers();  // ticks on round times, not 6.25 / 12.5 / 18.75
+    // The axis ends where the run does; ticks sit on round times (not 6.25 / 12.5)
+    // and the range is not stretched to the next round number (a 539 ms run on a
+    // 0..1000 ms axis leaves half the chart empty).
+    const double span = spanNs * time.scale;
+    p->x->setRange(0, span);
+    p->x->setTickType(QValueAxis::TicksDynamic);
+    p->x->setTickAnchor(0);
+    p->x->setTickInterval(niceStep(span / 5));
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
