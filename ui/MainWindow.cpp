@@ -29,6 +29,7 @@
 #include "metrics/MetricsPanel.h"
 #include "metrics/MetricsRows.h"
 #include "metrics/TimeSeries.h"
+#include "run/FiguresWorker.h"
 #include "run/RunController.h"
 #include "timeline/TimelineLegend.h"
 #include "timeline/TimelineView.h"
@@ -60,6 +61,8 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   setAcceptDrops(true);
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
   run_ = new RunController(this);
+  figures_ = new FiguresWorker(ThroughputCharts::kMaxPoints, this);
+  connect(figures_, &FiguresWorker::ready, this, [this](std::shared_ptr<const RunFigures> f) { showFigures(*f); });
 
   auto* central = new QWidget;
   auto* layout = new QVBoxLayout(central);
@@ -248,6 +251,7 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
   const DeviceInfo device = trace_->device();
   status_->setBackend(QString::fromStdString(device.summary()), QString::fromStdString(device.note));
   sinceFigures_.restart();
+  figures_->discardPending();
   updateStatus();
   emit traceChanged(trace_);
 }
@@ -255,7 +259,9 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
 void MainWindow::onTick() {
   timeline_->refresh();
   updateStatus();
-  if (sinceFigures_.elapsed() >= kMetricsIntervalMs) updateFigures();
+  // The figures cover the whole run, so their cost grows with it: computed on a
+  // worker, so the timeline keeps its frame rate however long the run gets.
+  if (sinceFigures_.elapsed() >= kMetricsIntervalMs && figures_->request(trace_)) sinceFigures_.restart();
 }
 
 void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
@@ -269,15 +275,15 @@ void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
 }
 
 void MainWindow::updateFigures() {
+  figures_->discardPending();  // a live result still in flight would be older than these
   sinceFigures_.restart();
   if (!trace_) return;
-  const Metrics m = computeMetrics(*trace_);
-  metrics_->setMetrics(m);
-  if (m.lastNs > m.firstNs) {
-    const PipelineConfig config = trace_->config();
-    charts_->setTimeSeries(
-        computeTimeSeries(trace_->ops().snapshot(), config, 0, m.lastNs, ThroughputCharts::kMaxPoints));
-  }
+  showFigures(computeRunFigures(*trace_, ThroughputCharts::kMaxPoints));
+}
+
+void MainWindow::showFigures(const RunFigures& f) {
+  metrics_->setMetrics(f.metrics);
+  if (f.series.size() > 0) charts_->setTimeSeries(f.series);
 }
 
 void MainWindow::updateStatus() {

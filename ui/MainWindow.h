@@ -19,6 +19,8 @@ class QMenu;
 namespace pipescope::ui {
 
 class ControlPanel;
+class FiguresWorker;
+struct RunFigures;
 class MetricsPanel;
 class RunController;
 class RunStatusBar;
@@ -84,7 +86,8 @@ class MainWindow : public QMainWindow {
   void onTick();
   void onRunFinished(std::shared_ptr<Trace> trace);
   void onRangeSelected(std::int64_t fromNs, std::int64_t toNs);
-  void updateFigures();  ///< metrics panel + charts from the current trace
+  void updateFigures();  ///< metrics panel + charts from the current trace, now
+  void showFigures(const RunFigures& figures);
   void updateStatus();
   void showError(const QString& message);
   void exportImageDialog(int what);
@@ -112,6 +115,7 @@ class MainWindow : public QMainWindow {
   QString traceTitle_;
   QString lastError_;
   QElapsedTimer sinceFigures_;
+  FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
 };
