@@ -2,6 +2,8 @@
 // follow live, zoom around the cursor, keyboard shortcuts, export.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <QApplication>
 #include <QImage>
 #include <QKeyEvent>
@@ -84,6 +86,41 @@ TEST(TimelineView, PaintsEachOpInItsColourInsideItsLane) {
   const QPoint waitPt = f.at(f.h.stream1, 2000);
   const QPoint emptyPt = f.at(f.h.stream1, 7500);
   EXPECT_NE(colourAt(waitPt), colourAt(emptyPt));
+}
+
+TEST(TimelineView, NoOpColourIsPaintedOutsideTheRowsOfItsLanes) {
+  // A busier known trace: every pixel of the plot that has an op kind's exact
+  // colour lies in a row whose lane holds ops of that kind.
+  HandTrace h;
+  for (int b = 0; b < 6; ++b) {
+    const std::int64_t t = b * 1000;
+    h.host(OpKind::ApiCall, t, t + 100);
+    h.gpu(OpKind::CopyH2D, b % 2, b, t, t + 100, t + 200, t + 600, 1'000'000);
+    h.gpu(OpKind::Kernel, b % 2, b, t + 100, t + 600, t + 650, t + 1400);
+    h.gpu(OpKind::CopyD2H, b % 2, b, t + 200, t + 1400, t + 1450, t + 1800, 1'000'000);
+  }
+  TimelineView view;
+  view.resize(1100, 520);
+  view.setTrace(h.trace);
+  view.fit();
+  const QImage img = view.grab().toImage();
+  const QRect plot = view.plotRect();
+  std::map<QRgb, OpKind> kindOf;
+  for (OpKind k : {OpKind::ApiCall, OpKind::CopyH2D, OpKind::Kernel, OpKind::CopyD2H})
+    kindOf[opKindColor(k).rgb()] = k;
+  std::map<OpKind, int> seen;
+  for (int y = plot.top(); y <= plot.bottom(); ++y) {
+    const LaneRow* row = view.layout().rowAt(y - plot.top());
+    for (int x = plot.left(); x <= plot.right(); ++x) {
+      const auto it = kindOf.find(QColor(img.pixel(x, y)).rgb());
+      if (it == kindOf.end()) continue;
+      ++seen[it->second];
+      ASSERT_NE(row, nullptr) << "op colour between rows at " << x << "," << y;
+      EXPECT_TRUE(view.laneIndex().lane(row->lane).kindMask & (1u << unsigned(it->second)))
+          << row->name.toStdString() << " shows " << int(it->second) << " at " << x << "," << y;
+    }
+  }
+  for (const auto& [rgb, kind] : kindOf) EXPECT_GT(seen[kind], 0) << int(kind);  // each kind was drawn
 }
 
 TEST(TimelineView, RulerLabelsStayInsideThePlot) {
