@@ -198,6 +198,7 @@ TEST(TimelineView, FoldedOpsShowAsOneMarkWithACountingTooltip) {
   // The fold is painted as a mark in the fold colour of a kernels-only lane, and
   // it covers the whole run: its first and last pixels are in it too.
   const QImage img = view.grab().toImage();
+  row = view.layout().rowOf(h.stream0);  // grab() may lay the rows out again
   const QRgb fold = TimelineRenderer::foldColor(1u << unsigned(OpKind::Kernel)).rgb();
   const int midY = plot.top() + row->top + row->height / 2 - 2;
   for (std::int64_t t : {std::int64_t(1000), std::int64_t(250'000), std::int64_t(499'000)})
