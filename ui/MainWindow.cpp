@@ -36,6 +36,7 @@
 #include "metrics/MetricsPanel.h"
 #include "metrics/MetricsRows.h"
 #include "metrics/TimeSeries.h"
+#include "run/FiguresWorker.h"
 #include "run/RunController.h"
 #include "sweep/SweepView.h"
 #include "timeline/TimelineLegend.h"
@@ -68,6 +69,8 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   setAcceptDrops(true);
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
   run_ = new RunController(this);
+  figures_ = new FiguresWorker(ThroughputCharts::kMaxPoints, this);
+  connect(figures_, &FiguresWorker::ready, this, [this](std::shared_ptr<const RunFigures> f) { showFigures(*f); });
 
   auto* central = new QWidget;
   auto* layout = new QVBoxLayout(central);
@@ -203,6 +206,16 @@ void MainWindow::createMenus() {
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
   viewMenu_->addAction(analysis_->showWaitsAction());
+  QMenu* themes = viewMenu_->addMenu(tr("&Theme"));
+  themeActions_ = new QActionGroup(this);
+  for (Theme t : {Theme::Light, Theme::Dark}) {
+    QAction* a = themes->addAction(t == Theme::Light ? tr("&Light (print)") : tr("&Dark (screen)"));
+    a->setCheckable(true);
+    a->setData(toString(t));
+    a->setChecked(t == currentTheme());
+    themeActions_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, t] { setTheme(t); });
+  }
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
@@ -286,6 +299,7 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
   const DeviceInfo device = trace_->device();
   status_->setBackend(QString::fromStdString(device.summary()), QString::fromStdString(device.note));
   sinceFigures_.restart();
+  figures_->discardPending();
   updateStatus();
   emit traceChanged(trace_);
 }
@@ -293,7 +307,9 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
 void MainWindow::onTick() {
   timeline_->refresh();
   updateStatus();
-  if (sinceFigures_.elapsed() >= kMetricsIntervalMs) updateFigures();
+  // The figures cover the whole run, so their cost grows with it: computed on a
+  // worker, so the timeline keeps its frame rate however long the run gets.
+  if (sinceFigures_.elapsed() >= kMetricsIntervalMs && figures_->request(trace_)) sinceFigures_.restart();
 }
 
 void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
@@ -307,15 +323,15 @@ void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
 }
 
 void MainWindow::updateFigures() {
+  figures_->discardPending();  // a live result still in flight would be older than these
   sinceFigures_.restart();
   if (!trace_) return;
-  const Metrics m = computeMetrics(*trace_);
-  metrics_->setMetrics(m);
-  if (m.lastNs > m.firstNs) {
-    const PipelineConfig config = trace_->config();
-    charts_->setTimeSeries(
-        computeTimeSeries(trace_->ops().snapshot(), config, 0, m.lastNs, ThroughputCharts::kMaxPoints));
-  }
+  showFigures(computeRunFigures(*trace_, ThroughputCharts::kMaxPoints));
+}
+
+void MainWindow::showFigures(const RunFigures& f) {
+  metrics_->setMetrics(f.metrics);
+  if (f.series.size() > 0) charts_->setTimeSeries(f.series);
 }
 
 void MainWindow::updateStatus() {
@@ -376,12 +392,14 @@ QString MainWindow::reportTitle() const {
 
 bool MainWindow::exportTimelineImage(const QString& path, QString* error) {
   const QSize size = timeline_->size().expandedTo(QSize(1200, 500));
-  return saveImage(path, size, [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); }, reportTitle(), error);
+  return saveImage(path, size, [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); }, reportTitle(), error,
+                   timeline_->palette().color(QPalette::Base));
 }
 
 bool MainWindow::exportChartsImage(const QString& path, QString* error) {
   return saveImage(path, QSize(1500, 420),
-                   [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); }, reportTitle(), error);
+                   [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); }, reportTitle(), error,
+                   charts_->palette().color(QPalette::Base));
 }
 
 bool MainWindow::exportReportImage(const QString& path, QString* error) {
@@ -400,6 +418,7 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
     c.metrics = metricsRows(m);
     c.bottleneck = QString::fromStdString(m.bottleneckSentence);
   }
+  c.palette = timeline_->palette();
   c.paintTimeline = [this](QPainter& p, const QRect& r) { timeline_->renderTo(p, r); };
   c.timelineHeight = timeline_->layout().contentHeight + (timeline_->height() - timeline_->plotRect().height()) + 12;
   c.paintCharts = [this](QPainter& p, const QRect& r) { charts_->renderTo(p, r, Qt::Horizontal); };
@@ -409,7 +428,8 @@ bool MainWindow::exportReportImage(const QString& path, QString* error) {
       h += WaitCauseLegend::paintLegend(p, r.adjusted(0, h, 0, 0), legend_->palette(), legend_->font());
     return h;
   };
-  return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error);
+  return saveImage(path, kReportPageSize, [&c](QPainter& p, const QRect& r) { paintReport(p, r, c); }, c.title, error,
+                   c.palette.color(QPalette::Base));
 }
 
 void MainWindow::exportImageDialog(int what) {
@@ -440,6 +460,11 @@ void MainWindow::showAbout() {
                          .arg(QApplication::applicationVersion()));
 }
 
+void MainWindow::setTheme(Theme theme) {
+  applyTheme(theme);
+  for (QAction* a : themeActions_->actions()) a->setChecked(a->data().toString() == toString(theme));
+}
+
 void MainWindow::restoreSettings() {
   if (!options_.persistSettings) return;
   QSettings s;
@@ -452,6 +477,7 @@ void MainWindow::restoreSettings() {
     timeline_->setGrouping(LaneGrouping(a.grouping));
     for (QAction* act : groupingActions_->actions()) act->setChecked(act->data().toInt() == a.grouping);
   }
+  if (const auto theme = parseTheme(a.theme)) setTheme(*theme);
 }
 
 void MainWindow::saveSettings() {
@@ -464,6 +490,7 @@ void MainWindow::saveSettings() {
   a.preset = controls_->presetName();
   a.backend = controls_->backendOptions();
   a.grouping = int(timeline_->grouping());
+  a.theme = toString(currentTheme());
   a.save(s);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/Backend.h"
+#include "app/Theme.h"
 #include "config/PipelineConfig.h"
 #include "trace/Trace.h"
 
@@ -22,6 +23,8 @@ class AnalysisController;
 class CompareController;
 class LessonsPanel;
 class ControlPanel;
+class FiguresWorker;
+struct RunFigures;
 class MetricsPanel;
 class RunController;
 class RunStatusBar;
@@ -79,6 +82,7 @@ class MainWindow : public QMainWindow {
   void stopRun();
   void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
   void showError(const QString& message);  ///< status bar + message box (public for ui/files)
+  void setTheme(Theme theme);  ///< the whole app's palette, remembered across launches
 
  signals:
   void traceChanged(std::shared_ptr<Trace> trace);  ///< a new run started or a file opened
@@ -99,7 +103,8 @@ class MainWindow : public QMainWindow {
   void onTick();
   void onRunFinished(std::shared_ptr<Trace> trace);
   void onRangeSelected(std::int64_t fromNs, std::int64_t toNs);
-  void updateFigures();  ///< metrics panel + charts from the current trace
+  void updateFigures();  ///< metrics panel + charts from the current trace, now
+  void showFigures(const RunFigures& figures);
   void updateStatus();
   void exportImageDialog(int what);
   void showShortcuts();
@@ -124,6 +129,7 @@ class MainWindow : public QMainWindow {
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
   QActionGroup* groupingActions_ = nullptr;
+  QActionGroup* themeActions_ = nullptr;
   QAction* startAction_ = nullptr;
   QAction* stopAction_ = nullptr;
 
@@ -131,6 +137,7 @@ class MainWindow : public QMainWindow {
   QString traceTitle_;
   QString lastError_;
   QElapsedTimer sinceFigures_;
+  FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
 };

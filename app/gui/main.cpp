@@ -1,21 +1,27 @@
 // pipescope: the desktop app. With --screenshot it renders a figure headless and
-// exits (QT_QPA_PLATFORM=offscreen needs no display).
+// exits (QT_QPA_PLATFORM=offscreen needs no display); with --measure-startup it
+// prints when the first frame was painted and exits.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
 #include <stdexcept>
 
 #include "MainWindow.h"
+#include "app/AppIcon.h"
 #include "app/ScreenshotMode.h"
 #include "files/TraceFileActions.h"
 #include "sweep/SweepImageMode.h"
+#include "app/StartupProbe.h"
+#include "app/Theme.h"
 
 int main(int argc, char** argv) {
+  const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
   QApplication app(argc, argv);
   QApplication::setOrganizationName("pipescope");
   QApplication::setApplicationName("pipescope");
   QApplication::setApplicationVersion(PIPESCOPE_VERSION);
-  QApplication::setWindowIcon(QIcon(":/pipescope/pipescope.svg"));
+  QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
+  QApplication::setWindowIcon(pipescope::ui::appIcon());
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Shows, live, how a CPU-GPU pipeline spends its time.");
@@ -23,6 +29,7 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   pipescope::ui::addScreenshotOptions(parser);
   pipescope::ui::addSweepImageOptions(parser);
+  parser.addOption({"measure-startup", "Print the time from start to the first painted frame, then exit."});
   parser.process(app);
   if (pipescope::ui::wantsSweepImage(parser)) return pipescope::ui::runSweepImage(parser);
 
@@ -33,7 +40,9 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  pipescope::ui::applyTheme(pipescope::ui::Theme::Light);  // the saved theme, if any, follows in MainWindow
   pipescope::ui::MainWindow window;
+  if (parser.isSet("measure-startup")) new pipescope::ui::StartupProbe(&window, mainStartNs);
   window.show();
   if (parser.isSet("open")) window.traceFiles().openFile(parser.value("open"));
   return app.exec();

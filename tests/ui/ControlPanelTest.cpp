@@ -2,7 +2,10 @@
 // it was given; invalid values are shown with validate()'s message and block Start.
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -134,4 +137,35 @@ TEST(ControlPanel, StartEmitsTheConfigurationAndBackend) {
   EXPECT_EQ(back.choice, BackendChoice::Simulator);
   EXPECT_EQ(back.simulatorProfile, "h200");
   EXPECT_DOUBLE_EQ(back.simulatorSlowdown, 5.0);
+}
+
+TEST(ControlPanel, EveryKnobHasATooltipAndEveryCountItsUnit) {
+  ControlPanel panel;
+  int knobs = 0;
+  for (QWidget* w : panel.findChildren<QWidget*>()) {
+    const bool knob = qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w) || qobject_cast<QCheckBox*>(w) ||
+                      qobject_cast<ByteSizeEdit*>(w);
+    if (!knob || qobject_cast<QLineEdit*>(w->parentWidget())) continue;
+    if (w->parentWidget() && (qobject_cast<QAbstractSpinBox*>(w->parentWidget()) || qobject_cast<QComboBox*>(w->parentWidget())))
+      continue;  // the line edit inside a spin box or combo box
+    ++knobs;
+    EXPECT_FALSE(w->toolTip().trimmed().isEmpty()) << w->metaObject()->className() << " " << w->objectName().toStdString();
+  }
+  EXPECT_GE(knobs, 18);
+  // Counts carry their unit, singular for one.
+  for (QSpinBox* box : panel.findChildren<QSpinBox*>()) {
+    if (box->specialValueText().isEmpty() || box->value() != box->minimum()) {
+      EXPECT_FALSE(box->suffix().trimmed().isEmpty()) << box->toolTip().left(40).toStdString();
+    }
+    const int old = box->value();
+    box->setValue(1);
+    if (box->value() == 1) {
+      EXPECT_FALSE(box->suffix().endsWith("s")) << box->suffix().toStdString();
+    }
+    box->setValue(std::max(2, box->minimum()));
+    if (box->value() == 2) {
+      EXPECT_TRUE(box->suffix().endsWith("s")) << box->suffix().toStdString();
+    }
+    box->setValue(old);
+  }
 }

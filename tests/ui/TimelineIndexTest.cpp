@@ -173,3 +173,69 @@ TEST(TimelineFolding, RandomLanesNeverLoseAnOpOrItsExtent) {
     for (std::size_t k = 1; k < marks.size(); ++k) EXPECT_LE(marks[k - 1].x0, marks[k].x0);
   }
 }
+
+TEST(TimelineIndex, BlockQueriesMatchBruteForceAcrossAppendsAndDrops) {
+  std::mt19937 rng(7);
+  Trace trace(3 * TraceStore::kChunkOps);  // a bounded window: old chunks are dropped
+  LaneIndex index;
+  std::int64_t t = 0;
+  for (int round = 0; round < 6; ++round) {
+    for (int k = 0; k < 3000; ++k) {
+      t += std::int64_t(rng() % 30);
+      const std::int64_t len = rng() % 50 == 0 ? 5000 + std::int64_t(rng() % 5000) : std::int64_t(rng() % 20);
+      trace.ops().append(opOn(0, t, t + len));
+    }
+    trace.ops().publish();
+    index.update(trace.ops().snapshot());
+    const auto& l = index.lane(0);
+    const TraceView& v = index.view();
+    for (int q = 0; q < 200; ++q) {
+      const std::size_t a = rng() % (l.ops.size() + 1), b = a + rng() % (l.ops.size() + 1 - a);
+      const std::int64_t minDur = std::int64_t(rng() % 8000);
+      std::size_t firstLong = b;
+      std::int64_t maxEnd = INT64_MIN;
+      for (std::size_t i = a; i < b; ++i) {
+        const Op& op = v.at(l.ops[i]);
+        if (firstLong == b && op.end - op.start >= minDur) firstLong = i;
+        maxEnd = std::max(maxEnd, op.end);
+      }
+      ASSERT_EQ(index.firstLastingAtLeast(0, a, b, minDur), firstLong) << round << " [" << a << ", " << b << ")";
+      ASSERT_EQ(index.maxEndIn(0, a, b), maxEnd) << round << " [" << a << ", " << b << ")";
+      const std::int64_t t0 = l.ops.empty() ? 0 : v.at(l.ops[0]).start + std::int64_t(rng() % std::uint64_t(t + 100));
+      std::size_t firstAtOrAfter = a;
+      while (firstAtOrAfter < l.ops.size() && v.at(l.ops[firstAtOrAfter]).start < t0) ++firstAtOrAfter;
+      ASSERT_EQ(index.firstStartingAtOrAfter(0, t0, a), firstAtOrAfter) << round << " from " << a << " t " << t0;
+    }
+  }
+  EXPECT_GT(trace.ops().droppedCount(), 0u);
+}
+
+TEST(TimelineFolding, EveryWideOpAmongThousandsOfNarrowOnesIsAMarkOfItsOwn) {
+  std::mt19937 rng(11);
+  Trace trace;
+  std::int64_t t = 0;
+  for (int k = 0; k < 200'000; ++k) {
+    t += 1 + std::int64_t(rng() % 3);
+    // Mostly 1-5 ns ops (thousands per pixel zoomed out), a few long ones.
+    const std::int64_t len = rng() % 5000 == 0 ? 20'000 + std::int64_t(rng() % 50'000) : 1 + std::int64_t(rng() % 5);
+    trace.ops().append(opOn(0, t, t + len));
+  }
+  trace.ops().publish();
+  LaneIndex index;
+  index.update(trace.ops().snapshot());
+  const TimeAxis axis(0, index.lastNs(), 1000);
+  const auto marks = buildMarks(index, 0, axis, 3.0);
+  const TraceView& v = index.view();
+  std::size_t wide = 0, represented = 0;
+  for (const OpMark& m : marks) represented += m.count;
+  EXPECT_EQ(represented, v.size());  // nothing lost, nothing counted twice
+  for (std::uint64_t i = v.begin(); i < v.end(); ++i) {
+    const Op& op = v.at(i);
+    if (axis.toX(op.end) - axis.toX(op.start) < 3.0) continue;
+    ++wide;
+    EXPECT_TRUE(std::any_of(marks.begin(), marks.end(), [&](const OpMark& m) { return m.op == i && m.count == 1; }))
+        << "wide op " << i;
+  }
+  EXPECT_GT(wide, 10u);
+  EXPECT_LT(marks.size(), 2 * wide + 1000);  // folded: about one mark per pixel, not per op
+}

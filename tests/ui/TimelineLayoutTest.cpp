@@ -70,3 +70,18 @@ TEST(TimelineLayout, SingleCopyEngineOfLegacyDevicesSitsBeforeCompute) {
   const LaneLayout l = layoutLanes(t.lanes(), LaneGrouping::ByEngine);
   EXPECT_EQ(names(l), (std::vector<QString>{"submit thread", "copy engine", "compute engine"}));
 }
+
+TEST(TimelineLayout, RowsGrowToFillATallViewWithinTheirLimits) {
+  // 8 rows in 3 sections: 60 px of section bands.
+  struct Case {
+    int available, rowHeight;
+  };
+  for (const Case c : {Case{0, LaneLayout::kRowHeight}, Case{100, LaneLayout::kRowHeight},
+                       Case{60 + 8 * 35, 35}, Case{60 + 8 * 35 + 7, 35}, Case{5000, LaneLayout::kMaxRowHeight}}) {
+    const LaneLayout l = layoutLanes(mixedLanes(), LaneGrouping::Both, c.available);
+    for (const LaneRow& r : l.rows) EXPECT_EQ(r.height, c.rowHeight) << c.available;
+    if (c.available >= 60 + 8 * LaneLayout::kRowHeight && c.rowHeight < LaneLayout::kMaxRowHeight) {
+      EXPECT_LE(l.contentHeight, c.available);  // filled, never more than what is there
+    }
+  }
+}

@@ -1,7 +1,8 @@
 // Renders simulator runs of the presets the way a user sees them (timeline and
 // legend in one widget, grabbed offscreen) and checks the picture has what a
 // reader needs. With PIPESCOPE_SCREENSHOT_DIR set, the PNGs are written there
-// (docs/screenshots/ is refreshed that way, see docs/timeline.md).
+// (timeline-only pictures; the docs/screenshots/ of the whole window come from
+// `pipescope --screenshot`, see docs/user-guide.md).
 #include <gtest/gtest.h>
 
 #include <QDir>

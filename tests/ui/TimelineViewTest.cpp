@@ -2,6 +2,8 @@
 // follow live, zoom around the cursor, keyboard shortcuts, export.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <QApplication>
 #include <QImage>
 #include <QKeyEvent>
@@ -86,6 +88,41 @@ TEST(TimelineView, PaintsEachOpInItsColourInsideItsLane) {
   EXPECT_NE(colourAt(waitPt), colourAt(emptyPt));
 }
 
+TEST(TimelineView, NoOpColourIsPaintedOutsideTheRowsOfItsLanes) {
+  // A busier known trace: every pixel of the plot that has an op kind's exact
+  // colour lies in a row whose lane holds ops of that kind.
+  HandTrace h;
+  for (int b = 0; b < 6; ++b) {
+    const std::int64_t t = b * 1000;
+    h.host(OpKind::ApiCall, t, t + 100);
+    h.gpu(OpKind::CopyH2D, b % 2, b, t, t + 100, t + 200, t + 600, 1'000'000);
+    h.gpu(OpKind::Kernel, b % 2, b, t + 100, t + 600, t + 650, t + 1400);
+    h.gpu(OpKind::CopyD2H, b % 2, b, t + 200, t + 1400, t + 1450, t + 1800, 1'000'000);
+  }
+  TimelineView view;
+  view.resize(1100, 520);
+  view.setTrace(h.trace);
+  view.fit();
+  const QImage img = view.grab().toImage();
+  const QRect plot = view.plotRect();
+  std::map<QRgb, OpKind> kindOf;
+  for (OpKind k : {OpKind::ApiCall, OpKind::CopyH2D, OpKind::Kernel, OpKind::CopyD2H})
+    kindOf[opKindColor(k).rgb()] = k;
+  std::map<OpKind, int> seen;
+  for (int y = plot.top(); y <= plot.bottom(); ++y) {
+    const LaneRow* row = view.layout().rowAt(y - plot.top());
+    for (int x = plot.left(); x <= plot.right(); ++x) {
+      const auto it = kindOf.find(QColor(img.pixel(x, y)).rgb());
+      if (it == kindOf.end()) continue;
+      ++seen[it->second];
+      ASSERT_NE(row, nullptr) << "op colour between rows at " << x << "," << y;
+      EXPECT_TRUE(view.laneIndex().lane(row->lane).kindMask & (1u << unsigned(it->second)))
+          << row->name.toStdString() << " shows " << int(it->second) << " at " << x << "," << y;
+    }
+  }
+  for (const auto& [rgb, kind] : kindOf) EXPECT_GT(seen[kind], 0) << int(kind);  // each kind was drawn
+}
+
 TEST(TimelineView, RulerLabelsStayInsideThePlot) {
   Fixture f;
   for (auto range : {std::pair<std::int64_t, std::int64_t>{0, 8000}, {0, 6'999'999}, {123, 99'999'999}}) {
@@ -158,6 +195,14 @@ TEST(TimelineView, FoldedOpsShowAsOneMarkWithACountingTooltip) {
   EXPECT_GT(hit->count, 100u);
   EXPECT_TRUE(view.toolTipTextAt(QPoint(plot.center().x(), plot.top() + row->top + 12)).contains("ops folded"));
   EXPECT_LT(view.renderer().lastMarksDrawn(), 200u);  // 5000 ops on two lanes, a handful of marks
+  // The fold is painted as a mark in the fold colour of a kernels-only lane, and
+  // it covers the whole run: its first and last pixels are in it too.
+  const QImage img = view.grab().toImage();
+  row = view.layout().rowOf(h.stream0);  // grab() may lay the rows out again
+  const QRgb fold = TimelineRenderer::foldColor(1u << unsigned(OpKind::Kernel)).rgb();
+  const int midY = plot.top() + row->top + row->height / 2 - 2;
+  for (std::int64_t t : {std::int64_t(1000), std::int64_t(250'000), std::int64_t(499'000)})
+    EXPECT_EQ(QColor(img.pixel(plot.left() + int(view.axis().toX(t)), midY)).rgb(), fold) << t;
 }
 
 TEST(TimelineView, RangeSelectionFiguresComeFromComputeMetrics) {

@@ -27,6 +27,7 @@ AppSettings AppSettings::load(QSettings& s) {
     a.backend = b;
   }
   a.grouping = s.value("view/grouping", -1).toInt();
+  a.theme = s.value("view/theme").toString();
   return a;
 }
 
@@ -39,6 +40,7 @@ void AppSettings::save(QSettings& s) const {
     s.setValue("backend/slowdown", backend->simulatorSlowdown);
   }
   if (grouping >= 0) s.setValue("view/grouping", grouping);
+  if (!theme.isEmpty()) s.setValue("view/theme", theme);
 }
 
 }  // namespace pipescope::ui

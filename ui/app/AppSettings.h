@@ -17,6 +17,7 @@ struct AppSettings {
   QString preset;                         ///< empty: custom
   std::optional<BackendOptions> backend;
   int grouping = -1;                      ///< LaneGrouping as int; -1 = not saved
+  QString theme;                          ///< "light", "dark"; empty = not saved
 
   static AppSettings load(QSettings& settings);
   void save(QSettings& settings) const;

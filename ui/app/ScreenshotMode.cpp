@@ -47,6 +47,7 @@ void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"compare", QObject::tr("Run preset A, pin it, run preset B (the next argument, or A,B), then save the "
                                       "window, or with --report the A/B comparison image."),
                "A"});
+  p.addOption({"theme", QObject::tr("light (default, for print) or dark (for screens)."), "NAME"});
 }
 
 std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) {
@@ -98,10 +99,16 @@ std::optional<ScreenshotRequest> screenshotRequest(const QCommandLineParser& p) 
                                         .toStdString());
   }
   r.openPath = p.value("open");
+  if (p.isSet("theme")) {
+    const auto theme = parseTheme(p.value("theme"));
+    if (!theme) throw std::invalid_argument(("--theme " + p.value("theme") + ": use light or dark").toStdString());
+    r.theme = *theme;
+  }
   return r;
 }
 
 int runScreenshot(const ScreenshotRequest& r) {
+  applyTheme(r.theme);
   MainWindow window(MainWindow::Options{false});
   window.resize(r.size);
   window.show();

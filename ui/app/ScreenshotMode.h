@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <optional>
 
+#include "app/Theme.h"
 #include "backend/Backend.h"
 
 class QCommandLineParser;
@@ -21,13 +22,14 @@ struct ScreenshotRequest {
   QSize size{1600, 1000};
   double runForSeconds = 0;            ///< 0: run to completion
   bool report = false;                 ///< the one-page report instead of the window
+  Theme theme = Theme::Light;
   double timeoutSeconds = 120;         ///< a run that does not end is stopped then
   int lesson = 0;                      ///< --lesson N: play lesson N, save the window after it
   QString compareA, compareB;          ///< --compare A B: run A, pin it, run B (--report: the comparison image)
   QString openPath;                    ///< --open: show this trace file instead of running a preset
 };
 
-/// Adds --screenshot, --open, --preset, --backend, --profile, --size, --run-for, --report, --lesson, --compare.
+/// Adds --screenshot, --open, --preset, --backend, --profile, --size, --run-for, --report, --lesson, --compare, --theme.
 void addScreenshotOptions(QCommandLineParser& parser);
 /// nullopt when --screenshot was not given; throws std::invalid_argument with a
 /// message naming the option for bad values.

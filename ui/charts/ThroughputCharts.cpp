@@ -5,6 +5,7 @@
 #include <QGraphicsScene>
 #include <QLineSeries>
 #include <QPainter>
+#include <QEvent>
 #include <QResizeEvent>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -44,6 +45,15 @@ double niceMax(double v) {
   const double p = std::pow(10.0, std::floor(std::log10(v * 1.1)));
   for (double step : {1.0, 2.0, 2.5, 5.0, 10.0})
     if (step * p >= v * 1.1) return step * p;
+  return 10 * p;
+}
+
+// A tick step of 1, 2 or 5 x 10^k no smaller than v.
+double niceStep(double v) {
+  if (!(v > 0)) return 1.0;
+  const double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double step : {1.0, 2.0, 5.0})
+    if (step * p >= v * (1 - 1e-9)) return step * p;
   return 10 * p;
 }
 
@@ -89,8 +99,8 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.chart->setMargins(QMargins(4, 2, 4, 2));
     p.x = new QValueAxis;
     p.y = new QValueAxis;
-    p.x->setLabelFormat("%.3g");
-    p.y->setLabelFormat("%.3g");
+    p.x->setLabelFormat("%g");  // time: "1000", never "1e+03"
+    p.y->setLabelFormat("%g");
     QFont small = p.chart->font();
     small.setPointSizeF(8.0);
     QFont titleFont = small;
@@ -125,6 +135,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  applyPalette();
   for (auto* p : charts_->panels())
     for (auto* s : p->series) {
       s->attachAxis(p->x);
@@ -138,6 +149,7 @@ ThroughputCharts::~ThroughputCharts() = default;
 void ThroughputCharts::clear() {
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
+    p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
     p->x->setTitleText(tr("time (ms)"));
   }
@@ -158,8 +170,14 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
-    p->x->setRange(0, spanNs * time.scale);
-    p->x->applyNiceNumbers();  // ticks on round times, not 6.25 / 12.5 / 18.75
+    // The axis ends where the run does; ticks sit on round times (not 6.25 / 12.5)
+    // and the range is not stretched to the next round number (a 539 ms run on a
+    // 0..1000 ms axis leaves half the chart empty).
+    const double span = spanNs * time.scale;
+    p->x->setRange(0, span);
+    p->x->setTickType(QValueAxis::TicksDynamic);
+    p->x->setTickAnchor(0);
+    p->x->setTickInterval(niceStep(span / 5));
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
@@ -201,6 +219,38 @@ void ThroughputCharts::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   auto* box = static_cast<QBoxLayout*>(layout());
   box->setDirection(width() > height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+void ThroughputCharts::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) applyPalette();
+}
+
+void ThroughputCharts::applyPalette() {
+  // Colours set one by one rather than through QChart::setTheme, which would also
+  // reset the series pens and the fonts chosen above.
+  const QPalette pal = palette();
+  const QColor bg = pal.color(QPalette::Base), text = pal.color(QPalette::WindowText);
+  QColor grid = text;
+  grid.setAlphaF(0.18);
+  for (auto* p : charts_->panels()) {
+    p->chart->setBackgroundBrush(bg);
+    p->chart->setTitleBrush(text);
+    p->chart->legend()->setLabelColor(text);
+    p->view->setBackgroundBrush(bg);
+    for (QValueAxis* axis : {p->x, p->y}) {
+      axis->setLabelsColor(text);
+      axis->setTitleBrush(text);
+      axis->setGridLineColor(grid);
+      axis->setLinePenColor(pal.color(QPalette::Mid));
+    }
+  }
+  // The two series drawn in "ink" follow the text colour.
+  for (QLineSeries* s : {charts_->throughput.series[0], charts_->utilisation.series[3]}) {
+    QPen pen = s->pen();
+    pen.setColor(text);
+    s->setPen(pen);
+  }
 }
 
 void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {

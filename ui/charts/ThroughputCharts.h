@@ -34,8 +34,12 @@ class ThroughputCharts : public QWidget {
  protected:
   /// Side by side in a wide dock (under the timeline), stacked in a tall one.
   void resizeEvent(QResizeEvent* event) override;
+  /// Follows the application palette (light or dark theme).
+  void changeEvent(QEvent* event) override;
 
  private:
+  void applyPalette();
+
   struct Charts;
   std::unique_ptr<Charts> charts_;
 };

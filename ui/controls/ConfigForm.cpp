@@ -36,12 +36,18 @@ E currentChoice(const QComboBox* box, Parse parse, E fallback) {
   return parse(box->currentText().toStdString()).value_or(fallback);
 }
 
+// `suffix` is the plural unit (" streams"); a count of one reads " stream".
 QSpinBox* intBox(int lo, int hi, const QString& suffix, const QString& tip) {
   auto* box = new QSpinBox;
   box->setRange(lo, hi);
-  box->setSuffix(suffix);
   box->setToolTip(tip);
   box->setAccelerated(true);
+  QString singular = suffix;
+  if (singular.endsWith("es") && singular.endsWith("ches")) singular.chop(2);  // batches -> batch
+  else if (singular.endsWith('s')) singular.chop(1);
+  auto update = [box, suffix, singular](int v) { box->setSuffix(v == 1 ? singular : suffix); };
+  QObject::connect(box, &QSpinBox::valueChanged, box, update);
+  update(box->value());
   return box;
 }
 

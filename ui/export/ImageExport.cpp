@@ -18,7 +18,7 @@ bool imageFormatFromPath(const QString& path, ImageFormat* format) {
 }
 
 bool saveImage(const QString& path, QSize size, const std::function<void(QPainter&, const QRect&)>& paint,
-               const QString& title, QString* error) {
+               const QString& title, QString* error, const QColor& background) {
   ImageFormat format;
   if (!imageFormatFromPath(path, &format)) {
     if (error) *error = QObject::tr("%1: unknown image type; use a file name ending in .png or .svg").arg(path);
@@ -32,7 +32,7 @@ bool saveImage(const QString& path, QSize size, const std::function<void(QPainte
   if (format == ImageFormat::Png) {
     QImage image(size * kPngScale, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(kPngScale);
-    image.fill(Qt::white);
+    image.fill(background);
     {
       QPainter p(&image);
       paint(p, QRect(QPoint(0, 0), size));
@@ -46,7 +46,7 @@ bool saveImage(const QString& path, QSize size, const std::function<void(QPainte
     svg.setTitle(title);
     svg.setDescription(QObject::tr("pipescope figure"));
     QPainter p(&svg);
-    p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+    p.fillRect(QRect(QPoint(0, 0), size), background);
     paint(p, QRect(QPoint(0, 0), size));
   }
   QSaveFile file(path);

@@ -11,9 +11,12 @@ namespace {
 
 constexpr int kMargin = 24;
 constexpr int kLeftColumn = 470;
-const QColor kInk("#1a1a1a");
-const QColor kMuted("#555555");
-const QColor kRule("#c8c8c8");
+// Page colours, set from the content's palette by paintReport (one page at a time,
+// on the GUI thread).
+struct PageColours {
+  QColor paper, ink, muted, rule;
+};
+PageColours g_colours;
 
 QFont font(int pointSize, bool bold = false) {
   QFont f;
@@ -32,8 +35,8 @@ int paragraph(QPainter& p, int x, int y, int width, const QString& text, const Q
 }
 
 int heading(QPainter& p, int x, int y, int width, const QString& text) {
-  y = paragraph(p, x, y, width, text, font(17, true), kInk) + 2;
-  p.setPen(QPen(kRule, 1));
+  y = paragraph(p, x, y, width, text, font(17, true), g_colours.ink) + 2;
+  p.setPen(QPen(g_colours.rule, 1));
   p.drawLine(x, y, x + width, y);
   return y + 6;
 }
@@ -47,10 +50,10 @@ int table(QPainter& p, int x, int y, int width, const std::vector<MetricsRow>& r
     const QRect valueRect =
         p.boundingRect(QRect(x + labelWidth, y, width - labelWidth, 10000), Qt::TextWordWrap, row.value);
     p.setFont(labelFont);
-    p.setPen(kMuted);
+    p.setPen(g_colours.muted);
     p.drawText(QRect(x, y, labelWidth - 8, valueRect.height()), Qt::AlignLeft | Qt::AlignTop, row.label);
     p.setFont(valueFont);
-    p.setPen(kInk);
+    p.setPen(g_colours.ink);
     p.drawText(valueRect, Qt::TextWordWrap, row.value);
     y = valueRect.bottom() + 4;
   }
@@ -61,15 +64,23 @@ int table(QPainter& p, int x, int y, int width, const std::vector<MetricsRow>& r
 
 void paintReport(QPainter& p, const QRect& page, const ReportContent& c) {
   p.save();
-  p.fillRect(page, Qt::white);
+  {
+    const QPalette& pal = c.palette;
+    const bool dark = pal.color(QPalette::Base).lightnessF() < 0.5;
+    g_colours.paper = pal.color(QPalette::Base);
+    g_colours.ink = dark ? pal.color(QPalette::WindowText) : QColor("#1a1a1a");
+    g_colours.muted = dark ? g_colours.ink.darker(135) : QColor("#555555");
+    g_colours.rule = dark ? pal.color(QPalette::Mid) : QColor("#c8c8c8");
+  }
+  p.fillRect(page, g_colours.paper);
   const int x0 = page.left() + kMargin, top = page.top() + kMargin;
   const int innerWidth = page.width() - 2 * kMargin;
 
   // Header: title, subtitle, device.
-  int y = paragraph(p, x0, top, innerWidth, c.title, font(28, true), kInk);
-  if (!c.subtitle.isEmpty()) y = paragraph(p, x0, y + 2, innerWidth, c.subtitle, font(15), kMuted);
-  y = paragraph(p, x0, y + 2, innerWidth, c.device, font(15, true), kMuted) + 10;
-  p.setPen(QPen(kRule, 2));
+  int y = paragraph(p, x0, top, innerWidth, c.title, font(28, true), g_colours.ink);
+  if (!c.subtitle.isEmpty()) y = paragraph(p, x0, y + 2, innerWidth, c.subtitle, font(15), g_colours.muted);
+  y = paragraph(p, x0, y + 2, innerWidth, c.device, font(15, true), g_colours.muted) + 10;
+  p.setPen(QPen(g_colours.rule, 2));
   p.drawLine(x0, y, x0 + innerWidth, y);
   const int bodyTop = y + 12;
   const int bottom = page.bottom() - kMargin;
@@ -77,15 +88,15 @@ void paintReport(QPainter& p, const QRect& page, const ReportContent& c) {
   // Left column: configuration, metrics, bottleneck.
   const int colWidth = kLeftColumn - kMargin;
   y = heading(p, x0, bodyTop, colWidth, QObject::tr("Configuration"));
-  for (const QString& line : c.configuration) y = paragraph(p, x0, y, colWidth, line, font(14), kInk) + 2;
+  for (const QString& line : c.configuration) y = paragraph(p, x0, y, colWidth, line, font(14), g_colours.ink) + 2;
   y = heading(p, x0, y + 12, colWidth, QObject::tr("Metrics"));
   y = table(p, x0, y, colWidth, c.metrics);
-  if (!c.bottleneck.isEmpty()) paragraph(p, x0, y + 10, colWidth, c.bottleneck, font(15, true), kInk);
+  if (!c.bottleneck.isEmpty()) paragraph(p, x0, y + 10, colWidth, c.bottleneck, font(15, true), g_colours.ink);
 
   // Right column: timeline, legend, charts.
   const int rx = page.left() + kLeftColumn + kMargin;
   const int rWidth = page.right() - kMargin - rx;
-  p.setPen(QPen(kRule, 1));
+  p.setPen(QPen(g_colours.rule, 1));
   p.drawLine(rx - kMargin / 2, bodyTop, rx - kMargin / 2, bottom);
   const int available = bottom - bodyTop;
   // The lanes' own height (no empty band under them), within 30..60 % of the page.

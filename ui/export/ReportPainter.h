@@ -1,6 +1,7 @@
 #pragma once
 // The one-page report figure: title, configuration, device, the timeline, its
 // legend, the metrics table and the charts, laid out for a slide or a paper page.
+#include <QPalette>
 #include <QRect>
 #include <QString>
 #include <QStringList>
@@ -25,6 +26,8 @@ struct ReportContent {
   std::function<void(QPainter&, const QRect&)> paintCharts;
   /// Paints the legend into the rect and returns the height it used.
   std::function<int(QPainter&, const QRect&)> paintLegend;
+  /// Page colours: Base (paper), WindowText (ink), Mid (rules). Light for print.
+  QPalette palette = QPalette(Qt::white);
 };
 
 /// Default page: 16:10, large enough for every lane and readable when printed.

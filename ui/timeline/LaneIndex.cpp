@@ -43,6 +43,56 @@ void LaneIndex::insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op
     const std::int64_t own = view_.at(l.ops[i]).end;
     l.maxEnd[i] = i == 0 ? own : std::max(l.maxEnd[i - 1], own);
   }
+  rebuildBlocks(l, pos);
+}
+
+void LaneIndex::rebuildBlocks(LaneOps& l, std::size_t fromPos) const {
+  const std::size_t firstBlock = fromPos / kBlockOps;
+  l.blocks.resize((l.ops.size() + kBlockOps - 1) / kBlockOps);
+  for (std::size_t b = firstBlock; b < l.blocks.size(); ++b) {
+    Block blk{view_.at(l.ops[b * kBlockOps]).start, std::numeric_limits<std::int64_t>::min(), 0};
+    const std::size_t end = std::min(l.ops.size(), (b + 1) * kBlockOps);
+    for (std::size_t i = b * kBlockOps; i < end; ++i) {
+      const Op& op = view_.at(l.ops[i]);
+      blk.maxEnd = std::max(blk.maxEnd, op.end);
+      blk.maxDuration = std::max(blk.maxDuration, op.end - op.start);
+    }
+    l.blocks[b] = blk;
+  }
+}
+
+std::size_t LaneIndex::firstLastingAtLeast(std::uint16_t id, std::size_t from, std::size_t to,
+                                           std::int64_t minDurationNs) const {
+  const LaneOps& l = lane(id);
+  to = std::min(to, l.ops.size());
+  std::size_t i = from;
+  while (i < to) {
+    if (i % kBlockOps == 0 && i + kBlockOps <= to && l.blocks[i / kBlockOps].maxDuration < minDurationNs) {
+      i += kBlockOps;  // the whole block is shorter
+      continue;
+    }
+    const Op& op = view_.at(l.ops[i]);
+    if (op.end - op.start >= minDurationNs) return i;
+    ++i;
+  }
+  return to;
+}
+
+std::int64_t LaneIndex::maxEndIn(std::uint16_t id, std::size_t from, std::size_t to) const {
+  const LaneOps& l = lane(id);
+  to = std::min(to, l.ops.size());
+  std::int64_t m = std::numeric_limits<std::int64_t>::min();
+  std::size_t i = from;
+  while (i < to) {
+    if (i % kBlockOps == 0 && i + kBlockOps <= to) {
+      m = std::max(m, l.blocks[i / kBlockOps].maxEnd);
+      i += kBlockOps;
+      continue;
+    }
+    m = std::max(m, view_.at(l.ops[i]).end);
+    ++i;
+  }
+  return m;
 }
 
 void LaneIndex::dropBefore(std::uint64_t begin) {
@@ -54,6 +104,7 @@ void LaneIndex::dropBefore(std::uint64_t begin) {
       running = std::max(running, view_.at(l.ops[i]).end);
       l.maxEnd[i] = running;
     }
+    rebuildBlocks(l, 0);
   }
   recomputeExtent();
 }
@@ -76,6 +127,26 @@ std::size_t LaneIndex::firstEndingAfter(std::uint16_t id, std::int64_t t) const 
 std::size_t LaneIndex::firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, std::size_t from) const {
   const LaneOps& l = lane(id);
   std::size_t lo = std::min(from, l.ops.size()), hi = l.ops.size();
+  if (lo < hi) {
+    // Blocks after from's own: find the first whose first start is >= t.
+    const std::size_t b0 = lo / kBlockOps + 1;
+    std::size_t blo = b0, bhi = l.blocks.size();
+    for (std::size_t step = 1; blo + step <= bhi; step *= 2) {
+      if (l.blocks[blo + step - 1].firstStart >= t) {
+        bhi = blo + step - 1;
+        break;
+      }
+      blo += step;
+    }
+    while (blo < bhi) {
+      const std::size_t mid = blo + (bhi - blo) / 2;
+      if (l.blocks[mid].firstStart < t) blo = mid + 1;
+      else bhi = mid;
+    }
+    // Block blo starts at or after t; the block before it (if searched) does not.
+    if (blo > b0) lo = std::max(lo, (blo - 1) * kBlockOps + 1);
+    hi = std::min(hi, blo * kBlockOps);
+  }
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
     if (view_.at(l.ops[mid]).start < t) lo = mid + 1;
@@ -87,7 +158,8 @@ std::size_t LaneIndex::firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, 
 std::size_t LaneIndex::memoryBytes() const {
   std::size_t bytes = sizeof(*this) + lanes_.capacity() * sizeof(LaneOps);
   for (const LaneOps& l : lanes_)
-    bytes += l.ops.capacity() * sizeof(std::uint64_t) + l.maxEnd.capacity() * sizeof(std::int64_t);
+    bytes += l.ops.capacity() * sizeof(std::uint64_t) + l.maxEnd.capacity() * sizeof(std::int64_t) +
+             l.blocks.capacity() * sizeof(Block);
   return bytes;
 }
 

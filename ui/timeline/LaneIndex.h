@@ -10,7 +10,9 @@
 //
 // An op is indexed on its `lane` (host thread or stream) and, for GPU ops, also on
 // its `engineLane`. Each entry keeps a running maximum of end times, so "first op
-// that ends after t" is a binary search even when ops on a lane overlap.
+// that ends after t" is a binary search even when ops on a lane overlap. Blocks of
+// kBlockOps entries keep their longest duration and latest end, so folding can
+// step over thousands of narrow ops per pixel without visiting each one.
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -21,9 +23,16 @@ namespace pipescope::ui {
 
 class LaneIndex {
  public:
+  static constexpr std::size_t kBlockOps = 64;
+  struct Block {
+    std::int64_t firstStart = 0;   ///< start of the block's first op (the earliest)
+    std::int64_t maxEnd = 0;       ///< latest end of the block's ops
+    std::int64_t maxDuration = 0;  ///< longest duration among them
+  };
   struct LaneOps {
     std::vector<std::uint64_t> ops;     ///< global op indices, sorted by op start
     std::vector<std::int64_t> maxEnd;   ///< maxEnd[i] = max end of ops[0..i]
+    std::vector<Block> blocks;          ///< blocks[b] covers ops[b*kBlockOps, (b+1)*kBlockOps)
     std::uint32_t kindMask = 0;         ///< bit k set: the lane holds ops of OpKind k
   };
 
@@ -40,8 +49,17 @@ class LaneIndex {
   /// Position in lane(id).ops of the first op that may overlap [t, ...): the first
   /// whose running max end is > t.
   std::size_t firstEndingAfter(std::uint16_t id, std::int64_t t) const;
-  /// Position of the first op whose start is >= t, searching from `from`.
+  /// Position of the first op whose start is >= t, searching from `from`. Gallops
+  /// over the blocks' first starts (a small contiguous array) from `from` on, then
+  /// bisects one block: folding asks for the next pixel's first op, usually a few
+  /// blocks on, and touches a handful of ops instead of log2(lane size) of them.
   std::size_t firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, std::size_t from = 0) const;
+
+  /// Position of the first op in [from, to) of lane(id).ops lasting at least
+  /// minDurationNs, or `to` when none does.
+  std::size_t firstLastingAtLeast(std::uint16_t id, std::size_t from, std::size_t to, std::int64_t minDurationNs) const;
+  /// Latest end among lane(id).ops[from, to) (INT64_MIN when the range is empty).
+  std::int64_t maxEndIn(std::uint16_t id, std::size_t from, std::size_t to) const;
 
   /// Earliest start and latest end over the indexed ops (0, 0 when empty).
   std::int64_t firstNs() const { return empty() ? 0 : first_; }
@@ -54,6 +72,7 @@ class LaneIndex {
   void insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op);
   void dropBefore(std::uint64_t begin);
   void recomputeExtent();
+  void rebuildBlocks(LaneOps& l, std::size_t fromPos) const;
 
   TraceView view_;
   std::uint64_t indexedEnd_ = 0;

@@ -48,7 +48,7 @@ const LaneRow* LaneLayout::rowOf(std::uint16_t id) const {
   return nullptr;
 }
 
-LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping) {
+LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight) {
   std::vector<const Lane*> host, streams, engines;
   for (const Lane& l : lanes) {
     if (isHostLane(l.kind)) host.push_back(&l);
@@ -66,6 +66,14 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping) {
   std::stable_sort(streams.begin(), streams.end(), byKindThenIndex([](LaneKind) { return 0; }));
   std::stable_sort(engines.begin(), engines.end(), byKindThenIndex(engineOrder));
 
+  const bool showStreams = grouping != LaneGrouping::ByEngine, showEngines = grouping != LaneGrouping::ByStream;
+  const int rowCount = int(host.size() + (showStreams ? streams.size() : 0) + (showEngines ? engines.size() : 0));
+  const int sectionCount = int(!host.empty()) + int(showStreams && !streams.empty()) + int(showEngines && !engines.empty());
+  int rowHeight = LaneLayout::kRowHeight;
+  if (availableHeight > 0 && rowCount > 0)
+    rowHeight = std::clamp((availableHeight - sectionCount * LaneLayout::kSectionHeight) / rowCount,
+                           LaneLayout::kRowHeight, LaneLayout::kMaxRowHeight);
+
   LaneLayout layout;
   int y = 0;
   auto addSection = [&](const std::vector<const Lane*>& section, const QString& title) {
@@ -78,7 +86,7 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping) {
       row.kind = l->kind;
       row.name = QString::fromStdString(l->name);
       row.top = y;
-      row.height = LaneLayout::kRowHeight;
+      row.height = rowHeight;
       if (first) row.section = title;
       first = false;
       layout.rows.push_back(row);
@@ -86,8 +94,8 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping) {
     }
   };
   addSection(host, QStringLiteral("Host threads"));
-  if (grouping != LaneGrouping::ByEngine) addSection(streams, QStringLiteral("Streams"));
-  if (grouping != LaneGrouping::ByStream) addSection(engines, QStringLiteral("GPU engines"));
+  if (showStreams) addSection(streams, QStringLiteral("Streams"));
+  if (showEngines) addSection(engines, QStringLiteral("GPU engines"));
   layout.contentHeight = y;
   return layout;
 }

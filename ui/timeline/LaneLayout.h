@@ -25,7 +25,8 @@ struct LaneRow {
 };
 
 struct LaneLayout {
-  static constexpr int kRowHeight = 28;
+  static constexpr int kRowHeight = 28;     ///< the least a row gets
+  static constexpr int kMaxRowHeight = 60;  ///< rows grow up to this to fill a tall view
   static constexpr int kSectionHeight = 20;
 
   std::vector<LaneRow> rows;
@@ -37,6 +38,9 @@ struct LaneLayout {
   const LaneRow* rowOf(std::uint16_t id) const;
 };
 
-LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping);
+/// `availableHeight` > 0: rows share that height (between kRowHeight and
+/// kMaxRowHeight each), so a few lanes fill a projected window instead of leaving
+/// an empty band under them; 0: every row is kRowHeight.
+LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight = 0);
 
 }  // namespace pipescope::ui

@@ -18,6 +18,9 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
   const TraceView& view = index.view();
   const std::size_t n = l.ops.size();
   const std::int64_t tEnd = axis.to();
+  // Shortest duration that can be foldPx wide, a little under it so rounding in
+  // toX() never hides a wide op; each candidate is then checked in pixels.
+  const auto minWideNs = std::int64_t(std::floor((foldPx - 1e-3) * double(axis.span()) / std::max(1.0, axis.width())));
   std::size_t i = index.firstEndingAfter(lane, axis.from());
   while (i < n) {
     const Op& op = view.at(l.ops[i]);
@@ -49,19 +52,26 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
         i = j;
         continue;
       }
-      // Something in [i, j) is wide: take ops one by one up to it.
-      bool wide = false;
-      for (; i < j; ++i) {
-        const Op& o = view.at(l.ops[i]);
-        if (axis.toX(o.end) - axis.toX(o.start) >= foldPx) {
-          wide = true;
-          break;
-        }
-        ++fold.count;
-        fold.toNs = std::max(fold.toNs, o.end);
-        foldEnd = std::max(foldEnd, axis.toX(o.end));
+      // Something in [i, j) reaches past the fold: absorb the ops up to the first
+      // wide one. Blocks of ops all shorter than minWideNs are skipped whole (a
+      // zoomed-out lane has thousands of ops per pixel); candidates are checked in
+      // pixels, exactly as above.
+      std::size_t w = i;
+      for (;;) {
+        w = index.firstLastingAtLeast(lane, w, j, minWideNs);
+        if (w == j) break;
+        const Op& o = view.at(l.ops[w]);
+        if (axis.toX(o.end) - axis.toX(o.start) >= foldPx) break;
+        ++w;
       }
-      if (wide) break;
+      if (w > i) {
+        const std::int64_t runEnd = index.maxEndIn(lane, i, w);
+        fold.count += std::uint32_t(w - i);
+        fold.toNs = std::max(fold.toNs, runEnd);
+        foldEnd = std::max(foldEnd, axis.toX(runEnd));
+        i = w;
+      }
+      if (w < j) break;  // a wide op: drawn by itself, after the fold
     }
     fold.x1 = float(foldEnd);
     if (fold.count == 1) fold.toNs = op.end;

@@ -71,7 +71,7 @@ void TimelineView::refresh() {
 }
 
 void TimelineView::relayout() {
-  layout_ = layoutLanes(lanes_, grouping_);
+  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::kRulerHeight);
   const int maxScroll = std::max(0, layout_.contentHeight - plotRect().height());
   scrollY_ = std::clamp(scrollY_, 0, maxScroll);
   setAxis(axis_.withWidth(plotRect().width()));

@@ -1,8 +1,9 @@
 #pragma once
 // The live Gantt timeline: one row per host thread, stream and hardware engine,
-// custom painted (see docs/timeline.md for how to read it and every interaction).
+// custom painted (docs/user-guide.md, "Reading the timeline", says how to read it
+// and lists every interaction).
 //
-// Contract with the app and analysis helpers: /work/wt/INTERFACES.md. Op indices
+// For the app and the analysis helpers: op indices
 // passed to the annotator and colorizer are the store's global indices
 // (TraceView::at), which stay valid when a bounded live window drops old ops.
 #include <QColor>

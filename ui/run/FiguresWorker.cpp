@@ -1,0 +1,39 @@
+#include "run/FiguresWorker.h"
+
+#include <QMetaObject>
+
+namespace pipescope::ui {
+
+RunFigures computeRunFigures(const Trace& trace, int maxPoints) {
+  RunFigures f;
+  f.metrics = computeMetrics(trace);
+  if (f.metrics.lastNs > f.metrics.firstNs)
+    f.series = computeTimeSeries(trace.ops().snapshot(), trace.config(), 0, f.metrics.lastNs, maxPoints);
+  return f;
+}
+
+FiguresWorker::FiguresWorker(int maxPoints, QObject* parent) : QObject(parent), maxPoints_(maxPoints) {}
+
+FiguresWorker::~FiguresWorker() {
+  // A result posted after this returns is dropped with the object's pending events.
+  if (task_.valid()) task_.wait();
+}
+
+bool FiguresWorker::request(std::shared_ptr<const Trace> trace) {
+  if (busy_ || !trace) return false;
+  busy_ = true;
+  const std::uint64_t generation = generation_;
+  task_ = std::async(std::launch::async, [this, trace = std::move(trace), generation] {
+    auto figures = std::make_shared<const RunFigures>(computeRunFigures(*trace, maxPoints_));
+    QMetaObject::invokeMethod(
+        this,
+        [this, figures, generation] {
+          busy_ = false;
+          if (generation == generation_) emit ready(figures);
+        },
+        Qt::QueuedConnection);
+  });
+  return true;
+}
+
+}  // namespace pipescope::ui
