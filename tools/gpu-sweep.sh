@@ -30,7 +30,7 @@ stamp() { tar -C "$OUT" -czf "$OUT/gpu-sweep.tar.gz" gpu-sweep 2>/dev/null; echo
 stamp build | tee -a "$OUT/summary.log"
 # The GPU machine has no GoogleTest, nlohmann-json or zstd packages: they travel in .carry.
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON \
-  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
+  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib \
   -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd \
   -DPIPESCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$L/build.log" 2>&1 && ninja -C $B -j"$J" pipescope-cli >>"$L/build.log" 2>&1
