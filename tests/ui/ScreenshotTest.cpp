@@ -30,6 +30,19 @@ TEST(ScreenshotMode, WritesTheWindowAsPng) {
   QImage image(out);
   ASSERT_FALSE(image.isNull());
   EXPECT_EQ(image.size(), QSize(1200, 800));
+  EXPECT_FALSE(err.contains("below the window's minimum")) << err.toStdString();
+}
+
+TEST(ScreenshotMode, ASizeBelowTheMinimumIsReported) {
+  QTemporaryDir dir;
+  const QString out = dir.filePath("small.png");
+  QString err;
+  ASSERT_EQ(runGui({"--screenshot", out, "--preset", "pinned", "--size", "640x400"}, &err), 0) << err.toStdString();
+  const QImage image(out);
+  ASSERT_FALSE(image.isNull());
+  EXPECT_GT(image.width(), 640);
+  EXPECT_TRUE(err.contains("--size 640x400 is below the window's minimum")) << err.toStdString();
+  EXPECT_TRUE(err.contains(QString("the screenshot is %1x%2").arg(image.width()).arg(image.height()))) << err.toStdString();
 }
 
 TEST(ScreenshotMode, WritesTheReportAsSvg) {

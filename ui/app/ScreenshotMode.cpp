@@ -112,6 +112,10 @@ int runScreenshot(const ScreenshotRequest& r) {
   MainWindow window(MainWindow::Options{false});
   window.resize(r.size);
   window.show();
+  if (window.size() != r.size)
+    // The docks cannot shrink further: say so rather than hand back a surprise size.
+    qWarning("pipescope: --size %dx%d is below the window's minimum; the screenshot is %dx%d",
+             r.size.width(), r.size.height(), window.width(), window.height());
 
   ControlPanel& controls = window.controlPanel();
   controls.selectPreset(r.preset);
