@@ -19,7 +19,7 @@ B=build-calibrate
 # The GPU machine has no nlohmann-json or zstd packages: they travel in .carry.
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_BUILD_TESTS=OFF \
   -DPIPESCOPE_BUILD_BENCH=OFF -DPIPESCOPE_WITH_CUDA=ON -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
-  -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.log" 2>&1 &&
+  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/build.log" 2>&1 &&
   ninja -C $B -j"$J" pipescope-cli >>"$OUT/build.log" 2>&1
 rc=$?
 tail -15 "$OUT/build.log"

@@ -18,7 +18,7 @@ B=build-gpu
 
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF \
   -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
-  -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd -DPIPESCOPE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib -DPIPESCOPE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   >"$OUT/build.log" 2>&1 &&
   ninja -C $B -j"$J" pipescope_gpu_tests gpu_pipeline_bench >>"$OUT/build.log" 2>&1
 rc=$?

@@ -79,7 +79,7 @@ int calibrateMain(const std::vector<std::string>& args) {
     const CpuStageResult cpu = fitCpuStages(*backend, 3, o.log);
     profile.cpuNsPerOp = cpu.nsPerOp;
     profile.cpuWorkerSpeedup = cpu.speedup;
-    const HostOverheadResult host = fitHostOverhead(*backend, profile, 5, o.log);
+    const HostOverheadResult host = fitHostOverhead(*backend, profile, 9, o.log);
     profile.hostOpOverheadNs = host.perOpNs;
     profile.hostBatchOverheadNs = host.perBatchNs;
   } catch (const std::exception& e) {

@@ -90,14 +90,15 @@ int validateMain(const std::vector<std::string>& args) {
   std::cout << "measured:  " << measuredDevice.summary() << " [" << measured.backend->kind() << "]\n"
             << "predicted: simulator, profile '" << profile->name << "' (" << profile->source << ")\n"
             << cases.size() << " configurations, median of " << measuredReps << " run(s) each on the measured side\n\n";
-  std::printf("%-40s %12s %12s %9s\n", "configuration", "measured ms", "predicted ms", "error %");
+  std::printf("%-40s %12s %19s %12s %9s\n", "configuration", "measured ms", "measured range", "predicted ms", "error %");
   std::fflush(stdout);
   ValidationOptions vo;
   vo.measuredRepetitions = measuredReps;
   vo.warmUp = measuredProfile.empty();
   vo.onRow = [stages](std::size_t, std::size_t, const ValidationRow& r) {
     if (r.ok()) {
-      std::printf("%-40s %12.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6, r.predictedNs / 1e6, r.errorPct);
+      std::printf("%-40s %12.3f %9.3f-%-9.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6,
+                  r.measuredMinNs / 1e6, r.measuredMaxNs / 1e6, r.predictedNs / 1e6, r.errorPct);
       if (stages)
         std::printf("    measured  %s\n    predicted %s\n", r.measuredStages.c_str(), r.predictedStages.c_str());
     } else {
@@ -109,6 +110,9 @@ int validateMain(const std::vector<std::string>& args) {
   std::printf("\nmedian |error| %.1f %%, max |error| %.1f %% (%s)%s\n", report.medianAbsErrorPct, report.maxAbsErrorPct,
               report.worstCase.c_str(),
               report.failures ? (", " + std::to_string(report.failures) + " failed").c_str() : "");
+  std::printf("measured run-to-run spread %.1f %% (median); %d predictions within the measured range, median "
+              "error beyond it %.1f %%\n",
+              report.medianSpreadPct, report.withinSpread, report.medianBeyondSpreadPct);
   if (!markdown.empty()) {
     std::ofstream file(markdown);
     file << validationMarkdown(report, "Measured on " + measuredDevice.summary() + " vs simulator profile '" +

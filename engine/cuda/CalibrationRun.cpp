@@ -12,6 +12,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -25,6 +26,7 @@
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
 #include "cuda/WorkerPool.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 
@@ -115,6 +117,7 @@ class Calibrator {
     kernelRates();
     pinnedCopies();
     syncCosts();
+    streamDependency();
     pinnedBlockingCopies();
     pageableCopies();
     bidirectional();
@@ -198,14 +201,15 @@ class Calibrator {
     constexpr int kTiny = 100;
     for (int i = 0; i < kTiny; ++i) launchTiny();
     PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
-    p_.kernelGapNs = elapsedNs() / kTiny;
-    log("kernel gap (back-to-back tiny kernels): " + fmt(p_.kernelGapNs) + " ns");
+    tinyPeriodNs_ = elapsedNs() / kTiny;
+    p_.kernelGapNs = tinyPeriodNs_;  // until kernelFixedCost() splits it
+    log("back-to-back tiny kernels: " + fmt(tinyPeriodNs_) + " ns apart");
 
     constexpr double kBalanced = 1050.0;  // the validation's balanced workload and the default
     for (double fpb : {100.0, kBalanced, 3200.0}) {
       const std::uint32_t fmas = modelFmasPerElement(fpb);
       const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, fmas, st())); });
-      const double solo = std::max(1.0, period - p_.kernelGapNs);
+      const double solo = std::max(1.0, period - tinyPeriodNs_);
       const double gflops = double(kComputeBytes) * fpb / solo;
       log("model kernel " + fmt(fpb, 0) + " flop/B on 32 MiB: " + fmt(solo / 1e3, 2) + " us = " + fmt(gflops, 0) +
           " GFLOP/s");
@@ -217,14 +221,84 @@ class Calibrator {
       const std::size_t m = bytes / sizeof(float);
       const std::uint32_t fmas = modelFmasPerElement(kBalanced);
       const double period = gpuPeriodNs(20, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, m, out, m, fmas, st())); });
-      const double solo = std::max(1.0, period - p_.kernelGapNs);
+      const double solo = std::max(1.0, period - tinyPeriodNs_);
       log("model kernel " + fmt(kBalanced, 0) + " flop/B on " + std::to_string(bytes / kMiB) + " MiB: " +
           fmt(solo / 1e3, 2) + " us = " + fmt(double(bytes) * kBalanced / solo, 0) + " GFLOP/s");
     }
     const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(in, in, n, st())); });
-    p_.deviceMemoryGBps = 2.0 * double(kComputeBytes) / std::max(1.0, period - p_.kernelGapNs);
+    p_.deviceMemoryGBps = 2.0 * double(kComputeBytes) / std::max(1.0, period - tinyPeriodNs_);
     log("normalize kernel on 32 MiB: " + fmt(period / 1e3, 2) + " us per launch, " + fmt(p_.deviceMemoryGBps, 0) +
         " GB/s read+write");
+    kernelFixedCost();
+  }
+
+  /// A kernel costs more than its rate says: a 1 MiB normalize runs ~1.8 us on an
+  /// H100 where bandwidth alone gives 0.55. Back-to-back periods cannot tell that
+  /// fixed part from the gap between kernels, CUPTI's kernel durations can: the
+  /// fixed part is the 1 MiB normalize's duration beyond its bandwidth time, and
+  /// the gap what remains of the tiny kernels' period. Without CUPTI the whole
+  /// period stays a gap, as before.
+  void kernelFixedCost() {
+    if (!tracer_.active()) return;
+    auto* in = static_cast<float*>(devA_.get());
+    const std::size_t n = kMiB / sizeof(float);
+    std::vector<std::uint64_t> ids;
+    for (int i = 0; i < 30; ++i) {
+      ids.push_back(++nextId_);
+      Correlated c(tracer_, ids.back());
+      PIPESCOPE_CUDA_CHECK(launchNormalize(in, in, n, st()));
+    }
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+    const std::vector<double> durations = cuptiDurations(ids);
+    if (durations.size() < ids.size() / 2) {
+      log("kernel fixed cost: CUPTI delivered " + std::to_string(durations.size()) + " of " +
+          std::to_string(ids.size()) + " kernel records; left at 0");
+      return;
+    }
+    const double rateNs = 2.0 * double(kMiB) / p_.deviceMemoryGBps;
+    p_.kernelFixedNs = std::clamp(median(durations) - rateNs, 0.0, tinyPeriodNs_);
+    p_.kernelGapNs = tinyPeriodNs_ - p_.kernelFixedNs;
+    log("kernel fixed cost: 1 MiB normalize runs " + fmt(median(durations)) + " ns (CUPTI), bandwidth alone " +
+        fmt(rateNs) + " ns -> fixed " + fmt(p_.kernelFixedNs) + " ns, gap between kernels " + fmt(p_.kernelGapNs) +
+        " ns");
+  }
+
+  /// CUPTI's GPU durations of the ops issued under `ids` (those delivered).
+  std::vector<double> cuptiDurations(const std::vector<std::uint64_t>& ids) {
+    tracer_.flush(true);
+    std::unordered_map<std::uint64_t, GpuInterval> intervals;
+    tracer_.collect(intervals, ids.empty() ? 0 : ids.front());
+    std::vector<double> out;
+    for (std::uint64_t id : ids) {
+      auto it = intervals.find(id);
+      if (it != intervals.end() && it->second.end > it->second.start)
+        out.push_back(double(it->second.end - it->second.start));
+    }
+    return out;
+  }
+
+  /// Stream dependency latency: an op on another engine starts only some
+  /// microseconds after its predecessor in the stream ends. Fitted as the
+  /// simulator sees it: back-to-back [H2D 4 KiB, tiny kernel, D2H 4 KiB] triples
+  /// take the two copies' own periods, the kernel's fixed cost and three
+  /// dependencies (the next triple's H2D waits on this D2H).
+  void streamDependency() {
+    auto h2d = [&] {
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), 4 * kKiB, cudaMemcpyHostToDevice, st()));
+    };
+    auto d2h = [&] {
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(pinned_.host(), devA_.get(), 4 * kKiB, cudaMemcpyDeviceToHost, st()));
+    };
+    const double h2dPeriod = gpuPeriodNs(50, h2d);
+    const double d2hPeriod = gpuPeriodNs(50, d2h);
+    const double triple = gpuPeriodNs(50, [&] {
+      h2d();
+      launchTiny();
+      d2h();
+    });
+    p_.streamDependencyNs = std::max(0.0, (triple - h2dPeriod - d2hPeriod - p_.kernelFixedNs) / 3.0);
+    log("stream dependency: H2D+kernel+D2H 4 KiB triples " + fmt(triple) + " ns apart, copies alone " +
+        fmt(h2dPeriod) + " + " + fmt(d2hPeriod) + " ns -> " + fmt(p_.streamDependencyNs) + " ns per dependency");
   }
 
   double copyPeriodNs(std::size_t bytes, bool h2d) {
@@ -283,7 +357,6 @@ class Calibrator {
   void syncCosts() {
     // Wake-up: host round trip of launch + cudaStreamSynchronize beyond the launch call
     // and the kernel itself (the GPU's own launch latency is part of the wake-up).
-    const double tiny = gpuPeriodNs(50, [&] { launchTiny(); });
     std::vector<double> rt;
     for (int i = 0; i < 50; ++i) {
       const std::int64_t a = steadyNowNs();
@@ -291,7 +364,10 @@ class Calibrator {
       PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
       rt.push_back(double(steadyNowNs() - a));
     }
-    p_.syncWakeNs = std::max(0.0, median(rt) - p_.kernelLaunchNs - tiny);
+    // The simulator runs a tiny kernel for kernelFixedNs; the rest of the round trip
+    // beyond the launch call is the wake-up (and the GPU's own launch latency).
+    p_.syncWakeNs = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+    sleepWake();
     // Blocking cudaMemcpy: call cost beyond the copy and the wake-up.
     const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
     const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
@@ -300,10 +376,63 @@ class Calibrator {
         " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns");
   }
 
+  /// A blocking sync that waits long enough for the thread to sleep wakes up more
+  /// slowly than the tiny-kernel round trip above (38 vs 18 us on an H100): a
+  /// ladder of kernels from 5 to 320 us finds the slow wake-up and the wait beyond
+  /// which it applies.
+  void sleepWake() {
+    auto* in = static_cast<float*>(devA_.get());
+    auto* out = static_cast<float*>(devB_.get());
+    const std::uint32_t fmas = modelFmasPerElement(1050);
+    struct Step {
+      double kernelNs, wakeNs;
+    };
+    std::vector<Step> steps;
+    std::string line = "sync wake-up after a kernel of";
+    for (double targetUs : {5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0}) {
+      const double flops = targetUs * 1e3 * p_.modelGflops;
+      const auto n = std::clamp<std::size_t>(std::size_t(flops / (2.0 * fmas)), 1, kComputeBytes / sizeof(float));
+      auto launch = [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, fmas, st())); };
+      const double kernelNs = p_.kernelFixedNs + std::max(0.0, gpuPeriodNs(10, launch) - tinyPeriodNs_);
+      std::vector<double> rt;
+      for (int i = 0; i < 30; ++i) {
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+        const std::int64_t a = steadyNowNs();
+        launch();
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+        rt.push_back(double(steadyNowNs() - a));
+      }
+      steps.push_back({kernelNs, std::max(0.0, median(rt) - p_.kernelLaunchNs - kernelNs)});
+      line.append(" ").append(fmt(kernelNs / 1e3, 0)).append("us=").append(fmt(steps.back().wakeNs / 1e3, 1));
+    }
+    // The slow wake-up: the median of the three longest waits. It applies beyond the
+    // longest wait still closer to the fast one (midway between the two steps).
+    std::vector<double> longWakes;
+    for (std::size_t i = steps.size() - 3; i < steps.size(); ++i) longWakes.push_back(steps[i].wakeNs);
+    const double slow = median(longWakes);
+    p_.syncSleepWakeNs = 0;
+    p_.syncSleepAfterNs = 0;
+    if (slow > p_.syncWakeNs + 3000) {  // below 3 us the two are one wake-up, within noise
+      p_.syncSleepWakeNs = slow;
+      double after = 0;
+      for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].wakeNs < 0.5 * (p_.syncWakeNs + slow))
+          after = i + 1 < steps.size() ? 0.5 * (steps[i].kernelNs + steps[i + 1].kernelNs) : steps[i].kernelNs;
+      p_.syncSleepAfterNs = after;
+    }
+    log(line + " -> slow wake-up " + fmt(p_.syncSleepWakeNs) + " ns beyond a " + fmt(p_.syncSleepAfterNs) +
+        " ns wait (0 = one wake-up for all)");
+  }
+
+  /// What the simulator adds after a blocking copy whose host call took `callNs`.
+  double copyWakeNs(double callNs) const {
+    return blockingSyncWakeNs(p_, callNs - p_.memcpySyncCallNs - p_.syncWakeNs);
+  }
+
   /// Blocking cudaMemcpy from pinned memory: slower than the async copies on an H200
   /// (ANCHORS: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
   void pinnedBlockingCopies() {
-    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs + p_.syncWakeNs;
+    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPinnedBlockingCurve : p_.d2hPinnedBlockingCurve;
       curve.clear();
@@ -311,7 +440,7 @@ class Calibrator {
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((512 * kMiB) / b, 5, 40));
         const double t = blockingCopyNs(pinned_.host(), b, h2d, reps);
-        const double gbps = double(b) / std::max(t - fixed, t * 0.05);
+        const double gbps = double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05);
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
       }
@@ -322,7 +451,7 @@ class Calibrator {
   void pageableCopies() {
     HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
     std::memset(pageable.host(), 1, kMaxCopyBytes);
-    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs + p_.syncWakeNs;
+    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPageableCurve : p_.d2hPageableCurve;
       curve.clear();
@@ -331,7 +460,7 @@ class Calibrator {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
         const double t = blockingCopyNs(pageable.host(), b, h2d, reps);
-        const double gbps = double(b) / std::max(t - fixed, t * 0.05);
+        const double gbps = double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05);
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
       }
@@ -371,7 +500,7 @@ class Calibrator {
       std::memset(mapped.host(), 1, kComputeBytes);
       const auto* src = static_cast<const float*>(mapped.device());
       const double period = gpuPeriodNs(5, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(src, out, n, st())); });
-      p_.mappedReadGBps = double(kComputeBytes) / std::max(1.0, period - p_.kernelGapNs);
+      p_.mappedReadGBps = double(kComputeBytes) / std::max(1.0, period - tinyPeriodNs_);
       log("mapped (zero-copy) read by the normalize kernel: " + fmt(p_.mappedReadGBps, 2) + " GB/s");
     }
     {
@@ -410,7 +539,7 @@ class Calibrator {
                                          static_cast<float*>(devB_.get()), width));
     });
     const double flops = 2.0 * width * double(width) * rows;
-    p_.gemmTflops = flops / std::max(1.0, period - p_.kernelGapNs) / 1e3;
+    p_.gemmTflops = flops / std::max(1.0, period - tinyPeriodNs_) / 1e3;
     log("GEMM (TF32, " + std::to_string(width) + "x" + std::to_string(rows) + "x" + std::to_string(width) +
         "): " + fmt(p_.gemmTflops, 1) + " TFLOP/s");
   }
@@ -468,6 +597,7 @@ class Calibrator {
 
   const CalibrationOptions& options_;
   CuptiTracer tracer_;
+  double tinyPeriodNs_ = 0;  ///< back-to-back tiny kernels: gap + fixed cost
   std::uint64_t nextId_ = 0;
   volatile double checksumSink_ = 0;
   DeviceProfile p_;

@@ -56,6 +56,14 @@ struct DeviceProfile {
   double deviceMemoryGBps = 4000;   ///< normalize kernel (bytes read + written)
   double gemmTflops = 400;          ///< light/heavy presets' GEMMs
   double kernelGapNs = 1550;        ///< minimum spacing of back-to-back kernels on the GPU
+  /// Fixed duration of every pipeline kernel beyond its bandwidth or FLOP-rate time
+  /// (block scheduling, ramp-up and tail): what makes a 1 MiB kernel slower than
+  /// its rate says. 0 = none.
+  double kernelFixedNs = 0;
+  /// From an op finishing to the next op of its stream starting on another engine
+  /// (copy -> kernel -> copy): the GPU front end resolving the stream dependency.
+  /// 0 = immediate.
+  double streamDependencyNs = 0;
 
   // Host-side API costs (ns).
   double kernelLaunchNs = 3700;
@@ -63,6 +71,11 @@ struct DeviceProfile {
   double memcpySyncCallNs = 5000;   ///< fixed cost of a blocking cudaMemcpy beyond the copy
   double eventRecordNs = 1300;
   double syncWakeNs = 5000;         ///< from device completion to the host returning from a sync
+  /// Blocking sync after the host thread has really slept (it waited longer than
+  /// syncSleepAfterNs): the interrupt and scheduler wake-up, slower than syncWakeNs
+  /// measured on a short wait. 0 = always syncWakeNs.
+  double syncSleepWakeNs = 0;
+  double syncSleepAfterNs = 0;      ///< waits longer than this wake up in syncSleepWakeNs
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch

@@ -169,14 +169,19 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   e.busy = true;
   e.current = id;
   if (isCopyKind(s.cmd.kind)) {
-    s.start = t;
+    // A copy whose stream dependency is still resolving holds its engine until it
+    // can start; the wait is charged as engine time (it shares bandwidth like the
+    // transfer would, a sub-microsecond approximation that keeps one event per op).
+    const double wait = std::max(0.0, s.notBefore - t);
+    s.remainingSoloNs += wait;
+    s.start = t + wait;
     advanceCopies(t);
     s.lastUpdate = t;
     transferring_.push_back(id);
     rescheduleCopies(t);
     return;
   }
-  double start = t;
+  double start = std::max(t, s.notBefore);
   if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
   s.start = start;
   scheduleDone(slot, start + s.cmd.soloNs);
@@ -247,7 +252,11 @@ void GpuModel::signal(std::uint64_t id, double t) {
     stream.tail = kNone;
     return;
   }
-  if (op(stream.head).ready < 0) makeReady(stream.head, t);
+  GpuOpState& next = mut(stream.head);
+  if (next.ready >= 0) return;
+  // Work on another engine waits for the front end to see this op complete.
+  if (next.cmd.engine != s.cmd.engine) next.notBefore = t + profile_.streamDependencyNs;
+  makeReady(stream.head, t);
 }
 
 }  // namespace pipescope

@@ -38,6 +38,7 @@ struct GpuOpState {
   int engineSlot = 0;
   double submit = -1, ready = -1, start = -1, end = -1;
   double signal = -1;  ///< when the stream saw it complete (later than end for delayed kernel signals)
+  double notBefore = 0;  ///< earliest start: its stream predecessor's signal + the dependency latency
   double remainingSoloNs = 0;
   double rateFactor = 1;
   double lastUpdate = 0;

@@ -72,15 +72,16 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
   HostOverheadResult r;
   std::string ignored;
   measureMakespanNs(measured, configs[0], ignored);  // warm-up
-  for (const PipelineConfig& c : configs) {
-    std::vector<double> t;
-    for (int i = 0; i < std::max(reps, 1); ++i) {
+  // Interleaved, so a slow spell of a shared host (seen: +50 % for a second on a
+  // busy H100 machine) hits both runs alike instead of skewing one equation.
+  std::vector<std::vector<double>> t(configs.size());
+  for (int i = 0; i < std::max(reps, 1); ++i)
+    for (std::size_t k = 0; k < configs.size(); ++k) {
       std::string failure;
-      t.push_back(measureMakespanNs(measured, c, failure));
+      t[k].push_back(measureMakespanNs(measured, configs[k], failure));
       if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
     }
-    r.measuredNs.push_back(medianOf(t));
-  }
+  for (const auto& runs : t) r.measuredNs.push_back(medianOf(runs));
   // Two equations, two unknowns, each monotone: alternate one-dimensional solves
   // (per-op cost from the op-heavy run, per-batch cost from the plain one).
   DeviceProfile p = profile;

@@ -29,13 +29,13 @@ Simulator::Simulator(const DeviceProfile& profile, Trace& trace, RunControl& con
 // A run that ends in an exception (a model bug) still reports every batch it completed.
 Simulator::~Simulator() { publishCompleted(); }
 
-double Simulator::wakeNs() const {
+double Simulator::wakeNs(double waitedNs) const {
   switch (cfg_.sync) {
     case SyncMode::Spin: return profile_.spinSyncWakeNs;
     case SyncMode::Yield: return profile_.yieldSyncWakeNs;
-    case SyncMode::Blocking: return profile_.syncWakeNs;
+    case SyncMode::Blocking: break;
   }
-  return profile_.syncWakeNs;
+  return blockingSyncWakeNs(profile_, waitedNs);
 }
 
 void Simulator::setupLanes() {
@@ -109,7 +109,7 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
 void Simulator::hostWait(std::uint64_t opId, std::uint16_t name) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
-  const double end = std::max(hostT_, signal + wakeNs());
+  const double end = std::max(hostT_, signal + wakeNs(signal - hostT_));
   if (end > hostT_) {
     Op op;
     op.kind = OpKind::HostSync;

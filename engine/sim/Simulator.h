@@ -55,7 +55,8 @@ class Simulator {
   void flushDoneOps();
   void publishCompleted();
   void publishBatch();
-  double wakeNs() const;
+  /// Host wake-up after a sync that waited `waitedNs` for the device.
+  double wakeNs(double waitedNs) const;
 
   DeviceProfile profile_;
   Trace& trace_;

@@ -47,12 +47,15 @@ double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std:
 }
 
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {
-  return 2.0 * double(bytes) / p.deviceMemoryGBps;
+  return p.kernelFixedNs + 2.0 * double(bytes) / p.deviceMemoryGBps;
 }
 
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
-  if (c.model == ModelPreset::Custom) return double(c.batchBytes()) * c.modelFlopsPerByte / p.modelGflops;
-  return double(c.batchSamples) * modelFlopsPerSample(c.model) / (p.gemmTflops * 1000.0);
+  if (c.model == ModelPreset::Custom) {
+    if (c.modelFlopsPerByte <= 0) return 0;
+    return p.kernelFixedNs + double(c.batchBytes()) * c.modelFlopsPerByte / p.modelGflops;
+  }
+  return p.kernelFixedNs + double(c.batchSamples) * modelFlopsPerSample(c.model) / (p.gemmTflops * 1000.0);
 }
 
 double workerSpeedup(const DeviceProfile& p, int workers) {

@@ -30,6 +30,14 @@ double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);
 /// The model kernel for `config` (0 when the model stage is off).
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
 
+/// From device completion to a blocking-sync host thread running again, after it
+/// waited `waitedNs`: a thread that really went to sleep wakes more slowly. Inline:
+/// the calibration (libpipescope_cuda, which the engine library links) uses it too.
+inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
+  if (p.syncSleepWakeNs > 0 && waitedNs > p.syncSleepAfterNs) return p.syncSleepWakeNs;
+  return p.syncWakeNs;
+}
+
 /// Speed-up of `workers` threads over one: the profile's measured curve, linear
 /// between its points; `workers` itself when the profile has no curve.
 double workerSpeedup(const DeviceProfile& p, int workers);

@@ -164,16 +164,22 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/// Median makespan of `reps` runs; 0 with `failure` set on the first failed run.
-double medianMakespan(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
-                      std::string* stages) {
+struct Makespans {
+  double median = 0, min = 0, max = 0;
+};
+
+/// Median, fastest and slowest makespan of `reps` runs; zeros with `failure` set on
+/// the first failed run.
+Makespans makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
+                    std::string* stages) {
   std::vector<double> spans;
   for (int r = 0; r < std::max(reps, 1); ++r) {
     const double t = measureMakespanNs(backend, config, failure, stages);
-    if (!failure.empty()) return 0;
+    if (!failure.empty()) return {};
     spans.push_back(t);
   }
-  return median(spans);
+  const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end());
+  return {median(spans), *lo, *hi};
 }
 
 std::string fixed(double v, int digits) {
@@ -254,12 +260,14 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
     ValidationRow row;
     row.name = cases[i].name;
     row.config = cases[i].config;
-    row.measuredNs =
-        medianMakespan(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
+    const Makespans m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
+    row.measuredNs = m.median;
+    row.measuredMinNs = m.min;
+    row.measuredMaxNs = m.max;
     if (row.ok())
       row.predictedNs =
-          medianMakespan(predicted, row.config, options.predictedRepetitions, row.failure, &row.predictedStages);
-    if (row.ok()) row.errorPct = (row.predictedNs - row.measuredNs) / row.measuredNs * 100.0;
+          makespans(predicted, row.config, options.predictedRepetitions, row.failure, &row.predictedStages).median;
+    if (row.ok()) setValidationErrors(row);
     report.rows.push_back(row);
     if (options.onRow) options.onRow(i, cases.size(), report.rows.back());
   }
@@ -267,8 +275,18 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
   return report;
 }
 
+void setValidationErrors(ValidationRow& row) {
+  row.errorPct = (row.predictedNs - row.measuredNs) / row.measuredNs * 100.0;
+  // A row without a spread (one repetition) counts its median as the range.
+  const double lo = row.measuredMinNs > 0 ? row.measuredMinNs : row.measuredNs;
+  const double hi = row.measuredMaxNs > 0 ? row.measuredMaxNs : row.measuredNs;
+  const double outside = row.predictedNs < lo ? lo - row.predictedNs : row.predictedNs > hi ? row.predictedNs - hi : 0;
+  row.errorBeyondSpreadPct = outside / row.measuredNs * 100.0;
+}
+
 void summarize(ValidationReport& report) {
-  std::vector<double> errors;
+  std::vector<double> errors, spreads, beyond;
+  report.withinSpread = 0;
   report.maxAbsErrorPct = 0;
   report.worstCase.clear();
   report.failures = 0;
@@ -279,12 +297,17 @@ void summarize(ValidationReport& report) {
     }
     const double e = std::abs(r.errorPct);
     errors.push_back(e);
+    spreads.push_back(r.spreadPct());
+    beyond.push_back(r.errorBeyondSpreadPct);
+    if (r.errorBeyondSpreadPct == 0) ++report.withinSpread;
     if (report.worstCase.empty() || e > report.maxAbsErrorPct) {
       report.maxAbsErrorPct = e;
       report.worstCase = r.name;
     }
   }
   report.medianAbsErrorPct = median(errors);
+  report.medianSpreadPct = median(spreads);
+  report.medianBeyondSpreadPct = median(beyond);
 }
 
 std::string describeCase(const PipelineConfig& c) {
@@ -300,15 +323,16 @@ std::string describeCase(const PipelineConfig& c) {
 std::string validationMarkdown(const ValidationReport& report, const std::string& title) {
   std::ostringstream s;
   s << "### " << title << "\n\n";
-  s << "| configuration | factors | measured ms | predicted ms | error % |\n";
-  s << "| --- | --- | ---: | ---: | ---: |\n";
+  s << "| configuration | factors | measured ms | measured range ms | predicted ms | error % | beyond range % |\n";
+  s << "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
   for (const ValidationRow& r : report.rows) {
     s << "| " << r.name << " | " << describeCase(r.config) << " | ";
     if (r.ok())
-      s << fixed(r.measuredNs / 1e6, 3) << " | " << fixed(r.predictedNs / 1e6, 3) << " | "
-        << (r.errorPct >= 0 ? "+" : "") << fixed(r.errorPct, 1) << " |\n";
+      s << fixed(r.measuredNs / 1e6, 3) << " | " << fixed(r.measuredMinNs / 1e6, 3) << "–"
+        << fixed(r.measuredMaxNs / 1e6, 3) << " | " << fixed(r.predictedNs / 1e6, 3) << " | "
+        << (r.errorPct >= 0 ? "+" : "") << fixed(r.errorPct, 1) << " | " << fixed(r.errorBeyondSpreadPct, 1) << " |\n";
     else
-      s << "failed | | " << r.failure << " |\n";
+      s << "failed | | | " << r.failure << " | |\n";
   }
   s << "\n";
   const std::size_t ran = report.rows.size() - std::size_t(report.failures);
@@ -317,7 +341,11 @@ std::string validationMarkdown(const ValidationReport& report, const std::string
   s << ")  \n";
   s << "Median |error|: " << fixed(report.medianAbsErrorPct, 1) << " %  \n";
   s << "Max |error|: " << fixed(report.maxAbsErrorPct, 1) << " %"
-    << (report.worstCase.empty() ? "" : " (" + report.worstCase + ")") << "\n";
+    << (report.worstCase.empty() ? "" : " (" + report.worstCase + ")") << "  \n";
+  s << "Run-to-run spread of the measured side (slowest - fastest, median over rows): "
+    << fixed(report.medianSpreadPct, 1) << " %  \n";
+  s << "Predictions within the measured range: " << report.withinSpread << " of " << ran
+    << "; median error beyond the range: " << fixed(report.medianBeyondSpreadPct, 1) << " %\n";
   return s.str();
 }
 

@@ -27,8 +27,13 @@ struct ValidationRow {
   std::string name;
   PipelineConfig config;
   double measuredNs = 0;   ///< median makespan over the repetitions
+  double measuredMinNs = 0, measuredMaxNs = 0;  ///< the fastest and slowest repetition: run-to-run noise
   double predictedNs = 0;
   double errorPct = 0;     ///< (predicted - measured) / measured * 100
+  /// How far the prediction lies outside [measuredMinNs, measuredMaxNs], in % of
+  /// the median (0 inside): the error the measurement's own noise cannot explain.
+  double errorBeyondSpreadPct = 0;
+  double spreadPct() const { return measuredNs > 0 ? (measuredMaxNs - measuredMinNs) / measuredNs * 100.0 : 0; }
   std::string failure;     ///< non-empty: a backend failed and the row has no error figure
   std::string measuredStages, predictedStages;  ///< stageSummary() of the last run on each side
   bool ok() const { return failure.empty(); }
@@ -39,6 +44,9 @@ struct ValidationReport {
   double medianAbsErrorPct = 0;  ///< over the rows that ran on both backends
   double maxAbsErrorPct = 0;
   std::string worstCase;         ///< name of the row with the largest error
+  double medianSpreadPct = 0;    ///< median run-to-run spread of the measured side
+  double medianBeyondSpreadPct = 0;  ///< median of errorBeyondSpreadPct
+  int withinSpread = 0;          ///< rows whose prediction lies within the measured range
   int failures = 0;
 };
 
@@ -62,6 +70,9 @@ struct ValidationOptions {
 
 ValidationReport runValidation(Backend& measured, Backend& predicted, const std::vector<ValidationCase>& cases,
                                const ValidationOptions& options = {});
+
+/// Fills a row's errorPct and errorBeyondSpreadPct from its makespans.
+void setValidationErrors(ValidationRow& row);
 
 /// Median and max of |error| over the rows that ran; fills the report's summary fields.
 void summarize(ValidationReport& report);

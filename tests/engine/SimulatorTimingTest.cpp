@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "SimulatorTestSupport.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 namespace {
@@ -126,6 +127,61 @@ TEST(SimulatorTiming, CpuStagesAreSplitOverWorkers) {
   ASSERT_EQ(pre.size(), 4u);
   for (const Op& op : pre) EXPECT_EQ(op.duration(), 500);
   EXPECT_EQ(r.of(OpKind::CopyH2D)[0].start, 500);
+}
+
+TEST(SimulatorTiming, StreamDependenciesDelayWorkOnAnotherEngineOnly) {
+  DeviceProfile p = roundProfile();
+  p.streamDependencyNs = 50;
+  PipelineConfig c = roundConfig(1000, 1);
+  c.normalizeKernel = true;  // a kernel behind a kernel: same engine, no dependency latency
+  const auto r = runSim(c, p);
+  // H2D 0-1000; normalize (2 bytes per byte at 1 byte/ns) 1050-3050; model 3050-4050;
+  // D2H 4100-5100.
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 1000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1050, 3050}, {3050, 4050}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{4100, 5100}}));
+}
+
+TEST(SimulatorTiming, EveryKernelCostsItsFixedPart) {
+  DeviceProfile p = roundProfile();
+  p.kernelFixedNs = 30;
+  PipelineConfig c = roundConfig(1000, 1);
+  c.normalizeKernel = true;
+  const auto r = runSim(c, p);
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1000, 3030}, {3030, 4060}}));
+  EXPECT_EQ(r.makespan(), 5060);
+}
+
+TEST(SimulatorTiming, ALongSyncWakesUpSlowerThanAShortOne) {
+  DeviceProfile p = roundProfile();
+  p.syncWakeNs = 10;
+  p.syncSleepWakeNs = 100;
+  p.syncSleepAfterNs = 2000;
+  PipelineConfig c = roundConfig(1000, 2);
+  c.mode = TransferMode::Blocking;
+  c.modelFlopsPerByte = 3.0;  // a 3000 ns kernel: the host sleeps through it
+  const auto r = runSim(c, p);
+  // Batch 0: H2D copy 0-1000 (wait 1000: fast wake-up to 1010), kernel 1010-4010,
+  // copy back 4010-5010 (the host waited 4000 since 1010: slow wake-up to 5110).
+  const auto sync = r.of(OpKind::HostSync);
+  ASSERT_GE(sync.size(), 2u);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1010}, {1010, 5110}}));
+  // Without a slow wake-up configured, every sync takes syncWakeNs.
+  p.syncSleepWakeNs = 0;
+  const auto fast = runSim(c, p).of(OpKind::HostSync);
+  EXPECT_EQ(fast[1].end, 5020);
+}
+
+TEST(SimulatorTiming, BlockingSyncWakeUpFollowsTheWait) {
+  DeviceProfile p = roundProfile();
+  p.syncWakeNs = 10;
+  EXPECT_EQ(blockingSyncWakeNs(p, 1e6), 10);
+  p.syncSleepWakeNs = 40;
+  p.syncSleepAfterNs = 500;
+  EXPECT_EQ(blockingSyncWakeNs(p, 100), 10);
+  EXPECT_EQ(blockingSyncWakeNs(p, 500), 10);
+  EXPECT_EQ(blockingSyncWakeNs(p, 501), 40);
+  EXPECT_EQ(blockingSyncWakeNs(p, -5), 10);  // the device was already done
 }
 
 }  // namespace

@@ -50,6 +50,24 @@ TEST(WorkerSpeedup, BadCurvesAreRejectedWithTheField) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
+TEST(CalibratedProfile, LatencyFieldsRoundTripAndOldProfilesLeaveThemOff) {
+  DeviceProfile p = withCurve();
+  p.kernelFixedNs = 1250;
+  p.streamDependencyNs = 5400;
+  p.syncSleepWakeNs = 38000;
+  p.syncSleepAfterNs = 15000;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  // Profiles written before these fields existed still read, with the terms off.
+  auto j = profileToJson(p);
+  for (const char* key : {"kernelFixedNs", "streamDependencyNs", "syncSleepWakeNs", "syncSleepAfterNs"}) j.erase(key);
+  const DeviceProfile old = profileFromJson(j);
+  EXPECT_EQ(old.kernelFixedNs, 0);
+  EXPECT_EQ(old.streamDependencyNs, 0);
+  EXPECT_EQ(old.syncSleepWakeNs, 0);
+  j["streamDependencyNs"] = -1;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
 TEST(CalibratedProfile, BuiltInH200CalibratedIsMeasuredAndComplete) {
   const auto p = builtinProfile("h200-calibrated");
   ASSERT_TRUE(p.has_value());

@@ -129,6 +129,42 @@ TEST(Validation, SummarizeTakesMedianAndMaxOfAbsoluteErrorsAndSkipsFailures) {
   EXPECT_EQ(r.failures, 1);
 }
 
+TEST(Validation, ErrorBeyondTheMeasuredRangeIsWhatNoiseCannotExplain) {
+  // Measured 90..120 (median 100): 110 lies inside, 130 is 10 % of the median above
+  // the slowest run, 81 is 9 % below the fastest.
+  auto row = [](double predicted) {
+    ValidationReport r;
+    ValidationRow x;
+    x.name = "x";
+    x.measuredNs = 100;
+    x.measuredMinNs = 90;
+    x.measuredMaxNs = 120;
+    x.predictedNs = predicted;
+    r.rows = {x};
+    return r;
+  };
+  // runValidation fills the errors; here the same arithmetic through a real run's
+  // fields: a simulator measured against itself lies inside its own range.
+  auto sim = makeSimulatorBackend(h200());
+  ValidationOptions o;
+  o.warmUp = false;
+  PipelineConfig c;
+  c.batchCount = 4;
+  const ValidationReport self = runValidation(*sim, *sim, {{"self", c}}, o);
+  ASSERT_TRUE(self.rows[0].ok());
+  EXPECT_EQ(self.rows[0].errorBeyondSpreadPct, 0.0);
+  EXPECT_EQ(self.rows[0].measuredMinNs, self.rows[0].measuredMaxNs);
+  EXPECT_EQ(self.withinSpread, 1);
+  for (auto [predicted, beyond] : {std::pair{110.0, 0.0}, {130.0, 10.0}, {81.0, 9.0}}) {
+    ValidationReport r = row(predicted);
+    setValidationErrors(r.rows[0]);
+    summarize(r);
+    EXPECT_DOUBLE_EQ(r.rows[0].errorBeyondSpreadPct, beyond) << predicted;
+    EXPECT_EQ(r.withinSpread, beyond == 0 ? 1 : 0) << predicted;
+    EXPECT_DOUBLE_EQ(r.rows[0].spreadPct(), 30.0);
+  }
+}
+
 TEST(Validation, FailedRunIsReportedNotCounted) {
   PipelineConfig bad;
   bad.streams = 0;  // invalid: the simulator refuses it
@@ -150,15 +186,23 @@ TEST(Validation, MarkdownHasOneRowPerCaseAndTheSummary) {
   x.name = "async-pinned-s2-df-balanced-large";
   x.config.streams = 2;
   x.measuredNs = 2'000'000;
+  x.measuredMinNs = 1'900'000;
+  x.measuredMaxNs = 2'060'000;
   x.predictedNs = 2'100'000;
   x.errorPct = 5.0;
+  x.errorBeyondSpreadPct = 2.0;
   r.rows = {x};
   summarize(r);
   const std::string md = validationMarkdown(r, "H100 vs h100");
   EXPECT_NE(md.find("### H100 vs h100"), std::string::npos);
   EXPECT_NE(md.find("| async-pinned-s2-df-balanced-large | async pinned, 2 streams depth-first"), std::string::npos)
       << md;
-  EXPECT_NE(md.find("| 2.000 | 2.100 | +5.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.000 | 1.900–2.060 | 2.100 | +5.0 | 2.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("spread of the measured side (slowest - fastest, median over rows): 8.0 %"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Predictions within the measured range: 0 of 1; median error beyond the range: 2.0 %"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("Median |error|: 5.0 %"), std::string::npos);
   EXPECT_NE(md.find("Max |error|: 5.0 % (async-pinned-s2-df-balanced-large)"), std::string::npos);
 }

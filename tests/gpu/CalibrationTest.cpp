@@ -56,6 +56,16 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_GT(p.kernelLaunchNs, 0.0);
   EXPECT_LT(p.kernelLaunchNs, 1e6);
   EXPECT_GT(p.kernelGapNs, 0.0);
+  // The latency terms: microseconds on any GPU of this decade, never negative.
+  EXPECT_GE(p.kernelFixedNs, 0.0);
+  EXPECT_LT(p.kernelFixedNs, 50e3);
+  EXPECT_GE(p.streamDependencyNs, 0.0);
+  EXPECT_LT(p.streamDependencyNs, 100e3);
+  EXPECT_GE(p.syncSleepWakeNs, 0.0);
+  EXPECT_LT(p.syncSleepWakeNs, 1e6);
+  if (p.syncSleepWakeNs > 0) {
+    EXPECT_GT(p.syncSleepWakeNs, p.syncWakeNs);
+  }
   EXPECT_GT(p.cpuNsPerOp, 0.0);
   EXPECT_GE(p.deviceMemoryBytes, device.memoryBytes / 2);
   EXPECT_FALSE(lines.empty());
