@@ -12,6 +12,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -139,7 +140,13 @@ void MainWindow::createDocks() {
   tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
   findChild<QDockWidget*>("dock.controls")->raise();
   sweep_ = new SweepView;
-  addDock(tr("Sweep"), sweep_, Qt::BottomDockWidgetArea, "dock.sweep");
+  // The sweep's form, chart and heatmaps need ~910 px to stay legible: in a
+  // narrower window they scroll instead of forcing the window wider.
+  auto* sweepScroll = new QScrollArea;
+  sweepScroll->setWidget(sweep_);
+  sweepScroll->setWidgetResizable(true);
+  sweepScroll->setFrameShape(QFrame::NoFrame);
+  addDock(tr("Sweep"), sweepScroll, Qt::BottomDockWidgetArea, "dock.sweep");
   // A tab beside the charts: the timeline keeps its height.
   tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.sweep"));
   findChild<QDockWidget*>("dock.charts")->raise();

@@ -21,15 +21,16 @@ std::int64_t readableBinWidth(std::int64_t spanNs, int maxBins) {
 
 namespace {
 
-// Adds, for each bin, the length of [s, e) that falls into it, times `weight`.
+// Adds, for each bin, the length of [s, e) that falls into it (and before `until`),
+// times `weight`.
 class Binner {
  public:
-  Binner(std::int64_t from, std::int64_t bin, std::size_t bins) : from_(from), bin_(bin), bins_(bins) {}
+  Binner(std::int64_t from, std::int64_t bin, std::size_t bins, std::int64_t until)
+      : from_(from), bin_(bin), bins_(bins), until_(std::min(until, from + bin * std::int64_t(bins))) {}
 
   void add(std::vector<double>& out, std::int64_t s, std::int64_t e, double weightPerNs = 1.0) const {
-    const std::int64_t end = from_ + bin_ * std::int64_t(bins_);
     s = std::max(s, from_);
-    e = std::min(e, end);
+    e = std::min(e, until_);
     if (e <= s) return;
     for (std::size_t b = std::size_t((s - from_) / bin_); b < bins_; ++b) {
       const std::int64_t bs = from_ + std::int64_t(b) * bin_;
@@ -50,6 +51,7 @@ class Binner {
  private:
   std::int64_t from_, bin_;
   std::size_t bins_;
+  std::int64_t until_;
 };
 
 // When each batch completed (its last op's end), by batch index.
@@ -87,15 +89,25 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
     const double floorNs = meanPeriod(batchEnd) * minBatchPeriods;
     if (floorNs > double(bin)) bin = readableBinWidth(std::int64_t(std::ceil(floorNs)), 1);
   }
-  const std::size_t n = std::size_t((toNs - fromNs + bin - 1) / bin);
-  const Binner binner(fromNs, bin, n);
+  // The range seldom ends on a bin boundary. A last bin that is mostly empty time
+  // after `toNs` would read as a collapse of every rate at the end of the run, so
+  // it counts only the time it covers, and one that covers under half a bin is
+  // left out: its few ns would make a noisy point.
+  std::size_t n = std::size_t((toNs - fromNs + bin - 1) / bin);
+  std::int64_t lastWidth = toNs - (fromNs + std::int64_t(n - 1) * bin);
+  if (n > 1 && 2 * lastWidth < bin) {
+    --n;
+    lastWidth = bin;
+  }
+  auto widthOf = [&](std::size_t b) { return double(b + 1 == n ? lastWidth : bin); };
+  const Binner binner(fromNs, bin, n, toNs);
   ts.fromNs = fromNs;
   ts.binNs = bin;
   for (auto* v : {&ts.batchesPerSec, &ts.samplesPerSec, &ts.h2dGBps, &ts.d2hGBps, &ts.computeBusy, &ts.h2dBusy,
                   &ts.d2hBusy, &ts.overlap})
     v->assign(n, 0.0);
   ts.timeNs.resize(n);
-  for (std::size_t b = 0; b < n; ++b) ts.timeNs[b] = double(fromNs) + (double(b) + 0.5) * double(bin);
+  for (std::size_t b = 0; b < n; ++b) ts.timeNs[b] = double(fromNs) + double(b) * double(bin) + 0.5 * widthOf(b);
 
   Intervals h2d, d2h, kernel;
   ops.forEach([&](const Op& op) {
@@ -114,15 +126,14 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
     }
   });
 
-  const double binSec = double(bin) * 1e-9;
   for (const auto& [batch, end] : batchEnd)
     if (auto b = binner.binOf(end); b < n) ts.batchesPerSec[b] += 1.0;
   for (std::size_t b = 0; b < n; ++b) {
-    ts.batchesPerSec[b] /= binSec;
+    ts.batchesPerSec[b] /= widthOf(b) * 1e-9;
     ts.samplesPerSec[b] = ts.batchesPerSec[b] * double(config.batchSamples);
     // bytes per bin / ns per bin = GB/s
-    ts.h2dGBps[b] /= double(bin);
-    ts.d2hGBps[b] /= double(bin);
+    ts.h2dGBps[b] /= widthOf(b);
+    ts.d2hGBps[b] /= widthOf(b);
   }
 
   const Intervals h2dM = mergeIntervals(std::move(h2d)), d2hM = mergeIntervals(std::move(d2h));
@@ -134,9 +145,9 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
   binner.addIntervals(both, intersectMerged(kernelM, uniteMerged(h2dM, d2hM)));
   for (std::size_t b = 0; b < n; ++b) {
     ts.overlap[b] = ts.computeBusy[b] > 0 ? both[b] / ts.computeBusy[b] : 0.0;
-    ts.computeBusy[b] /= double(bin);
-    ts.h2dBusy[b] /= double(bin);
-    ts.d2hBusy[b] /= double(bin);
+    ts.computeBusy[b] /= widthOf(b);
+    ts.h2dBusy[b] /= widthOf(b);
+    ts.d2hBusy[b] /= widthOf(b);
   }
   return ts;
 }

@@ -12,7 +12,7 @@ namespace pipescope {
 struct TimeSeries {
   std::int64_t fromNs = 0;              ///< start of the first bin
   std::int64_t binNs = 0;               ///< 0 when there is nothing to show
-  std::vector<double> timeNs;           ///< bin centres
+  std::vector<double> timeNs;           ///< bin centres (the last bin may end early: the centre of what it covers)
   std::vector<double> batchesPerSec;    ///< batches completed in the bin (their last op ends in it) / bin length
   std::vector<double> samplesPerSec;    ///< batchesPerSec x samples per batch
   std::vector<double> h2dGBps;          ///< bytes copied in the bin / bin length (wall bandwidth)

@@ -43,6 +43,23 @@ TEST(TimeSeries, BinsHoldBusyBandwidthOverlapAndThroughput) {
   EXPECT_DOUBLE_EQ(ts.samplesPerSec[1], 8.0 / 10e-9);
 }
 
+TEST(TimeSeries, TheLastBinCountsOnlyTheTimeItCoversAndASliverIsLeftOut) {
+  TraceBuilder b;  // a copy busy the whole time, 1 byte per ns
+  Trace& t = b.h2d(0, 0, 100, 100).done(1);
+  // 0..75 in bins of 20: the last bin covers 60..75, 15 of its 20 ns.
+  const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 75, 4);
+  ASSERT_EQ(ts.binNs, 20);
+  ASSERT_EQ(ts.size(), 4u);
+  EXPECT_DOUBLE_EQ(ts.h2dBusy[3], 1.0);  // not 0.75: the copy ran all the time there was
+  EXPECT_DOUBLE_EQ(ts.h2dGBps[3], 1.0);
+  EXPECT_DOUBLE_EQ(ts.timeNs[3], 67.5);
+  // 0..62: the last bin would cover 2 of 20 ns; it is left out, nothing dips.
+  const TimeSeries cut = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 62, 4);
+  ASSERT_EQ(cut.binNs, 20);
+  ASSERT_EQ(cut.size(), 3u);
+  for (double busy : cut.h2dBusy) EXPECT_DOUBLE_EQ(busy, 1.0);
+}
+
 TEST(TimeSeries, CopySpanningBinsIsSpreadByTime) {
   TraceBuilder b;
   Trace& t = b.d2h(0, 5, 25, 200).done(1);

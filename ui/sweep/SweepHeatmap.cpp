@@ -1,9 +1,11 @@
 #include "sweep/SweepHeatmap.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
-#include <algorithm>
 
 #include "sweep/SweepColors.h"
 
@@ -93,7 +95,8 @@ void SweepHeatmap::paintTo(QPainter& p, const QRectF& target) const {
   bold.setPointSizeF(9.5);
   p.setFont(bold);
   p.setPen(QColor("#222222"));
-  p.drawText(l.title, Qt::AlignCenter, title_);
+  // Narrow docks: elide the title rather than clip it at both ends.
+  p.drawText(l.title, Qt::AlignCenter, QFontMetricsF(bold).elidedText(title_, Qt::ElideRight, l.title.width()));
   p.setFont(font);
 
   const int rows = grid_.rows(), cols = grid_.columns();
@@ -123,7 +126,13 @@ void SweepHeatmap::paintTo(QPainter& p, const QRectF& target) const {
     p.drawText(QRectF(l.cells.left() - 30, cell.top(), 26, cell.height()), Qt::AlignRight | Qt::AlignVCenter,
                QString::number(grid_.streams[std::size_t(r)]));
   }
-  for (int c = 0; c < cols; ++c) {
+  // Batch sizes below: every k-th one when the labels would overlap.
+  double widest = 0;
+  for (int c = 0; c < cols; ++c)
+    widest = std::max(widest, fm.horizontalAdvance(batchSizeLabel(double(grid_.batchBytes[std::size_t(c)]))));
+  const double cellWidth = l.cells.width() / cols;
+  const int stride = std::max(1, int(std::ceil((widest + 6) / std::max(1.0, cellWidth))));
+  for (int c = 0; c < cols; c += stride) {
     const QRectF cell = cellRect(0, c, target.size()).translated(target.topLeft());
     p.drawText(QRectF(cell.left() - 10, l.cells.bottom() + 2, cell.width() + 20, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
                batchSizeLabel(double(grid_.batchBytes[std::size_t(c)])));

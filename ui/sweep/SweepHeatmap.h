@@ -29,8 +29,7 @@ class SweepHeatmap : public QWidget {
   void paintTo(QPainter& painter, const QRectF& target) const;
 
   QSize sizeHint() const override { return {420, 260}; }
-  // Small enough that the sweep tab never forces the window wider than 1200 px.
-  QSize minimumSizeHint() const override { return {180, 120}; }
+  QSize minimumSizeHint() const override { return {260, 180}; }
 
  signals:
   void pointClicked(std::size_t index);

@@ -88,7 +88,7 @@ SweepLineChart::SweepLineChart(QWidget* parent) : QWidget(parent), d_(std::make_
   // Never setUseOpenGL: it crashes grab() on the offscreen platform.
   d_->view = new QChartView(d_->chart);
   d_->view->setRenderHint(QPainter::Antialiasing);
-  d_->view->setMinimumSize(260, 180);
+  d_->view->setMinimumSize(360, 220);
   layout->addWidget(d_->view);
   clear();
 }

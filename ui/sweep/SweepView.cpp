@@ -75,7 +75,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker
   files->addWidget(save_);
   files->addWidget(export_);
   leftLayout->addLayout(files);
-  left->setMinimumWidth(240);
+  left->setMinimumWidth(280);
 
   block_ = new QComboBox;
   block_->setToolTip(tr("The grid varies host memory or the model: choose which block the figures show."));
