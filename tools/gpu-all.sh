@@ -7,6 +7,7 @@
 # validation.md and summary.log also come back on their own.
 # Usage: tools/gpu-all.sh [bench-reps (0 = no bench)] [validate args...]
 set -u -o pipefail
+. "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-all-out}
 L=$OUT/gpu-all
 mkdir -p "$L"
@@ -18,22 +19,12 @@ CLI=$B/app/cli/pipescope-cli
 T0=$(date +%s)
 # Packed after every step, so a call cut off at its limit still brings the logs back.
 stamp() { tar -C "$OUT" -czf "$OUT/gpu-all.tar.gz" gpu-all 2>/dev/null; echo "== [$(( $(date +%s) - T0 )) s] $*"; }
-{
-  echo "== $(date -u +%FT%TZ) on $(hostname)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
-  nvcc --version | tail -1
-  cmake --version | head -1
-  lscpu | grep -E "Model name|^CPU\(s\)" || true
-} 2>&1 | tee "$L/env.log" "$OUT/summary.log"
-# The GPU machine has no GoogleTest, nlohmann-json or zstd packages: they travel in .carry.
+gpu_environment 2>&1 | tee "$L/env.log" "$OUT/summary.log"
 targets="pipescope-cli pipescope_gpu_tests"
 [ "$BENCH_REPS" -gt 0 ] && targets="$targets gpu_pipeline_bench"
 stamp build | tee -a "$OUT/summary.log"
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON \
-  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
-  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd \
-  -DPIPESCOPE_BUILD_BENCH=$([ "$BENCH_REPS" -gt 0 ] && echo ON || echo OFF) -DCMAKE_CUDA_ARCHITECTURES=90 \
-  >"$L/build.log" 2>&1 && ninja -C $B -j"$J" $targets >>"$L/build.log" 2>&1
+cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPIPESCOPE_BUILD_BENCH=$([ "$BENCH_REPS" -gt 0 ] && echo ON || echo OFF) >"$L/build.log" 2>&1 && ninja -C $B -j"$J" $targets >>"$L/build.log" 2>&1
 rc=$?
 tail -20 "$L/build.log"
 if [ $rc -ne 0 ]; then echo "BUILD FAILED" | tee -a "$OUT/summary.log"; tar -C "$OUT" -czf "$OUT/gpu-all.tar.gz" gpu-all; exit 1; fi

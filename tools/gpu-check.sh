@@ -3,22 +3,16 @@
 # compute-sanitizer (memcheck, racecheck) on them, and the GPU bench. Logs go to
 # $OUT (or ./gpu-check-out). Usage: tools/gpu-check.sh [bench-reps] [gtest-filter-for-sanitizer]
 set -u -o pipefail
+. "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-check-out}
 mkdir -p "$OUT"
 REPS=${1:-5}
 SANFILTER=${2:-*}
 J=$(nproc)
 B=build-gpu
-{
-  echo "== $(date -u +%FT%TZ) on $(hostname)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
-  nvcc --version | tail -1
-  cmake --version | head -1
-} 2>&1 | tee "$OUT/env.log"
+gpu_environment 2>&1 | tee "$OUT/env.log"
 
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF \
-  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
-  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib -DPIPESCOPE_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
   >"$OUT/build.log" 2>&1 &&
   ninja -C $B -j"$J" pipescope_gpu_tests gpu_pipeline_bench >>"$OUT/build.log" 2>&1
 rc=$?

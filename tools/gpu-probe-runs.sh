@@ -3,9 +3,10 @@
 # configurations into $OUT, to compare op by op with the simulator here.
 # Usage (device tool, carry .carry): tools/gpu-probe-runs.sh [CONFIG-LIST-FILE]
 set -euo pipefail
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON \
-  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include \
-  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
+. "$(dirname "$0")/gpu-common.sh"
+OUT=${OUT:-$PWD/gpu-probe-out}
+mkdir -p "$OUT"
+cmake -S . -B build-gpu "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-gpu -j16 --target pipescope-cli >/dev/null
 cli=build-gpu/app/cli/pipescope-cli
 dest=$(mktemp -d)

@@ -12,6 +12,7 @@
 #   pipescope --sweep-json copy-heavy.json --screenshot docs/screenshots/sweep-h200-copy-heavy.png
 # Usage: tools/gpu-sweep.sh [extra sweep options...]
 set -u -o pipefail
+. "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-sweep-out}
 L=$OUT/gpu-sweep
 mkdir -p "$L"
@@ -20,19 +21,10 @@ B=build-gpu
 CLI=$B/app/cli/pipescope-cli
 T0=$(date +%s)
 stamp() { tar -C "$OUT" -czf "$OUT/gpu-sweep.tar.gz" gpu-sweep 2>/dev/null; echo "== [$(( $(date +%s) - T0 )) s] $*"; }
-{
-  echo "== $(date -u +%FT%TZ) on $(hostname)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
-  nvcc --version | tail -1
-  lscpu | grep -E "Model name|^CPU\(s\)" || true
-} 2>&1 | tee "$L/env.log" "$OUT/summary.log"
+gpu_environment 2>&1 | tee "$L/env.log" "$OUT/summary.log"
 
 stamp build | tee -a "$OUT/summary.log"
-# The GPU machine has no GoogleTest, nlohmann-json or zstd packages: they travel in .carry.
-cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON \
-  -DPIPESCOPE_GTEST_SOURCE=$PWD/.carry/googletest -DPIPESCOPE_JSON_INCLUDE=$PWD/.carry/include -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DZLIB_ROOT=$PWD/.carry/zlib \
-  -DPIPESCOPE_ZSTD_ROOT=$PWD/.carry/zstd -DCMAKE_PREFIX_PATH=$PWD/.carry/zstd \
-  -DPIPESCOPE_BUILD_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=OFF \
   >"$L/build.log" 2>&1 && ninja -C $B -j"$J" pipescope-cli >>"$L/build.log" 2>&1
 rc=$?
 tail -5 "$L/build.log"

@@ -81,7 +81,7 @@ int runMain(const std::vector<std::string>& args) {
   report.outcome = trace->outcome();
   report.metrics = computeMetrics(*trace);
   report.droppedOps = trace->ops().droppedCount();
-  {
+  if (req.json || !req.quiet) {  // nothing prints it otherwise: skip the simulated advice
     // Advice predicts with the simulator profile of --profile (the run's own on the simulator).
     std::string profileError;
     const auto profile = loadDeviceProfile(req.backend.simulatorProfile, profileError);

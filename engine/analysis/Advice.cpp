@@ -29,7 +29,6 @@ struct Candidate {
   AdviceKind kind;
   std::string title, change, caveat;
   PipelineConfig config;
-  bool batchSizeChange = false;
 };
 
 std::string plural(int n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
@@ -79,7 +78,6 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
       add(AdviceKind::BiggerBatch, "batches 4x larger (" + std::to_string(n.batchSamples) + " samples)",
           "batch-samples: " + std::to_string(c.batchSamples) + " -> " + std::to_string(n.batchSamples), n,
           "needs 4x the buffer memory per stream");
-      if (!out.empty() && out.back().kind == AdviceKind::BiggerBatch) out.back().batchSizeChange = true;
     }
   }
   if (c.preprocessOpsPerByte > 0 || c.postprocessOpsPerByte > 0) {
@@ -186,12 +184,12 @@ AdviceResult advise(const AdviceInput& in, const AdviceOptions& options, std::st
     item.config = cand.config;
     // The user's own batch count, not the capped one the prediction simulated.
     item.config.batchCount = in.config.batchCount == 0 ? 0
-                             : cand.batchSizeChange    ? std::max(1, in.config.batchCount / 4)
-                                                       : in.config.batchCount;
+                             : cand.kind == AdviceKind::BiggerBatch ? std::max(1, in.config.batchCount / 4)
+                                                                    : in.config.batchCount;
     item.baselineSamplesPerSec = result.baselineSamplesPerSec;
     item.predictedSamplesPerSec = run.metrics.samplesPerSec;
     item.speedup = run.metrics.samplesPerSec / result.baselineSamplesPerSec;
-    if (cand.batchSizeChange) {
+    if (cand.kind == AdviceKind::BiggerBatch) {
       item.apiShareBefore = apiBefore;
       item.apiShareAfter = apiOverheadShare(*run.trace, run.metrics);
     }

@@ -92,11 +92,12 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
   TraceStore& store = trace->ops();
   for (const ChromeSlice& s : ev.slices) {
     if (s.mirror) continue;
-    const std::string where = "event " + std::to_string(s.eventIndex) + ": ";
+    // Built only for a message: this loop runs once per event of the file.
+    auto where = [&] { return "event " + std::to_string(s.eventIndex) + ": "; };
     const ChromeThread& t = ev.threads[s.thread];
     if (t.pipescopeLane < 0)
-      fail(ev, where + "on a thread without a pipescope lane (\"" + t.pid + "\"/\"" + t.tid + "\")");
-    if (s.kind < 0) fail(ev, where + "missing or unknown \"args.kind\"");
+      fail(ev, where() + "on a thread without a pipescope lane (\"" + t.pid + "\"/\"" + t.tid + "\")");
+    if (s.kind < 0) fail(ev, where() + "missing or unknown \"args.kind\"");
     Op op;
     op.kind = OpKind(s.kind);
     op.lane = std::uint16_t(t.pipescopeLane);
@@ -112,7 +113,7 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
     op.flags = s.flags;
     if (s.engineLane >= 0) {
       if (std::size_t(s.engineLane) >= lanes.size())
-        fail(ev, where + "engine lane " + std::to_string(s.engineLane) + " does not exist");
+        fail(ev, where() + "engine lane " + std::to_string(s.engineLane) + " does not exist");
       op.engineLane = std::uint16_t(s.engineLane);
     }
     const std::int32_t known = nameOf[s.name];

@@ -280,18 +280,19 @@ std::shared_ptr<Trace> readNativeTrace(std::istream& in, const std::string& name
       op.stream = get<std::int16_t>(col[10]);
       const auto kind = get<std::uint8_t>(col[11]);
       op.flags = get<std::uint8_t>(col[12]);
-      const std::string which = "op " + std::to_string(done + i);
-      if (kind >= kOpKindCount) r.fail(which + ": unknown op kind " + std::to_string(kind) + " (the file is damaged)");
+      // Built only for a message: this loop runs once per op of the file.
+      auto which = [&] { return "op " + std::to_string(done + i); };
+      if (kind >= kOpKindCount) r.fail(which() + ": unknown op kind " + std::to_string(kind) + " (the file is damaged)");
       op.kind = OpKind(kind);
-      if (std::int64_t(dur) < 0) r.fail(which + ": negative duration (the file is damaged)");
+      if (std::int64_t(dur) < 0) r.fail(which() + ": negative duration (the file is damaged)");
       if (op.lane != kNoLane && op.lane >= lanes.size())
-        r.fail(which + ": lane " + std::to_string(op.lane) + " does not exist (the trace has " +
+        r.fail(which() + ": lane " + std::to_string(op.lane) + " does not exist (the trace has " +
                std::to_string(lanes.size()) + " lanes)");
       if (op.engineLane != kNoLane && op.engineLane >= lanes.size())
-        r.fail(which + ": engine lane " + std::to_string(op.engineLane) + " does not exist (the trace has " +
+        r.fail(which() + ": engine lane " + std::to_string(op.engineLane) + " does not exist (the trace has " +
                std::to_string(lanes.size()) + " lanes)");
       if (op.name >= names.size())
-        r.fail(which + ": name " + std::to_string(op.name) + " does not exist (the trace has " +
+        r.fail(which() + ": name " + std::to_string(op.name) + " does not exist (the trace has " +
                std::to_string(names.size()) + " names)");
       store.append(op);
     }

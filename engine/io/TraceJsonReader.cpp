@@ -246,13 +246,14 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
   TraceStore& store = trace->ops();
   for (std::size_t i = 0; i < sax.ops.size(); ++i) {
     const Op& op = sax.ops[i];
-    const std::string where = "'" + name + "': op " + std::to_string(i) + ": ";
+    // Built only for a message: this loop runs once per op of the file.
+    auto where = [&] { return "'" + name + "': op " + std::to_string(i) + ": "; };
     if (op.lane != kNoLane && op.lane >= lanes.size())
-      throw TraceFileError(where + "lane " + std::to_string(op.lane) + " does not exist");
+      throw TraceFileError(where() + "lane " + std::to_string(op.lane) + " does not exist");
     if (op.engineLane != kNoLane && op.engineLane >= lanes.size())
-      throw TraceFileError(where + "engine lane " + std::to_string(op.engineLane) + " does not exist");
-    if (op.name >= names.size()) throw TraceFileError(where + "name " + std::to_string(op.name) + " does not exist");
-    if (op.end < op.start) throw TraceFileError(where + "ends before it starts (negative duration)");
+      throw TraceFileError(where() + "engine lane " + std::to_string(op.engineLane) + " does not exist");
+    if (op.name >= names.size()) throw TraceFileError(where() + "name " + std::to_string(op.name) + " does not exist");
+    if (op.end < op.start) throw TraceFileError(where() + "ends before it starts (negative duration)");
     store.append(op);
   }
   store.publish();

@@ -5,17 +5,13 @@
 #include <map>
 #include <stdexcept>
 
+#include "metrics/Spread.h"
+
 namespace pipescope {
 
 namespace {
 
 constexpr double kCpuOpsPerByte = 2.0;  // as the validation's CPU cases
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string fmt(double v, int digits) {
   char buf[32];
@@ -55,7 +51,7 @@ double cpuNsPerOpByte(const Trace& trace, OpKind stage, double opsPerByte) {
   std::vector<double> v;
   for (const auto& [batch, s] : perBatch)
     if (s.bytes > 0 && s.end > s.start) v.push_back(double(s.end - s.start) / (double(s.bytes) * opsPerByte));
-  return medianOf(v);
+  return spreadOf(v).median;
 }
 
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log) {
@@ -78,7 +74,7 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
       if (pre <= 0 || post <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
       t.push_back(0.5 * (pre + post));
     }
-    perWorkers.push_back(medianOf(t));
+    perWorkers.push_back(spreadOf(t).median);
     line += " " + std::to_string(workers) + "w=" + fmt(perWorkers.back(), 4);
   }
   r.nsPerOp = perWorkers[0];

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "metrics/Spread.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
 
@@ -13,12 +14,6 @@ namespace pipescope {
 namespace {
 
 constexpr double kMaxOverheadNs = 1e6;  // 1 ms per op or batch: beyond any real tool
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double simulate(const DeviceProfile& profile, const PipelineConfig& c) {
   auto sim = makeSimulatorBackend(profile);
@@ -81,7 +76,7 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
       t[k].push_back(measureMakespanNs(measured, configs[k], failure));
       if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
     }
-  for (const auto& runs : t) r.measuredNs.push_back(medianOf(runs));
+  for (const auto& runs : t) r.measuredNs.push_back(spreadOf(runs).median);
   // Two equations, two unknowns, each monotone: alternate one-dimensional solves
   // (per-op cost from the op-heavy run, per-batch cost from the plain one).
   DeviceProfile p = profile;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "metrics/Metrics.h"
+#include "metrics/Spread.h"
 
 namespace pipescope {
 
@@ -157,20 +158,11 @@ std::vector<Factors> quickFactors() {
   };
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-struct Makespans {
-  double median = 0, min = 0, max = 0;
-};
+double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 
 /// Median, fastest and slowest makespan of `reps` runs; zeros with `failure` set on
 /// the first failed run.
-Makespans makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
+Spread makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
                     std::string* stages) {
   std::vector<double> spans;
   for (int r = 0; r < std::max(reps, 1); ++r) {
@@ -178,8 +170,7 @@ Makespans makespans(Backend& backend, const PipelineConfig& config, int reps, st
     if (!failure.empty()) return {};
     spans.push_back(t);
   }
-  const auto [lo, hi] = std::minmax_element(spans.begin(), spans.end());
-  return {median(spans), *lo, *hi};
+  return spreadOf(std::move(spans));
 }
 
 std::string fixed(double v, int digits) {
@@ -260,7 +251,7 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
     ValidationRow row;
     row.name = cases[i].name;
     row.config = cases[i].config;
-    const Makespans m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
+    const Spread m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
     row.measuredNs = m.median;
     row.measuredMinNs = m.min;
     row.measuredMaxNs = m.max;
@@ -277,9 +268,7 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
 
 void setValidationErrors(ValidationRow& row) {
   row.errorPct = (row.predictedNs - row.measuredNs) / row.measuredNs * 100.0;
-  // A row without a spread (one repetition) counts its median as the range.
-  const double lo = row.measuredMinNs > 0 ? row.measuredMinNs : row.measuredNs;
-  const double hi = row.measuredMaxNs > 0 ? row.measuredMaxNs : row.measuredNs;
+  const double lo = row.measuredMinNs, hi = row.measuredMaxNs;
   const double outside = row.predictedNs < lo ? lo - row.predictedNs : row.predictedNs > hi ? row.predictedNs - hi : 0;
   row.errorBeyondSpreadPct = outside / row.measuredNs * 100.0;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metrics/Metrics.h"
+#include "metrics/Spread.h"
 #include "sweep/SweepSpec.h"
 #include "trace/DeviceInfo.h"
 #include "trace/Trace.h"
@@ -23,12 +24,6 @@ struct RepetitionFigures {
   bool operator==(const RepetitionFigures&) const = default;
 };
 
-struct Spread {
-  double median = 0, min = 0, max = 0;
-  bool operator==(const Spread&) const = default;
-};
-/// Median (mean of the two middle values for an even count), min and max; zeros when empty.
-Spread spreadOf(std::vector<double> values);
 
 struct SweepPointResult {
   std::size_t index = 0;           ///< position in the grid (expandGrid order)

@@ -155,14 +155,6 @@ namespace {
 
 }  // namespace
 
-Spread spreadOf(std::vector<double> v) {
-  if (v.empty()) return {};
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-  return {median, v.front(), v.back()};
-}
-
 const SweepPointResult* SweepResult::point(std::size_t index) const {
   for (const auto& p : points)
     if (p.index == index) return &p;

@@ -4,6 +4,8 @@
 // QSettings location per test.
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -20,6 +22,22 @@ inline BackendOptions simulator(double slowdown = 0.0) {
   b.simulatorProfile = "h200";
   b.simulatorSlowdown = slowdown;
   return b;
+}
+
+/// Runs the built `pipescope` binary headless (offscreen) with `args`; returns its
+/// exit code (-1 when it crashed or did not finish in time) and its stderr in `err`.
+inline int runGui(const QStringList& args, QString* err, int timeoutMs = 180000) {
+  QProcess p;
+  auto env = QProcessEnvironment::systemEnvironment();
+  env.insert("QT_QPA_PLATFORM", "offscreen");
+  p.setProcessEnvironment(env);
+  p.start(PIPESCOPE_GUI, args);
+  if (!p.waitForFinished(timeoutMs)) {
+    p.kill();
+    return -1;
+  }
+  *err = QString::fromLocal8Bit(p.readAllStandardError());
+  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
 }
 
 /// Processes events until `done` or the time-out; returns `done()`.

@@ -2,25 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <QImage>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 
-namespace {
-int runGui(const QStringList& args, QString* err) {
-  QProcess p;
-  auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
-  p.start(PIPESCOPE_GUI, args);
-  if (!p.waitForFinished(180000)) {
-    p.kill();
-    return -1;
-  }
-  *err = QString::fromLocal8Bit(p.readAllStandardError());
-  return p.exitCode();
-}
-}  // namespace
+#include "AppTestSupport.h"
+
+using pipescope::ui::testing::runGui;
 
 TEST(ScreenshotMode, WritesTheWindowAsPng) {
   QTemporaryDir dir;

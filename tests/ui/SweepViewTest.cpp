@@ -365,21 +365,12 @@ TEST(SweepView, TheAppExportsASavedSweepHeadless) {
   const QString json = dir.filePath("s.json"), png = dir.filePath("s.png");
   QString error;
   ASSERT_TRUE(v.saveResult(json, &error)) << error.toStdString();
-  auto run = [](const QStringList& args, QString* err) {
-    QProcess p;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    p.setProcessEnvironment(env);
-    p.start(PIPESCOPE_GUI, args);
-    if (!p.waitForFinished(60000)) return -1;
-    *err = QString::fromUtf8(p.readAllStandardError());
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  };
-  EXPECT_EQ(run({"--sweep-json", json, "--screenshot", png}, &error), 0) << error.toStdString();
+
+  EXPECT_EQ(runGui({"--sweep-json", json, "--screenshot", png}, &error), 0) << error.toStdString();
   EXPECT_EQ(QImage(png).size(), QSize(3200, 2000));
-  EXPECT_EQ(run({"--sweep-json", dir.filePath("missing.json"), "--screenshot", png}, &error), 1);
+  EXPECT_EQ(runGui({"--sweep-json", dir.filePath("missing.json"), "--screenshot", png}, &error), 1);
   EXPECT_TRUE(error.contains("missing.json")) << error.toStdString();
-  EXPECT_EQ(run({"--sweep-json", json}, &error), 2);
+  EXPECT_EQ(runGui({"--sweep-json", json}, &error), 2);
   EXPECT_TRUE(error.contains("needs --screenshot")) << error.toStdString();
 }
 

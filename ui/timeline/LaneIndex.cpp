@@ -43,7 +43,15 @@ void LaneIndex::insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op
     const std::int64_t own = view_.at(l.ops[i]).end;
     l.maxEnd[i] = i == 0 ? own : std::max(l.maxEnd[i - 1], own);
   }
-  rebuildBlocks(l, pos);
+  if (pos + 1 == l.ops.size() && pos % kBlockOps != 0) {
+    // Appended inside the last block (the common case): extend its summary instead
+    // of rescanning the block for every op.
+    Block& b = l.blocks.back();
+    b.maxEnd = std::max(b.maxEnd, op.end);
+    b.maxDuration = std::max(b.maxDuration, op.end - op.start);
+  } else {
+    rebuildBlocks(l, pos);
+  }
 }
 
 void LaneIndex::rebuildBlocks(LaneOps& l, std::size_t fromPos) const {
