@@ -15,7 +15,7 @@ using pipescope::testing::CliResult;
 using pipescope::testing::runCli;
 
 const std::string kFixture =
-    std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+    std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 std::string tempPath(const std::string& name) {
   return ::testing::TempDir() + "cli-files-" + std::to_string(::getpid()) + "-" + name;

@@ -15,7 +15,7 @@ namespace pipescope {
 namespace {
 
 const std::string kFixture =
-    std::string(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+    std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 class PyTorchFixture : public ::testing::Test {
  protected:

@@ -24,7 +24,7 @@ using namespace pipescope::ui;
 
 namespace {
 
-const QString kFixture = QString(PIPESCOPE_SHARED_DIR) + "/fixtures/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const QString kFixture = QString(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 MainWindow::Options noSettings() { return MainWindow::Options{false}; }
 
