@@ -14,6 +14,7 @@ Metrics stageMetrics(double h, double k, double d, std::int64_t n, int copyEngin
   Metrics m;
   m.batches = n;
   m.perBatch = {h, k, d, 0, 0};
+  m.perBatchOccupancy = m.perBatch;  // one op per engine at a time
   m.copyEngines = copyEngines;
   m.makespanNs = makespan;
   m.firstNs = 1000;
@@ -34,6 +35,18 @@ TEST(AnalysisLimits, TwoCopyEnginesMatchHandComputedValues) {
   EXPECT_EQ(l.idealFinishNs, 1000 + 14);
   EXPECT_EQ(l.measuredFinishNs, 1017);
   EXPECT_NE(l.criticalSentence.find("H2D copy engine is critical"), std::string::npos) << l.criticalSentence;
+}
+
+TEST(AnalysisLimits, KernelsRunningSideBySideCountOnceAsInTheIdealBound) {
+  // Two streams' kernels overlapping at their tails: 10 ns of kernel time per batch
+  // summed, the compute engine occupied 5 ns per batch.
+  Metrics m = stageMetrics(3, 10, 1, 4, 2, 30);
+  m.perBatchOccupancy = {3, 5, 1, 0, 0};
+  m.idealBoundNs = idealBound(3, 5, 1, 4, 2);
+  const Limits l = computeLimits(m);
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, m.idealBoundNs);  // 5*4 + (3+1) = 24, not 10*4 + 4
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, (3 + 5 + 1) * 4.0);
+  EXPECT_DOUBLE_EQ(l.perBatch.kernelNs, 5);
 }
 
 TEST(AnalysisLimits, OneDirectionOverlapSitsBetweenTheOthers) {

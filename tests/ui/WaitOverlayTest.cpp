@@ -21,6 +21,8 @@
 #include "analysis/WaitCauseStyle.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "sim/DeviceProfile.h"
+#include "sim/SimulatorBackend.h"
 #include "timeline/TimelineView.h"
 
 using namespace pipescope;
@@ -130,6 +132,30 @@ TEST(WaitOverlay, WorkerThreadAnalysisMatchesTheOneOnTheSpot) {
   worker.refresh();
   EXPECT_FALSE(worker.busy());
   EXPECT_EQ(worker.result(), before);
+}
+
+TEST(BoundOverlay, AnOpenedTraceShowsItsMarkersAndLimitsToo) {
+  // A finished run shown as a trace (an opened file, a lesson's or sweep point's
+  // run): the figures are computed before the window announces the new trace.
+  auto trace = std::make_shared<Trace>();
+  PipelineConfig c = findPreset("multi-stream")->config;
+  c.batchCount = 12;
+  trace->setConfig(c);
+  auto sim = makeSimulatorBackend(*builtinProfile("h200"));
+  RunControl control;
+  ASSERT_EQ(sim->run(c, *trace, control).state, RunState::Finished);
+  trace->ops().publish();
+  MainWindow w(MainWindow::Options{false});
+  w.show();
+  w.showTrace(trace, "opened");
+  const Limits l = computeLimits(computeMetrics(*trace));
+  ASSERT_EQ(w.timeline().markers().size(), 2u);
+  EXPECT_EQ(w.timeline().markers()[0].timeNs, l.idealFinishNs);
+  EXPECT_TRUE(w.analysis().limitsSection().criticalText().contains("critical"));
+  // Another trace replaces them; none stays behind from the first.
+  w.showTrace(nullptr, "nothing");
+  EXPECT_TRUE(w.timeline().markers().empty());
+  EXPECT_TRUE(w.analysis().limitsSection().criticalText().isEmpty());
 }
 
 TEST(BoundOverlay, MarkersAtIdealAndActualFinishAndLimitsInTheMetricsPanel) {

@@ -48,7 +48,12 @@ AnalysisController::AnalysisController(MainWindow& window) : QObject(&window), w
     if (trace_) onMetrics(computeMetrics(*trace_));
   });
   connect(&window.metricsPanel(), &MetricsPanel::metricsShown, this, &AnalysisController::onMetrics);
-  connect(&window.metricsPanel(), &MetricsPanel::cleared, section_, &LimitsSection::clear);
+  // Markers and limits belong to the figures shown: they go when the figures go (a
+  // new run, another trace), and the next figures place them again.
+  connect(&window.metricsPanel(), &MetricsPanel::cleared, this, [this] {
+    section_->clear();
+    window_.timeline().setMarkers({});
+  });
   setShowWaits(true);
 }
 
@@ -68,8 +73,6 @@ bool AnalysisController::showWaits() const { return showWaits_->isChecked(); }
 
 void AnalysisController::onTraceChanged(std::shared_ptr<Trace> trace) {
   trace_ = std::move(trace);
-  window_.timeline().setMarkers({});
-  section_->clear();
   model_->setTrace(trace_);
   if (trace_ && window_.runController().running()) timer_.start();
   else timer_.stop();
