@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "CompareTraceFile.h"
 #include "Options.h"
 #include "RunOptions.h"
+#include "io/TraceFiles.h"
 
 namespace pipescope::cli {
 
@@ -84,7 +84,7 @@ ComparedRun loadComparedRun(const std::string& source) {
     ComparedRun r;
     r.source = source;
     r.kind = "trace";
-    r.trace = readComparisonTrace(rest);
+    r.trace = loadTraceFile(rest);
     r.metrics = computeMetrics(*r.trace);
     return r;
   }

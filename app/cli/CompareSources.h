@@ -1,8 +1,9 @@
 #pragma once
 // What `compare --a/--b` accepts: a trace file, or a run spec that is run first.
 //
-//   trace file: a path to a file written by `pipescope-cli run --trace FILE.json`
-//               (force with the prefix "trace:")
+//   trace file: any trace `analyze` reads (pipescope's .pipescope or JSON, Chrome /
+//               Perfetto / PyTorch profiler JSON, gzipped or not; force with the
+//               prefix "trace:")
 //   run spec:   `run` options as comma-separated key=value pairs, flags as bare
 //               names: "preset=pinned,streams=4,profile=c1060-like" (force with the
 //               prefix "run:"). Runs on the simulator unless it says backend=cuda|auto.
