@@ -68,7 +68,7 @@ std::string laneBusyList(const Metrics& m) {
 std::string analysisSection(const RunAnalysis& a) {
   std::string s = "Limits\n";
   s += "  " + wrap(a.limits.positionSentence, 100, 2) + "\n";
-  s += "  " + wrap(a.limits.criticalSentence, 100, 2) + "\n";
+  if (!a.limits.criticalSentence.empty()) s += "  " + wrap(a.limits.criticalSentence, 100, 2) + "\n";
   s += "Waits\n";
   for (const auto& line : a.waitSentences) s += "  " + wrap(line, 100, 2) + "\n";
   if (a.advice) {

@@ -42,8 +42,8 @@ Limits computeLimits(const Metrics& m) {
   // wall time is the sum over workers divided by their number.
   l.hostPerBatchNs = (m.perBatch.preprocessNs + m.perBatch.postprocessNs) / double(std::max(workers, 1));
   if (m.batches <= 0) {
-    l.criticalSentence = "No batch completed, so there are no limits to compare with.";
-    l.positionSentence = l.criticalSentence;
+    // One sentence says it all (shown once, not as both position and critical resource).
+    l.positionSentence = "No batch completed, so there are no limits to compare with.";
     l.idealFinishNs = l.firstStartNs;
     return l;
   }

@@ -78,6 +78,8 @@ TEST(AnalysisLimits, ComputeCriticalAndZones) {
   const Limits none = computeLimits(stageMetrics(1, 1, 1, 0, 2, 0));
   EXPECT_EQ(none.zone, LimitZone::Unknown);
   EXPECT_DOUBLE_EQ(none.fullOverlapNs, 0);
+  EXPECT_NE(none.positionSentence.find("No batch completed"), std::string::npos);
+  EXPECT_TRUE(none.criticalSentence.empty());  // said once, not twice
 }
 
 TEST(AnalysisLimits, HostIsCriticalWhenItsCpuStagesOutlastEveryEngine) {

@@ -39,6 +39,7 @@ void LimitsSection::setLimits(const Limits& l) {
   bar_->setLimits(l);
   position_->setText(QString::fromStdString(l.positionSentence));
   critical_->setText(QString::fromStdString(l.criticalSentence));
+  critical_->setVisible(!critical_->text().isEmpty());
 }
 
 void LimitsSection::setWaitSentences(const QStringList& sentences) {
