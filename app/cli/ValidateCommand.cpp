@@ -1,38 +1,151 @@
 // `pipescope-cli validate`: how well the simulator predicts a real GPU.
+#include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <ctime>
+#include <filesystem>
 #include <iostream>
+#include <limits>
+#include <optional>
 
 #include "Commands.h"
 #include "Options.h"
 #include "backend/Backend.h"
+#include "io/AtomicFile.h"
+#include "io/TraceFileError.h"
+#include "io/TraceFiles.h"
 #include "sim/DeviceProfile.h"
+#include "sim/RandomCases.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
+#include "sim/ValidationBreakdown.h"
+#include "sim/ValidationFile.h"
 
 namespace pipescope::cli {
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli validate --profile NAME|FILE [--quick] [--stages] [--markdown FILE] [--reps N]\n"
-    "                              [--device N] [--measured-profile NAME|FILE]\n\n"
+    "usage: pipescope-cli validate --profile NAME|FILE [--quick | --random N --seed S] [--stages]\n"
+    "                              [--markdown FILE] [--reps N] [--device N] [--save-measurements FILE]\n"
+    "                              [--traces DIR] [--measured-profile NAME|FILE]\n"
+    "       pipescope-cli validate --profile NAME|FILE --measurements FILE [--markdown FILE]\n\n"
     "Runs the validation matrix (blocking/async, pageable/pinned, 1/2/4/8 streams, both\n"
     "issue orders, copy-heavy/balanced/compute-heavy, small and large batches, CPU\n"
-    "workers) on the real GPU and on the simulator with the given profile, and prints\n"
-    "per configuration the measured and predicted makespan and the error, then the\n"
-    "median and maximum error. Exit code 1 when any configuration failed to run.\n\n";
+    "workers) -- or N configurations drawn at random from every knob with --random --\n"
+    "on the real GPU and on the simulator with the given profile, and prints per\n"
+    "configuration the measured and predicted makespan and the error, then the median,\n"
+    "90th percentile and maximum error, the bias (mean signed error) and the error per\n"
+    "knob value. --save-measurements keeps the GPU's side, so --measurements can judge\n"
+    "another profile against it later without a GPU. Exit code 1 when any configuration\n"
+    "failed to run.\n\n";
+
+std::string utcNow() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+/// Which seed the profile was fitted with and which judges it: they must differ.
+std::string fitSeedLine(const DeviceProfile& profile, std::optional<std::uint64_t> seed) {
+  std::string line = "profile fitted on: " + (profile.fitConfigurations.empty() ? std::string("its own calibration runs")
+                                                                                : profile.fitConfigurations);
+  if (seed) line += "; judged on the random set with seed " + std::to_string(*seed);
+  return line;
+}
+
+void printSummary(const ValidationReport& report, bool byKnob) {
+  std::printf("\nmedian |error| %.1f %%, 90th percentile %.1f %%, max |error| %.1f %% (%s)%s\n",
+              report.medianAbsErrorPct, report.p90AbsErrorPct, report.maxAbsErrorPct, report.worstCase.c_str(),
+              report.failures ? (", " + std::to_string(report.failures) + " failed").c_str() : "");
+  std::printf("mean signed error (bias) %+.1f %%: %d of %d rows predicted too fast\n", report.meanSignedErrorPct,
+              report.predictedTooFast, int(report.rows.size()) - report.failures);
+  std::printf("measured run-to-run spread %.1f %% (median); %d predictions within the measured range, median "
+              "error beyond it %.1f %%\n",
+              report.medianSpreadPct, report.withinSpread, report.medianBeyondSpreadPct);
+  if (!byKnob) return;
+  std::printf("\nerror by knob value:\n%-14s %-18s %5s %10s %10s %10s\n", "knob", "value", "rows", "median |e|",
+              "mean e", "max |e|");
+  for (const KnobError& e : errorByKnob(report))
+    std::printf("%-14s %-18s %5d %9.1f%% %+9.1f%% %9.1f%%\n", e.knob.c_str(), e.value.c_str(), e.rows,
+                e.medianAbsErrorPct, e.meanSignedErrorPct, e.maxAbsErrorPct);
+}
+
+std::string reportMarkdown(const ValidationRecord& record, const DeviceProfile& profile) {
+  std::string title = "Measured on " + record.measuredDevice + " (" + record.recordedAt + ") vs simulator profile '" +
+                      profile.name + "'";
+  std::string text = validationMarkdown(record.report, title);
+  text += "\n" + fitSeedLine(profile, record.seed) + "\n\n" + knobErrorMarkdown(errorByKnob(record.report));
+  return text;
+}
+
+bool writeOutput(const std::string& path, const std::string& text) {
+  try {
+    writeFileAtomically(path, [&](std::ostream& out) { out << text; });
+    return true;
+  } catch (const TraceFileError& e) {
+    std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+    return false;
+  }
+}
+
+int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile, Backend& predicted,
+                           const std::string& markdown) {
+  ValidationRecord record;
+  try {
+    record = loadValidationRecord(file);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  repredict(record.report, predicted);
+  std::cout << "measured:  " << record.measuredDevice << " (saved " << record.recordedAt << " in " << file << ")\n"
+            << "predicted: simulator, profile '" << profile.name << "' (" << profile.source << ")\n"
+            << fitSeedLine(profile, record.seed) << "\n\n";
+  std::printf("%-40s %12s %19s %12s %9s\n", "configuration", "measured ms", "measured range", "predicted ms", "error %");
+  for (const ValidationRow& r : record.report.rows) {
+    if (r.ok())
+      std::printf("%-40s %12.3f %9.3f-%-9.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6,
+                  r.measuredMinNs / 1e6, r.measuredMaxNs / 1e6, r.predictedNs / 1e6, r.errorPct);
+    else
+      std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.failure.c_str());
+  }
+  printSummary(record.report, true);
+  record.profile = profile.name;
+  if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, profile))) return kExitRunFailed;
+  return kExitOk;
+}
 
 int validateMain(const std::vector<std::string>& args) {
-  std::string profileName, markdown, measuredProfile;
+  std::string profileName, markdown, measuredProfile, saveMeasurements, measurementsFile, tracesDir, sizingProfile;
   int device = 0;
   int reps = 3;
+  int randomCount = 0;
+  std::optional<std::uint64_t> seed;
   bool quick = false;
   bool stages = false;
   OptionSet options;
   options.value("profile", "NAME|FILE", "the simulator's device profile: a built-in name or a JSON file (required)",
                 [&](const std::string& v) { profileName = v; });
   options.flag("quick", "a 14-configuration subset (a few seconds) instead of the full matrix", [&] { quick = true; });
+  options.value("random", "N",
+                "N configurations drawn at random from every knob (1..1000), each sized to run 5..300 ms; needs --seed",
+                [&](const std::string& v) { randomCount = int(parseInteger("random", v, 1, 1000)); });
+  options.value("seed", "S", "seed of the random set (0..2^63-1): the same seed draws the same set on any machine",
+                [&](const std::string& v) { seed = std::uint64_t(parseInteger("seed", v, 0, std::numeric_limits<long long>::max())); });
+  options.value("sizing-profile", "NAME|FILE",
+                "profile whose predictions size the random runs' batch counts (default: --profile)",
+                [&](const std::string& v) { sizingProfile = v; });
+  options.value("save-measurements", "FILE",
+                "also write the measured side (configurations, every run's makespan) as JSON, for --measurements",
+                [&](const std::string& v) { saveMeasurements = v; });
+  options.value("measurements", "FILE",
+                "judge --profile against measurements saved earlier with --save-measurements (no GPU needed)",
+                [&](const std::string& v) { measurementsFile = v; });
+  options.value("traces", "DIR", "save the last measured run of each configuration as DIR/NAME.pipescope",
+                [&](const std::string& v) { tracesDir = v; });
   options.flag("stages", "after each row, print per-batch stage times of both sides (where a miss comes from)",
                [&] { stages = true; });
   options.value("markdown", "FILE", "also write the table as markdown to FILE",
@@ -52,6 +165,13 @@ int validateMain(const std::vector<std::string>& args) {
   try {
     options.parse(args);
     if (profileName.empty()) throw UsageError("--profile is required (a built-in profile name or a profile JSON file)");
+    if (randomCount > 0 && !seed)
+      throw UsageError("--random needs --seed S (the seed names the set; use one you did not fit the profile with)");
+    if (seed && randomCount == 0) throw UsageError("--seed goes with --random N");
+    if (randomCount > 0 && quick) throw UsageError("--quick and --random choose different sets: give one of them");
+    if (!measurementsFile.empty() && (randomCount > 0 || quick || !measuredProfile.empty() || !saveMeasurements.empty()))
+      throw UsageError("--measurements judges saved measurements: it takes no --random, --quick, --measured-profile "
+                       "or --save-measurements");
   } catch (const UsageError& e) {
     std::cerr << "pipescope-cli validate: " << e.what() << "\nSee 'pipescope-cli validate --help'.\n";
     return kExitUsage;
@@ -62,6 +182,8 @@ int validateMain(const std::vector<std::string>& args) {
     std::cerr << "pipescope-cli validate: " << error << "\n";
     return kExitUsage;
   }
+  auto predicted = makeSimulatorBackend(*profile);
+  if (!measurementsFile.empty()) return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown);
   BackendSelection measured;
   if (!measuredProfile.empty()) {
     BackendOptions o;
@@ -83,18 +205,49 @@ int validateMain(const std::vector<std::string>& args) {
       return kExitRunFailed;
     }
   }
-  auto predicted = makeSimulatorBackend(*profile);
   const DeviceInfo measuredDevice = measured.backend->describe();
-  const auto cases = validationMatrix(quick);
+  std::vector<ValidationCase> cases;
+  if (randomCount > 0) {
+    std::optional<DeviceProfile> sizing = profile;
+    if (!sizingProfile.empty()) sizing = loadDeviceProfile(sizingProfile, error);
+    if (!sizing) {
+      std::cerr << "pipescope-cli validate: " << error << "\n";
+      return kExitUsage;
+    }
+    cases = drawRandomCases(randomCount, *seed, *sizing);
+  } else {
+    cases = validationMatrix(quick);
+  }
+  if (!tracesDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(tracesDir, ec);
+    if (ec) {
+      std::cerr << "pipescope-cli validate: cannot create the traces folder '" << tracesDir << "': " << ec.message()
+                << "\n";
+      return kExitUsage;
+    }
+  }
   const int measuredReps = measuredProfile.empty() ? reps : 1;  // a simulator gives the same makespan each time
   std::cout << "measured:  " << measuredDevice.summary() << " [" << measured.backend->kind() << "]\n"
             << "predicted: simulator, profile '" << profile->name << "' (" << profile->source << ")\n"
-            << cases.size() << " configurations, median of " << measuredReps << " run(s) each on the measured side\n\n";
+            << cases.size() << " configurations"
+            << (seed ? " drawn at random with seed " + std::to_string(*seed) : std::string()) << ", median of "
+            << measuredReps << " run(s) each on the measured side\n"
+            << fitSeedLine(*profile, seed) << "\n";
   std::printf("%-40s %12s %19s %12s %9s\n", "configuration", "measured ms", "measured range", "predicted ms", "error %");
   std::fflush(stdout);
   ValidationOptions vo;
   vo.measuredRepetitions = measuredReps;
   vo.warmUp = measuredProfile.empty();
+  if (!tracesDir.empty())
+    vo.onMeasuredTrace = [&](std::size_t i, const Trace& t) {
+      const std::string path = (std::filesystem::path(tracesDir) / (cases[i].name + ".pipescope")).string();
+      try {
+        saveTraceFile(t, path, TraceFileFormat::Native);
+      } catch (const TraceFileError& e) {
+        std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+      }
+    };
   vo.onRow = [stages](std::size_t, std::size_t, const ValidationRow& r) {
     if (r.ok()) {
       std::printf("%-40s %12.3f %9.3f-%-9.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6,
@@ -106,23 +259,16 @@ int validateMain(const std::vector<std::string>& args) {
     }
     std::fflush(stdout);
   };
-  const ValidationReport report = runValidation(*measured.backend, *predicted, cases, vo);
-  std::printf("\nmedian |error| %.1f %%, max |error| %.1f %% (%s)%s\n", report.medianAbsErrorPct, report.maxAbsErrorPct,
-              report.worstCase.c_str(),
-              report.failures ? (", " + std::to_string(report.failures) + " failed").c_str() : "");
-  std::printf("measured run-to-run spread %.1f %% (median); %d predictions within the measured range, median "
-              "error beyond it %.1f %%\n",
-              report.medianSpreadPct, report.withinSpread, report.medianBeyondSpreadPct);
-  if (!markdown.empty()) {
-    std::ofstream file(markdown);
-    file << validationMarkdown(report, "Measured on " + measuredDevice.summary() + " vs simulator profile '" +
-                                          profile->name + "'");
-    if (!file) {
-      std::cerr << "pipescope-cli validate: cannot write '" << markdown << "'\n";
-      return kExitRunFailed;
-    }
-  }
-  return report.failures > 0 ? kExitRunFailed : kExitOk;
+  ValidationRecord record;
+  record.report = runValidation(*measured.backend, *predicted, cases, vo);
+  record.measuredDevice = measuredDevice.summary();
+  record.profile = profile->name;
+  record.seed = seed;
+  record.recordedAt = utcNow();
+  printSummary(record.report, randomCount > 0);
+  if (!saveMeasurements.empty() && !writeOutput(saveMeasurements, validationRecordToJson(record))) return kExitRunFailed;
+  if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, *profile))) return kExitRunFailed;
+  return record.report.failures > 0 ? kExitRunFailed : kExitOk;
 }
 
 const bool registered = registerCommand(

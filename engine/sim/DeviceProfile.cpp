@@ -153,6 +153,7 @@ json profileToJson(const DeviceProfile& p) {
   j["description"] = p.description;
   j["deviceName"] = p.deviceName;
   j["source"] = p.source;
+  if (!p.fitConfigurations.empty()) j["fitConfigurations"] = p.fitConfigurations;
   j["copyEngines"] = p.copyEngines;
   j["hardwareQueues"] = p.hardwareQueues;
   j["delayedKernelSignal"] = p.delayedKernelSignal;
@@ -205,6 +206,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.text("description", p.description);
   r.text("deviceName", p.deviceName);
   r.text("source", p.source);
+  r.text("fitConfigurations", p.fitConfigurations);
   r.integer("copyEngines", p.copyEngines, 1, 2);
   r.integer("hardwareQueues", p.hardwareQueues, 1, 128);
   r.boolean("delayedKernelSignal", p.delayedKernelSignal);

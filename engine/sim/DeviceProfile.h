@@ -31,6 +31,9 @@ struct DeviceProfile {
   std::string description;  ///< one line for lists
   std::string deviceName;   ///< GPU it describes ("NVIDIA H200")
   std::string source;       ///< "built-in from ANCHORS.md" or "calibrated on <device>, driver <v>, <date>"
+  /// What the fitted terms were fitted on ("calibration micro-benchmarks and fitting
+  /// runs, fit seed 7"): a validation must judge the profile on other configurations.
+  std::string fitConfigurations;
 
   // Engines and queues.
   int copyEngines = 2;          ///< 1 = one engine shared by both directions

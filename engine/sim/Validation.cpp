@@ -163,14 +163,26 @@ double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 /// Median, fastest and slowest makespan of `reps` runs; zeros with `failure` set on
 /// the first failed run.
 Spread makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
-                    std::string* stages) {
+                 std::string* stages, std::vector<double>* runs = nullptr,
+                 const std::function<void(const Trace&)>& lastTrace = {}) {
   std::vector<double> spans;
-  for (int r = 0; r < std::max(reps, 1); ++r) {
-    const double t = measureMakespanNs(backend, config, failure, stages);
+  const int n = std::max(reps, 1);
+  for (int r = 0; r < n; ++r) {
+    const double t = measureMakespanNs(backend, config, failure, stages,
+                                       r + 1 == n ? lastTrace : std::function<void(const Trace&)>{});
     if (!failure.empty()) return {};
     spans.push_back(t);
   }
+  if (runs) *runs = spans;
   return spreadOf(std::move(spans));
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least p of the values at or below it.
+  const auto rank = std::size_t(std::ceil(p * double(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 std::string fixed(double v, int digits) {
@@ -219,7 +231,8 @@ std::string stageSummary(const Trace& trace) {
   return s.str();
 }
 
-double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure, std::string* stages) {
+double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure, std::string* stages,
+                         const std::function<void(const Trace&)>& onTrace) {
   Trace trace;
   trace.setConfig(config);
   std::stop_source stop;
@@ -232,6 +245,11 @@ double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::st
     return 0;
   }
   if (stages) *stages = stageSummary(trace);
+  if (onTrace) {
+    trace.setDevice(backend.describe());
+    trace.setOutcome(outcome);
+    onTrace(trace);
+  }
   const Metrics m = computeMetrics(trace);
   if (m.ops == 0 || m.makespanNs <= 0) {
     failure = std::string(backend.kind()) + " run recorded no ops";
@@ -251,7 +269,10 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
     ValidationRow row;
     row.name = cases[i].name;
     row.config = cases[i].config;
-    const Spread m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages);
+    std::function<void(const Trace&)> lastTrace;
+    if (options.onMeasuredTrace) lastTrace = [&](const Trace& t) { options.onMeasuredTrace(i, t); };
+    const Spread m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages,
+                               &row.measuredRunsNs, lastTrace);
     row.measuredNs = m.median;
     row.measuredMinNs = m.min;
     row.measuredMaxNs = m.max;
@@ -273,8 +294,20 @@ void setValidationErrors(ValidationRow& row) {
   row.errorBeyondSpreadPct = outside / row.measuredNs * 100.0;
 }
 
+void repredict(ValidationReport& report, Backend& predicted) {
+  for (ValidationRow& row : report.rows) {
+    if (row.measuredNs <= 0) continue;  // failed on the measured side: nothing to judge
+    row.failure.clear();
+    row.predictedNs = makespans(predicted, row.config, 1, row.failure, &row.predictedStages).median;
+    if (row.ok()) setValidationErrors(row);
+  }
+  summarize(report);
+}
+
 void summarize(ValidationReport& report) {
   std::vector<double> errors, spreads, beyond;
+  double signedSum = 0;
+  report.predictedTooFast = 0;
   report.withinSpread = 0;
   report.maxAbsErrorPct = 0;
   report.worstCase.clear();
@@ -286,6 +319,8 @@ void summarize(ValidationReport& report) {
     }
     const double e = std::abs(r.errorPct);
     errors.push_back(e);
+    signedSum += r.errorPct;
+    if (r.errorPct < 0) ++report.predictedTooFast;
     spreads.push_back(r.spreadPct());
     beyond.push_back(r.errorBeyondSpreadPct);
     if (r.errorBeyondSpreadPct == 0) ++report.withinSpread;
@@ -295,6 +330,8 @@ void summarize(ValidationReport& report) {
     }
   }
   report.medianAbsErrorPct = median(errors);
+  report.p90AbsErrorPct = percentile(errors, 0.9);
+  report.meanSignedErrorPct = errors.empty() ? 0 : signedSum / double(errors.size());
   report.medianSpreadPct = median(spreads);
   report.medianBeyondSpreadPct = median(beyond);
 }
@@ -329,8 +366,11 @@ std::string validationMarkdown(const ValidationReport& report, const std::string
   if (report.failures > 0) s << ", " << report.failures << " failed";
   s << ")  \n";
   s << "Median |error|: " << fixed(report.medianAbsErrorPct, 1) << " %  \n";
+  s << "90th percentile |error|: " << fixed(report.p90AbsErrorPct, 1) << " %  \n";
   s << "Max |error|: " << fixed(report.maxAbsErrorPct, 1) << " %"
     << (report.worstCase.empty() ? "" : " (" + report.worstCase + ")") << "  \n";
+  s << "Mean signed error (bias): " << (report.meanSignedErrorPct >= 0 ? "+" : "") << fixed(report.meanSignedErrorPct, 1)
+    << " %; predicted too fast: " << report.predictedTooFast << " of " << ran << "  \n";
   s << "Run-to-run spread of the measured side (slowest - fastest, median over rows): "
     << fixed(report.medianSpreadPct, 1) << " %  \n";
   s << "Predictions within the measured range: " << report.withinSpread << " of " << ran

@@ -28,6 +28,7 @@ struct ValidationRow {
   PipelineConfig config;
   double measuredNs = 0;   ///< median makespan over the repetitions
   double measuredMinNs = 0, measuredMaxNs = 0;  ///< the fastest and slowest repetition: run-to-run noise
+  std::vector<double> measuredRunsNs;  ///< every repetition's makespan, in run order
   double predictedNs = 0;
   double errorPct = 0;     ///< (predicted - measured) / measured * 100
   /// How far the prediction lies outside [measuredMinNs, measuredMaxNs], in % of
@@ -42,7 +43,10 @@ struct ValidationRow {
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   double medianAbsErrorPct = 0;  ///< over the rows that ran on both backends
+  double p90AbsErrorPct = 0;     ///< 90th percentile of |error|
   double maxAbsErrorPct = 0;
+  double meanSignedErrorPct = 0; ///< the bias: < 0 when the simulator is optimistic
+  int predictedTooFast = 0;      ///< rows with a negative error
   std::string worstCase;         ///< name of the row with the largest error
   double medianSpreadPct = 0;    ///< median run-to-run spread of the measured side
   double medianBeyondSpreadPct = 0;  ///< median of errorBeyondSpreadPct
@@ -53,7 +57,7 @@ struct ValidationReport {
 /// Makespan (first op start to last op end) of one run; 0 with `failure` set when
 /// the backend reports a failed run or records nothing.
 double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure,
-                         std::string* stages = nullptr);
+                         std::string* stages = nullptr, const std::function<void(const Trace&)>& onTrace = {});
 
 /// One line of per-batch stage times (µs): mean H2D, D2H and kernel time per batch,
 /// mean API call and host wait, CPU stages; where a prediction differs from a
@@ -64,6 +68,9 @@ struct ValidationOptions {
   int measuredRepetitions = 3;  ///< the measured backend's makespan is the median of these
   int predictedRepetitions = 1; ///< the simulator is deterministic: once is enough
   bool warmUp = true;           ///< one discarded run of the first case on the measured backend
+  /// When set, the last measured run of each row is handed over (row index, trace)
+  /// before the prediction runs: for saving real traces to compare op by op.
+  std::function<void(std::size_t, const Trace&)> onMeasuredTrace;
   /// Called after each row (index, count, row) for progress output.
   std::function<void(std::size_t, std::size_t, const ValidationRow&)> onRow;
 };
@@ -73,6 +80,10 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
 
 /// Fills a row's errorPct and errorBeyondSpreadPct from its makespans.
 void setValidationErrors(ValidationRow& row);
+
+/// The rows' predictions again, on `predicted` (offline: a saved measurement judged
+/// against another profile), errors and summary recomputed.
+void repredict(ValidationReport& report, Backend& predicted);
 
 /// Median and max of |error| over the rows that ran; fills the report's summary fields.
 void summarize(ValidationReport& report);

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# One call on the GPU machine, made of named steps, so a call does exactly the work
+# it needs with one build. Every step logs to $OUT/logs/STEP.log; everything is packed
+# into $OUT/results.tar.gz after each step (a call cut off at its limit still brings
+# back what it had), and the last lines of each step go to $OUT/summary.log.
+#
+# Usage (repository root on the GPU machine, carry .carry):
+#   tools/gpu-call.sh STEP [STEP ...]
+# Steps:
+#   build                       configure and build pipescope-cli, gpu tests, GPU bench
+#   tests[:N]                   the gpu-labelled test binary N times (default 1)
+#   calibrate                   pipescope-cli calibrate -> $OUT/logs/profile.json
+#   random:N:SEED[:PROFILE]     validate --random N --seed SEED against PROFILE (a
+#                               built-in name, or "calibrated" for the profile the
+#                               calibrate step wrote; default the built-in profile
+#                               matching the GPU), saving measurements and real traces
+#   matrix[:PROFILE]            the fixed 72-configuration matrix, measurements saved
+#   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
+#   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
+#   memcheck[:FILTER] racecheck[:FILTER]   compute-sanitizer over the gpu tests
+#   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
+set -u -o pipefail
+. "$(dirname "$0")/gpu-common.sh"
+OUT=${OUT:-$PWD/gpu-call-out}
+L=$OUT/logs
+mkdir -p "$L"
+B=build-gpu
+CLI=$B/app/cli/pipescope-cli
+T0=$(date +%s)
+pack() { tar -C "$OUT" -czf "$OUT/results.tar.gz.tmp" logs 2>/dev/null && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"; }
+say() { echo "== [$(($(date +%s) - T0)) s] $*" | tee -a "$OUT/summary.log"; }
+gpu_environment 2>&1 | tee "$L/env.log" >>"$OUT/summary.log"
+
+builtin_profile() {
+  case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" in
+    *H100*) echo h100-calibrated ;;
+    *H200*) echo h200-calibrated ;;
+    *) echo h200 ;;
+  esac
+}
+
+for step in "$@"; do
+  name=${step%%:*}
+  arg=${step#"$name"}
+  arg=${arg#:}
+  say "$step"
+  case $name in
+    build)
+      cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
+        >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" pipescope-cli pipescope_gpu_tests gpu_pipeline_bench \
+        >>"$L/build.log" 2>&1
+      rc=$?
+      tail -5 "$L/build.log" | tee -a "$OUT/summary.log"
+      [ $rc -ne 0 ] && { say "BUILD FAILED"; pack; exit 1; }
+      ;;
+    tests)
+      for i in $(seq 1 "${arg:-1}"); do
+        timeout 300 $B/tests/pipescope_gpu_tests >"$L/gpu-tests-$i.log" 2>&1
+        echo "gpu tests run $i rc=$?" | tee -a "$OUT/summary.log"
+        grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual" "$L/gpu-tests-$i.log" | head -30 |
+          tee -a "$OUT/summary.log"
+      done
+      ;;
+    calibrate)
+      timeout 240 $CLI calibrate --out "$L/profile.json" >"$L/calibrate.log" 2>&1
+      echo "calibrate rc=$?" | tee -a "$OUT/summary.log"
+      ;;
+    random | matrix)
+      if [ "$name" = random ]; then
+        n=${arg%%:*}; rest=${arg#*:}; seed=${rest%%:*}; prof=${rest#"$seed"}; prof=${prof#:}
+        set_args=(--random "$n" --seed "$seed"); tag="random-$seed"
+      else
+        prof=$arg; set_args=(); tag=matrix
+      fi
+      [ -z "$prof" ] && prof=$(builtin_profile)
+      [ "$prof" = calibrated ] && prof=$L/profile.json
+      mkdir -p "$L/traces-$tag"
+      timeout 420 $CLI validate --profile "$prof" "${set_args[@]}" --stages --save-measurements "$L/$tag.json" \
+        --markdown "$L/$tag.md" --traces "$L/traces-$tag" >"$L/$tag.log" 2>&1
+      echo "validate $tag rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^median|^mean signed|^measured run" "$L/$tag.log" | tee -a "$OUT/summary.log"
+      ;;
+    bench)
+      timeout 420 $B/bench/gpu_pipeline_bench "${arg:-9}" >"$L/bench.log" 2>&1
+      echo "bench rc=$?" | tee -a "$OUT/summary.log"
+      ;;
+    pytorch)
+      PYTHONUNBUFFERED=1 timeout 300 python3 tools/pytorch-traces.py "$L/pytorch-traces" >"$L/pytorch.log" 2>&1
+      echo "pytorch rc=$?" | tee -a "$OUT/summary.log"
+      tail -12 "$L/pytorch.log" >>"$OUT/summary.log"
+      ;;
+    memcheck | racecheck)
+      timeout 400 compute-sanitizer --tool "$name" $([ "$name" = memcheck ] && echo --leak-check full) \
+        --error-exitcode 3 $B/tests/pipescope_gpu_tests --gtest_filter="${arg:-*}" >"$L/$name.log" 2>&1
+      echo "$name rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED|SKIPPED) " "$L/$name.log" | tail -8 |
+        tee -a "$OUT/summary.log"
+      ;;
+    script)
+      path=${arg%%:*}; sargs=${arg#"$path"}; sargs=${sargs#:}
+      sub=$L/$(basename "$path" .sh)
+      mkdir -p "$sub"
+      # shellcheck disable=SC2086
+      OUT=$sub BUILD_DIR=$B timeout 500 bash "$path" $sargs >"$sub/script.log" 2>&1
+      echo "script $path rc=$?" | tee -a "$OUT/summary.log"
+      tail -20 "$sub/script.log" >>"$OUT/summary.log"
+      ;;
+    *) say "unknown step '$step'" ;;
+  esac
+  pack
+done
+say done
+pack
+cat "$OUT/summary.log" | tail -80
