@@ -64,14 +64,14 @@ if [ "$BENCH_REPS" -gt 0 ]; then
 fi
 
 stamp "compute-sanitizer memcheck (all gpu tests)" | tee -a "$OUT/summary.log"
-timeout 150 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+PIPESCOPE_SANITIZER=memcheck timeout 150 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
   $B/tests/pipescope_gpu_tests >"$L/memcheck.log" 2>&1
 echo "memcheck rc=$?" | tee -a "$OUT/summary.log"
 grep -E "ERROR SUMMARY|LEAK SUMMARY|^\[  (PASSED|FAILED) " "$L/memcheck.log" | tail -8 | tee -a "$OUT/summary.log"
 # racecheck checks shared-memory hazards; cuBLAS' GEMMs (27 s alone) and the calibration
 # are left out so the run fits, our own kernels are all in.
 stamp "compute-sanitizer racecheck (reduced)" | tee -a "$OUT/summary.log"
-timeout 100 compute-sanitizer --tool racecheck --error-exitcode 3 \
+PIPESCOPE_SANITIZER=racecheck timeout 100 compute-sanitizer --tool racecheck --error-exitcode 3 \
   $B/tests/pipescope_gpu_tests --gtest_filter='-*Cublas*:*Calibration*:*RunsUntilStopped*' >"$L/racecheck.log" 2>&1
 echo "racecheck rc=$?" | tee -a "$OUT/summary.log"
 grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^\[  (PASSED|FAILED) " "$L/racecheck.log" | tail -8 | tee -a "$OUT/summary.log"

@@ -90,7 +90,7 @@ for step in "$@"; do
       tail -12 "$L/pytorch.log" >>"$OUT/summary.log"
       ;;
     memcheck | racecheck)
-      timeout 400 compute-sanitizer --tool "$name" $([ "$name" = memcheck ] && echo --leak-check full) \
+      PIPESCOPE_SANITIZER=$name timeout 400 compute-sanitizer --tool "$name" $([ "$name" = memcheck ] && echo --leak-check full) \
         --error-exitcode 3 $B/tests/pipescope_gpu_tests --gtest_filter="${arg:-*}" >"$L/$name.log" 2>&1
       echo "$name rc=$?" | tee -a "$OUT/summary.log"
       grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED|SKIPPED) " "$L/$name.log" | tail -8 |

@@ -26,10 +26,10 @@ echo "== bench"
 timeout 240 $B/bench/gpu_pipeline_bench "$REPS" 2>&1 | tee "$OUT/bench.log"
 
 echo "== compute-sanitizer memcheck"
-timeout 150 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+PIPESCOPE_SANITIZER=memcheck timeout 150 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
   $B/tests/pipescope_gpu_tests --gtest_filter="$SANFILTER" >"$OUT/memcheck.log" 2>&1
 echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | tail -8
 echo "== compute-sanitizer racecheck"
-timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 \
+PIPESCOPE_SANITIZER=racecheck timeout 150 compute-sanitizer --tool racecheck --error-exitcode 3 \
   $B/tests/pipescope_gpu_tests --gtest_filter="$SANFILTER" >"$OUT/racecheck.log" 2>&1
 echo "racecheck rc=$?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED" "$OUT/racecheck.log" | tail -8

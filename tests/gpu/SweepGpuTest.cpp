@@ -3,6 +3,7 @@
 // above the cached slots, resident data and a cancel. Skips cleanly without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -54,23 +55,35 @@ class SweepGpuTest : public ::testing::Test {
 };
 
 TEST_F(SweepGpuTest, ReusedBuffersMeasureLikeFreshOnes) {
-  const SweepResult r = runSweep(spec(), *backend_);
+  SweepSpec reusedSpec = spec();
+  reusedSpec.repeats = 5;
+  const SweepResult r = runSweep(reusedSpec, *backend_);
   ASSERT_EQ(r.points.size(), 6u);
   expectComplete(r);
-  // Each point again on its own, with buffers of exactly its size: same throughput
-  // within run-to-run noise.
+  // Each point again on its own, on a new backend with buffers of exactly its size:
+  // the same throughput within the run-to-run spread both sides measured. The new
+  // backend's first sweep is discarded: it pays for loading the kernels and CUPTI's
+  // first buffers, which on a 1 MiB point is most of its time (ratios of 2.1-2.3
+  // were seen on an H200 before the warm-up).
   std::string error;
   for (const auto& p : r.points) {
     auto fresh = makeCudaBackend(0, error);
     ASSERT_TRUE(fresh) << error;
-    SweepSpec one = spec();
+    SweepSpec one = reusedSpec;
     one.batchSamples = {p.config.batchSamples};
     one.streams = {p.config.streams};
+    runSweep(one, *fresh);
     const SweepResult alone = runSweep(one, *fresh);
     ASSERT_EQ(alone.points.size(), 1u);
     ASSERT_TRUE(alone.points[0].ok()) << alone.points[0].outcome.message;
-    const double ratio = p.samplesPerSec.median / alone.points[0].samplesPerSec.median;
-    EXPECT_NEAR(ratio, 1.0, 0.35) << r.label(p);
+    const Spread& a = p.samplesPerSec;
+    const Spread& b = alone.points[0].samplesPerSec;
+    const double ratio = a.median / b.median;
+    // Tolerance from the measured spreads (relative range of each side), never
+    // below 10 %: the medians of two noisy sets differ by up to their ranges.
+    const double tolerance = std::max(0.10, (a.max - a.min) / a.median + (b.max - b.min) / b.median);
+    EXPECT_NEAR(ratio, 1.0, tolerance) << r.label(p) << ": reused " << a.median << " samples/s [" << a.min << ".."
+                                       << a.max << "], fresh " << b.median << " [" << b.min << ".." << b.max << "]";
   }
 }
 
