@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/Calibration.h"
+#include "cuda/CalibrationProbes.h"
 #include "cuda/CpuWork.h"
 #include "cuda/CudaError.h"
 #include "cuda/CudaResources.h"
@@ -124,6 +125,7 @@ class Calibrator {
     mappedAndManaged();
     gemm();
     cpuWork();
+    syncModeWakes();
 
     p_.description = "measured by pipescope-cli calibrate on " + info.name;
     p_.source = "calibrated on " + info.name + ", driver " + info.driverVersion + ", CUDA runtime " +
@@ -520,6 +522,46 @@ class Calibrator {
       log("managed memory: kernel with on-demand migration " + fmt(median(t) / 1e3, 1) + " us -> " +
           fmt(p_.managedMigrationGBps, 2) + " GB/s migration");
     }
+    p_.mappedWriteGBps = calibrateMappedWrite(st(), tinyPeriodNs_, options_.log);
+    const ManagedCalibration managed =
+        calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.quick,
+                         options_.log);
+    p_.managedGpuFaultCurve = managed.gpuFault;
+    p_.managedCpuFaultCurve = managed.cpuFault;
+    p_.prefetchToDeviceCurve = managed.prefetchToDevice;
+    p_.prefetchToHostCurve = managed.prefetchToHost;
+  }
+
+  /// Spin and yield syncs wake up faster than a blocking one; the flags of an active
+  /// context can change since CUDA 11, so each mode is set, timed and the backend's
+  /// default restored. Where the driver refuses, the defaults stay and the log says so.
+  void syncModeWakes() {
+    struct Mode {
+      unsigned flag;
+      const char* name;
+      double* wake;
+    } modes[] = {{cudaDeviceScheduleSpin, "spin", &p_.spinSyncWakeNs},
+                 {cudaDeviceScheduleYield, "yield", &p_.yieldSyncWakeNs}};
+    std::string line = "sync wake-up by mode:";
+    for (const Mode& m : modes) {
+      const cudaError_t err = cudaSetDeviceFlags(m.flag | cudaDeviceMapHost);
+      if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        line += std::string(" ") + m.name + " not settable (" + cudaGetErrorName(err) + "), default kept;";
+        continue;
+      }
+      std::vector<double> rt;
+      for (int i = 0; i < 50; ++i) {
+        const std::int64_t a = steadyNowNs();
+        launchTiny();
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+        rt.push_back(double(steadyNowNs() - a));
+      }
+      *m.wake = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+      line += std::string(" ") + m.name + "=" + fmt(*m.wake) + " ns;";
+    }
+    PIPESCOPE_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
+    log(line + " blocking=" + fmt(p_.syncWakeNs) + " ns");
   }
 
   void gemm() {
@@ -542,6 +584,15 @@ class Calibrator {
     p_.gemmTflops = flops / std::max(1.0, period - tinyPeriodNs_) / 1e3;
     log("GEMM (TF32, " + std::to_string(width) + "x" + std::to_string(rows) + "x" + std::to_string(width) +
         "): " + fmt(p_.gemmTflops, 1) + " TFLOP/s");
+    // Each preset in its own shape, by rows: what the simulator runs per layer.
+    const GemmCalibration light =
+        calibrateGemm(ModelPreset::Light, st(), tracer_, p_.kernelGapNs, options_.quick, options_.log);
+    const GemmCalibration heavy =
+        calibrateGemm(ModelPreset::Heavy, st(), tracer_, p_.kernelGapNs, options_.quick, options_.log);
+    p_.lightGemmCurve = light.curve;
+    p_.lightGemmCallNs = light.callNs;
+    p_.heavyGemmCurve = heavy.curve;
+    p_.heavyGemmCallNs = heavy.callNs;
   }
 
   void cpuWork() {

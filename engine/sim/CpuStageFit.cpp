@@ -21,7 +21,7 @@ std::string fmt(double v, int digits) {
 
 }  // namespace
 
-PipelineConfig cpuStageConfig(int workers) {
+PipelineConfig cpuStageConfig(int workers, double opsPerByte) {
   PipelineConfig c;
   c.mode = TransferMode::Async;
   c.memory = HostMemory::Pinned;
@@ -30,12 +30,12 @@ PipelineConfig cpuStageConfig(int workers) {
   c.sampleBytes = 512 * 1024;  // 8 MiB batches
   c.batchCount = 12;
   c.cpuWorkers = workers;
-  c.preprocessOpsPerByte = kCpuOpsPerByte;
-  c.postprocessOpsPerByte = kCpuOpsPerByte;
+  c.preprocessOpsPerByte = opsPerByte;
+  c.postprocessOpsPerByte = opsPerByte;
   return c;
 }
 
-double cpuNsPerOpByte(const Trace& trace, OpKind stage, double opsPerByte) {
+double cpuStageNsPerByte(const Trace& trace, OpKind stage) {
   struct Span {
     std::int64_t start = INT64_MAX, end = INT64_MIN;
     std::uint64_t bytes = 0;
@@ -50,36 +50,57 @@ double cpuNsPerOpByte(const Trace& trace, OpKind stage, double opsPerByte) {
   });
   std::vector<double> v;
   for (const auto& [batch, s] : perBatch)
-    if (s.bytes > 0 && s.end > s.start) v.push_back(double(s.end - s.start) / (double(s.bytes) * opsPerByte));
+    if (s.bytes > 0 && s.end > s.start) v.push_back(double(s.end - s.start) / double(s.bytes));
   return spreadOf(v).median;
 }
 
+namespace {
+
+struct StageTimes {
+  double pre = 0, post = 0;  // ns per byte, median over repetitions
+};
+
+StageTimes measureStages(Backend& measured, const PipelineConfig& c, int reps) {
+  std::vector<double> pre, post;
+  for (int i = 0; i < std::max(reps, 1); ++i) {
+    Trace trace;
+    trace.setConfig(c);
+    RunControl control;
+    const RunOutcome o = measured.run(c, trace, control);
+    trace.ops().publish();
+    if (o.state == RunState::Failed) throw std::runtime_error("CPU stage fit: run failed: " + o.message);
+    pre.push_back(cpuStageNsPerByte(trace, OpKind::Preprocess));
+    post.push_back(cpuStageNsPerByte(trace, OpKind::Postprocess));
+    if (pre.back() <= 0 || post.back() <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
+  }
+  return {spreadOf(pre).median, spreadOf(post).median};
+}
+
+}  // namespace
+
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log) {
   CpuStageResult r;
-  std::string line = "CPU stages inside the pipeline (ns per op-byte, median of batches):";
+  // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone.
+  constexpr double kRounds = 4;
+  const StageTimes zero = measureStages(measured, cpuStageConfig(1, 0.25), reps);
+  const StageTimes four = measureStages(measured, cpuStageConfig(1, kRounds), reps);
+  r.preprocessNsPerByte = zero.pre;
+  r.postprocessNsPerByte = zero.post;
+  r.nsPerOp = std::max(0.0, (four.pre - zero.pre) + (four.post - zero.post)) / (2 * kRounds);
+
+  std::string line = "CPU stages inside the pipeline (ns per byte, pre+post at 2 rounds, median of batches):";
   const int counts[] = {1, 2, 4, 8};
   std::vector<double> perWorkers;
   for (int workers : counts) {
-    const PipelineConfig c = cpuStageConfig(workers);
-    std::vector<double> t;
-    for (int i = 0; i < std::max(reps, 1); ++i) {
-      Trace trace;
-      trace.setConfig(c);
-      RunControl control;
-      const RunOutcome o = measured.run(c, trace, control);
-      trace.ops().publish();
-      if (o.state == RunState::Failed) throw std::runtime_error("CPU stage fit: run failed: " + o.message);
-      const double pre = cpuNsPerOpByte(trace, OpKind::Preprocess, c.preprocessOpsPerByte);
-      const double post = cpuNsPerOpByte(trace, OpKind::Postprocess, c.postprocessOpsPerByte);
-      if (pre <= 0 || post <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
-      t.push_back(0.5 * (pre + post));
-    }
-    perWorkers.push_back(spreadOf(t).median);
+    const StageTimes t = measureStages(measured, cpuStageConfig(workers, 2.0), reps);
+    perWorkers.push_back(t.pre + t.post);
     line += " " + std::to_string(workers) + "w=" + fmt(perWorkers.back(), 4);
   }
-  r.nsPerOp = perWorkers[0];
   for (std::size_t i = 0; i < perWorkers.size(); ++i) r.speedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
   if (log) {
+    log("CPU stages inside the pipeline, one worker: preprocess " + fmt(zero.pre, 4) + " ns/B at 0 rounds, " +
+        fmt(four.pre, 4) + " at 4; postprocess " + fmt(zero.post, 4) + " and " + fmt(four.post, 4) + " -> " +
+        fmt(r.nsPerOp, 4) + " ns per round-byte");
     std::string s = line + " -> speed-up";
     for (const WorkerSpeedup& w : r.speedup) s += " " + std::to_string(w.workers) + "w=" + fmt(w.speedup, 2);
     log(s);

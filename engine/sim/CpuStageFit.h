@@ -15,22 +15,26 @@
 
 namespace pipescope {
 
-/// The fitting run for `workers`: async pinned, 4 streams, 8 MiB batches, 2 ops/B
-/// of pre- and postprocessing (a size not in the validation matrix).
-PipelineConfig cpuStageConfig(int workers);
+/// The fitting run for `workers`: async pinned, 4 streams, 8 MiB batches,
+/// `opsPerByte` of pre- and postprocessing (a size not in the validation matrix).
+PipelineConfig cpuStageConfig(int workers, double opsPerByte = 2.0);
 
 /// Median over batches of one CPU stage's span (first worker start to last worker
-/// end) per op-byte: ns per (byte x op/B). 0 when the trace has no such stage.
-double cpuNsPerOpByte(const Trace& trace, OpKind stage, double opsPerByte);
+/// end) per byte. 0 when the trace has no such stage.
+double cpuStageNsPerByte(const Trace& trace, OpKind stage);
 
 struct CpuStageResult {
-  double nsPerOp = 0;                    ///< one worker
+  double nsPerOp = 0;                    ///< one round on one byte, one worker
+  double preprocessNsPerByte = 0;        ///< at zero rounds, one worker
+  double postprocessNsPerByte = 0;
   std::vector<WorkerSpeedup> speedup;    ///< 1, 2, 4, 8 workers
 };
 
-/// Runs cpuStageConfig(w) for w = 1, 2, 4, 8 on `measured`, `reps` times each
-/// (median), and returns the profile's cpuNsPerOp and cpuWorkerSpeedup. Throws
-/// std::runtime_error when a run fails.
+/// Runs the fitting configuration on `measured`, `reps` times each (median): on one
+/// worker at 0 and 4 rounds (config/ModelWork.h), which separates each stage's
+/// per-byte cost from the cost of a round, and at 2 rounds on 1, 2, 4 and 8 workers
+/// for the speed-up. Returns the profile's CPU fields. Throws std::runtime_error when
+/// a run fails.
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log = {});
 
 }  // namespace pipescope

@@ -90,6 +90,27 @@ class FieldReader {
     }
   }
 
+  void gemmCurve(const char* key, std::vector<GemmPoint>& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_array()) fail(key, "an array of {\"rows\": N, \"ns\": X} points", *v);
+    out.clear();
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& p = (*v)[i];
+      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!p.is_object() || p.size() != 2 || !p.contains("rows") || !p.contains("ns") || !p["rows"].is_number_integer() ||
+          p["rows"].get<std::int64_t>() < 1 || !p["ns"].is_number() || !(p["ns"].get<double>() > 0) ||
+          !std::isfinite(p["ns"].get<double>()))
+        throw std::invalid_argument("device profile field '" + where + "' must be {\"rows\": N >= 1, \"ns\": X > 0}, got " +
+                                    p.dump());
+      GemmPoint g{p["rows"].get<std::uint64_t>(), p["ns"].get<double>()};
+      if (!out.empty() && g.rows <= out.back().rows)
+        throw std::invalid_argument("device profile field '" + where + ".rows' = " + std::to_string(g.rows) +
+                                    ": points must be sorted by strictly increasing rows");
+      out.push_back(g);
+    }
+  }
+
   void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
     const json* v = find(key, false);
     if (!v) return;
@@ -145,6 +166,12 @@ json curveToJson(const std::vector<BandwidthPoint>& c) {
   return a;
 }
 
+json gemmCurveToJson(const std::vector<GemmPoint>& c) {
+  json a = json::array();
+  for (const auto& p : c) a.push_back({{"rows", p.rows}, {"ns", p.ns}});
+  return a;
+}
+
 }  // namespace
 
 json profileToJson(const DeviceProfile& p) {
@@ -170,14 +197,23 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.d2hPinnedBlockingCurve.empty()) j["d2hPinnedBlockingCurve"] = curveToJson(p.d2hPinnedBlockingCurve);
   j["copyLatencyNs"] = p.copyLatencyNs;
   j["mappedReadGBps"] = p.mappedReadGBps;
+  j["mappedWriteGBps"] = p.mappedWriteGBps;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
+  if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
+  if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
+  if (!p.prefetchToDeviceCurve.empty()) j["prefetchToDeviceCurve"] = curveToJson(p.prefetchToDeviceCurve);
+  if (!p.prefetchToHostCurve.empty()) j["prefetchToHostCurve"] = curveToJson(p.prefetchToHostCurve);
   j["modelGflops"] = p.modelGflops;
   j["deviceMemoryGBps"] = p.deviceMemoryGBps;
   j["gemmTflops"] = p.gemmTflops;
+  if (!p.lightGemmCurve.empty()) j["lightGemmCurve"] = gemmCurveToJson(p.lightGemmCurve);
+  if (!p.heavyGemmCurve.empty()) j["heavyGemmCurve"] = gemmCurveToJson(p.heavyGemmCurve);
   j["kernelGapNs"] = p.kernelGapNs;
   j["kernelFixedNs"] = p.kernelFixedNs;
   j["streamDependencyNs"] = p.streamDependencyNs;
   j["kernelLaunchNs"] = p.kernelLaunchNs;
+  j["lightGemmCallNs"] = p.lightGemmCallNs;
+  j["heavyGemmCallNs"] = p.heavyGemmCallNs;
   j["memcpyAsyncCallNs"] = p.memcpyAsyncCallNs;
   j["memcpySyncCallNs"] = p.memcpySyncCallNs;
   j["eventRecordNs"] = p.eventRecordNs;
@@ -189,6 +225,8 @@ json profileToJson(const DeviceProfile& p) {
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
   j["hostBatchOverheadNs"] = p.hostBatchOverheadNs;
   j["cpuNsPerOp"] = p.cpuNsPerOp;
+  j["cpuPreprocessNsPerByte"] = p.cpuPreprocessNsPerByte;
+  j["cpuPostprocessNsPerByte"] = p.cpuPostprocessNsPerByte;
   if (!p.cpuWorkerSpeedup.empty()) {
     json a = json::array();
     for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
@@ -223,14 +261,23 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("d2hPinnedBlockingCurve", p.d2hPinnedBlockingCurve);
   r.number("copyLatencyNs", p.copyLatencyNs, true);
   r.number("mappedReadGBps", p.mappedReadGBps, false);
+  r.number("mappedWriteGBps", p.mappedWriteGBps, true);
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
+  r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
+  r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);
+  r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
+  r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
   r.number("modelGflops", p.modelGflops, false);
   r.number("deviceMemoryGBps", p.deviceMemoryGBps, false);
   r.number("gemmTflops", p.gemmTflops, false);
+  r.gemmCurve("lightGemmCurve", p.lightGemmCurve);
+  r.gemmCurve("heavyGemmCurve", p.heavyGemmCurve);
   r.number("kernelGapNs", p.kernelGapNs, true);
   r.number("kernelFixedNs", p.kernelFixedNs, true);
   r.number("streamDependencyNs", p.streamDependencyNs, true);
   r.number("kernelLaunchNs", p.kernelLaunchNs, true);
+  r.number("lightGemmCallNs", p.lightGemmCallNs, true);
+  r.number("heavyGemmCallNs", p.heavyGemmCallNs, true);
   r.number("memcpyAsyncCallNs", p.memcpyAsyncCallNs, true);
   r.number("memcpySyncCallNs", p.memcpySyncCallNs, true);
   r.number("eventRecordNs", p.eventRecordNs, true);
@@ -242,6 +289,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
   r.number("hostBatchOverheadNs", p.hostBatchOverheadNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
+  r.number("cpuPreprocessNsPerByte", p.cpuPreprocessNsPerByte, true);
+  r.number("cpuPostprocessNsPerByte", p.cpuPostprocessNsPerByte, true);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.rejectUnknown();

@@ -19,6 +19,14 @@ struct BandwidthPoint {
   bool operator==(const BandwidthPoint&) const = default;
 };
 
+/// GPU time of one GEMM layer of a cuBLAS preset for a number of rows; profiles hold
+/// a curve per preset, interpolated log-log in rows.
+struct GemmPoint {
+  std::uint64_t rows = 0;
+  double ns = 0;
+  bool operator==(const GemmPoint&) const = default;
+};
+
 /// Measured speed-up of the CPU stages on `workers` threads over one thread.
 struct WorkerSpeedup {
   int workers = 1;
@@ -52,12 +60,24 @@ struct DeviceProfile {
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;
   double copyLatencyNs = 2000;      ///< fixed engine cost per copy (DMA setup)
   double mappedReadGBps = 50.0;     ///< kernel reading host memory over PCIe (zero-copy)
-  double managedMigrationGBps = 20.0;  ///< on-demand page migration of managed memory
+  double mappedWriteGBps = 0;       ///< kernel writing host memory over PCIe; 0 = mappedReadGBps
+  /// Managed memory. A kernel touching pages that live on the host faults them over
+  /// (GPU side), and a CPU stage touching pages that live on the device faults them
+  /// back (CPU side). Effective rates by size (fault handling included), like the
+  /// copy curves; empty = managedMigrationGBps flat.
+  double managedMigrationGBps = 20.0;
+  std::vector<BandwidthPoint> managedGpuFaultCurve, managedCpuFaultCurve;
+  /// cudaMemPrefetchAsync that moves pages, effective rate by size; empty = the
+  /// pageable copy curves. A prefetch of pages already there costs nothing.
+  std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;
 
   // Compute.
   double modelGflops = 45000;       ///< custom model kernel rate, GFLOP/s
   double deviceMemoryGBps = 4000;   ///< normalize kernel (bytes read + written)
-  double gemmTflops = 400;          ///< light/heavy presets' GEMMs
+  double gemmTflops = 400;          ///< light/heavy presets' GEMMs when there is no curve
+  /// One GEMM layer's GPU time by rows, for the light (128 wide) and heavy (1024 wide)
+  /// presets (config/ModelWork.h); empty = kernelFixedNs + flops / gemmTflops.
+  std::vector<GemmPoint> lightGemmCurve, heavyGemmCurve;
   double kernelGapNs = 1550;        ///< minimum spacing of back-to-back kernels on the GPU
   /// Fixed duration of every pipeline kernel beyond its bandwidth or FLOP-rate time
   /// (block scheduling, ramp-up and tail): what makes a 1 MiB kernel slower than
@@ -70,6 +90,9 @@ struct DeviceProfile {
 
   // Host-side API costs (ns).
   double kernelLaunchNs = 3700;
+  /// Host time of one cublasSgemm call of the light / heavy preset; 0 = kernelLaunchNs.
+  double lightGemmCallNs = 0;
+  double heavyGemmCallNs = 0;
   double memcpyAsyncCallNs = 2500;
   double memcpySyncCallNs = 5000;   ///< fixed cost of a blocking cudaMemcpy beyond the copy
   double eventRecordNs = 1300;
@@ -89,7 +112,13 @@ struct DeviceProfile {
   double hostBatchOverheadNs = 0;
 
   // Host CPU (pre/postprocessing), for this host.
-  double cpuNsPerOp = 0.25;         ///< one unit of preprocess/postprocess work on one byte
+  /// One round of preprocess/postprocess work (config/ModelWork.h: rounds =
+  /// opsPerByte rounded) on one byte, on one worker.
+  double cpuNsPerOp = 0.25;
+  /// What a stage costs per byte at zero rounds: generating the samples
+  /// (preprocessing), reading the output (postprocessing). 0 = nothing.
+  double cpuPreprocessNsPerByte = 0;
+  double cpuPostprocessNsPerByte = 0;
   /// Sorted by workers; empty = perfect scaling. Beyond the last point the last
   /// point's efficiency (speedup / workers) holds.
   std::vector<WorkerSpeedup> cpuWorkerSpeedup;

@@ -5,6 +5,7 @@
 #include <string>
 #include <thread>
 
+#include "config/ModelWork.h"
 #include "sim/StageCosts.h"
 
 namespace pipescope {
@@ -49,16 +50,18 @@ void Simulator::setupLanes() {
   engineLanes_[2] = trace_.lane(LaneKind::ComputeEngine, 0, "compute engine");
   names_.normalize = trace_.internName("normalize");
   names_.model = trace_.internName("model");
+  names_.gemm = trace_.internName("gemm");
+  names_.head = trace_.internName("model head");
+  names_.gemmCall = trace_.internName("cublasSgemm");
   names_.memcpyAsync = trace_.internName("cudaMemcpyAsync");
   names_.memcpy = trace_.internName("cudaMemcpy");
   names_.memcpyWait = trace_.internName("wait for copy");
   names_.launch = trace_.internName("cudaLaunchKernel");
-  names_.eventRecord = trace_.internName("cudaEventRecord");
-  names_.eventSync = trace_.internName("cudaEventSynchronize");
+  names_.streamSync = trace_.internName("cudaStreamSynchronize");
   names_.deviceSync = trace_.internName("cudaDeviceSynchronize");
   names_.prefetchCall = trace_.internName("cudaMemPrefetchAsync");
-  names_.prefetch = trace_.internName("prefetch");
-  names_.migration = trace_.internName("page migration");
+  names_.prefetchIn = trace_.internName("prefetch to GPU");
+  names_.prefetchOut = trace_.internName("prefetch to CPU");
 }
 
 std::uint16_t Simulator::streamLane(int stream) {
@@ -76,10 +79,22 @@ std::uint16_t Simulator::workerLane(int worker) {
   return workerLanes_[w];
 }
 
-void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte) {
+void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte, int stream) {
   if (opsPerByte <= 0 || bytes == 0) return;
   // Fork-join: the batch is split evenly over the workers, the submit thread waits for all.
-  const double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers);
+  const bool pre = kind == OpKind::Preprocess;
+  double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers, pre);
+  if (isManagedMemory()) {
+    // The CPU touching managed pages that live on the device faults them over first.
+    ManagedPages& pages = managed_[std::size_t(stream)];
+    if (pre) {
+      if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, false);
+      pages.inputOnDevice = false;
+    } else {
+      cost += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), false);
+      pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, bytes);
+    }
+  }
   const std::uint64_t share = bytes / std::uint64_t(cfg_.cpuWorkers);
   for (int w = 0; w < cfg_.cpuWorkers; ++w) {
     Op op;
@@ -92,6 +107,10 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     trace_.ops().append(op);
   }
   hostT_ += cost;
+}
+
+bool Simulator::isManagedMemory() const {
+  return cfg_.memory == HostMemory::Managed || cfg_.memory == HostMemory::ManagedPrefetch;
 }
 
 void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlation) {
@@ -164,16 +183,6 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   return id;
 }
 
-std::uint64_t Simulator::issueKernel(std::int32_t batch, int stream, std::uint16_t name, double kernelNs,
-                                     std::uint8_t flags) {
-  GpuCommand cmd;
-  cmd.kind = OpKind::Kernel;
-  cmd.stream = stream;
-  cmd.engine = EngineId::Compute;
-  cmd.soloNs = kernelNs;
-  return issueGpu(cmd, batch, bytes_.in, name, flags, names_.launch, profile_.kernelLaunchNs);
-}
-
 void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
   const bool blockingCopies = !cfg_.isAsync() || cfg_.memory == HostMemory::Pageable;
   const auto s = std::size_t(stream);
@@ -182,11 +191,15 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
     case Stage::H2D: {
       if (resident || cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
-        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D,
-                       copySoloNs(profile_, CopyDirection::H2D, false, bytes_.in),
-                       copyGBps(profile_, CopyDirection::H2D, false, bytes_.in)};
-        issueGpu(cmd, batch, bytes_.in, names_.prefetch, kOpManaged, names_.prefetchCall,
+        // Pages already on the device make the prefetch a no-op.
+        ManagedPages& pages = managed_[s];
+        // (a nanosecond, so the op still has an extent on the timeline).
+        const double t = pages.inputOnDevice ? 1.0 : prefetchNs(profile_, bytes_.in, true);
+        pages.inputOnDevice = true;
+        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D, t, double(bytes_.in) / std::max(t, 1.0)};
+        issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall,
                  profile_.memcpyAsyncCallNs);
+        streamHasData_[s] = true;
         return;
       }
       const std::uint64_t total = bytes_.in;
@@ -197,48 +210,17 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
       }
       return;
     }
-    case Stage::Kernels: {
-      const std::uint64_t in = bytes_.in;
-      const std::uint64_t out = bytes_.out;
-      const bool model = cfg_.model != ModelPreset::Custom || cfg_.modelFlopsPerByte > 0;
-      struct K {
-        std::uint16_t name;
-        double ns;
-      };
-      K kernels[2] = {};  // validate() guarantees at least one kernel
-      std::size_t count = 0;
-      if (cfg_.normalizeKernel) kernels[count++] = {names_.normalize, normalizeKernelNs(profile_, in)};
-      if (model) kernels[count++] = {names_.model, modelKernelNs(profile_, cfg_)};
-      std::uint8_t flags = 0;
-      if (cfg_.memory == HostMemory::Mapped) {
-        // Zero-copy: the first kernel reads its input, the last writes its output, over PCIe.
-        flags = kOpMapped;
-        if (count == 1) {
-          kernels[0].ns = std::max(kernels[0].ns, double(in + out) / profile_.mappedReadGBps);
-        } else {
-          kernels[0].ns = std::max(kernels[0].ns, double(in) / profile_.mappedReadGBps);
-          kernels[1].ns = std::max(kernels[1].ns, double(out) / profile_.mappedReadGBps);
-        }
-      } else if (cfg_.memory == HostMemory::Managed) {
-        flags = kOpManaged;
-        if (!resident) kernels[0].ns += double(in) / profile_.managedMigrationGBps;
-      }
-      for (std::size_t k = 0; k < count; ++k) issueKernel(batch, stream, kernels[k].name, kernels[k].ns, flags);
-      streamHasData_[s] = true;
-      return;
-    }
+    case Stage::Kernels: issueKernels(batch, stream); return;
     case Stage::D2H: {
       const std::uint64_t total = bytes_.d2h;
-      if (cfg_.memory == HostMemory::Mapped || total == 0) return;
-      if (cfg_.memory == HostMemory::Managed || cfg_.memory == HostMemory::ManagedPrefetch) {
-        // Managed output comes back on demand (page migration) or by a prefetch to the host.
-        const bool prefetch = cfg_.memory == HostMemory::ManagedPrefetch;
-        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H,
-                       prefetch ? copySoloNs(profile_, CopyDirection::D2H, false, total)
-                                : profile_.copyLatencyNs + double(total) / profile_.managedMigrationGBps,
-                       prefetch ? copyGBps(profile_, CopyDirection::D2H, false, total) : profile_.managedMigrationGBps};
-        issueGpu(cmd, batch, total, prefetch ? names_.prefetch : names_.migration, kOpManaged,
-                 prefetch ? names_.prefetchCall : 0, prefetch ? profile_.memcpyAsyncCallNs : 0);
+      if (cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed || total == 0) return;
+      if (cfg_.memory == HostMemory::ManagedPrefetch) {
+        ManagedPages& pages = managed_[s];
+        const std::uint64_t moving = total - std::min(total, pages.outputBytesOnHost);
+        const double t = moving > 0 ? prefetchNs(profile_, moving, false) : 1.0;
+        pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, total);
+        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H, t, double(total) / std::max(t, 1.0)};
+        issueGpu(cmd, batch, total, names_.prefetchOut, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         return;
       }
       const auto chunks = std::uint64_t(cfg_.transferChunks);
@@ -251,29 +233,87 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
   }
 }
 
+void Simulator::issueKernels(std::int32_t batch, int stream) {
+  // The kernels of one batch, as the CUDA backend launches them: normalize, then the
+  // custom model kernel, or the GEMM layers of a cuBLAS preset and their head kernel.
+  struct Planned {
+    std::uint16_t name, apiName;
+    double apiCost, ns;
+    std::uint64_t bytes;  // what the backend records: the data the kernel works on
+  };
+  Planned kernels[2 + 16];
+  std::size_t count = 0;
+  if (cfg_.normalizeKernel)
+    kernels[count++] = {names_.normalize, names_.launch, profile_.kernelLaunchNs, normalizeKernelNs(profile_, bytes_.in),
+                        bytes_.in};
+  const GemmShape g = gemmShape(cfg_.model);
+  if (g.width == 0) {
+    kernels[count++] = {names_.model, names_.launch, profile_.kernelLaunchNs, modelKernelNs(profile_, cfg_), bytes_.in};
+  } else {
+    const std::uint64_t rows = gemmRows(cfg_);
+    const double gemmNs = gemmLayerNs(profile_, cfg_.model, rows);
+    const double call = gemmCallNs(profile_, cfg_.model);
+    const std::uint64_t activations = rows > 0 ? rows * std::uint64_t(g.width) * 4 : bytes_.in;
+    for (int l = 0; l < g.layers && rows > 0; ++l)
+      kernels[count++] = {names_.gemm, names_.gemmCall, call, gemmNs, activations};
+    kernels[count++] = {names_.head, names_.launch, profile_.kernelLaunchNs,
+                        headKernelNs(profile_, activations, bytes_.out), bytes_.out};
+  }
+  const auto s = std::size_t(stream);
+  std::uint8_t flags = 0;
+  Planned& first = kernels[0];
+  Planned& last = kernels[count - 1];
+  if (cfg_.memory == HostMemory::Mapped) {
+    // Zero-copy: the first kernel reads the input and the last writes the output over
+    // PCIe; one kernel doing both reads and writes at once (the link is full duplex).
+    flags = kOpMapped;
+    const double read = double(bytes_.in) / profile_.mappedReadGBps;
+    const double write =
+        double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
+    first.ns = std::max(first.ns, read);
+    last.ns = std::max(last.ns, write);
+  } else if (isManagedMemory()) {
+    // Pages the host touched last are faulted over by the kernel that touches them first.
+    flags = kOpManaged;
+    ManagedPages& pages = managed_[s];
+    if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, true);
+    last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, true);
+    pages.inputOnDevice = true;
+    pages.outputBytesOnHost = 0;
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    GpuCommand cmd;
+    cmd.kind = OpKind::Kernel;
+    cmd.stream = stream;
+    cmd.engine = EngineId::Compute;
+    cmd.soloNs = kernels[k].ns;
+    issueGpu(cmd, batch, kernels[k].bytes, kernels[k].name, flags, kernels[k].apiName, kernels[k].apiCost);
+  }
+  streamHasData_[s] = true;
+}
+
 void Simulator::runBlockingBatch(std::int32_t batch) {
-  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
+  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte, 0);
   issueAsyncStage(Stage::H2D, batch, 0);
   issueAsyncStage(Stage::Kernels, batch, 0);
   issueAsyncStage(Stage::D2H, batch, 0);
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
   if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
   hostT_ += profile_.hostBatchOverheadNs;
-  cpuStage(OpKind::Postprocess, batch, bytes_.out, cfg_.postprocessOpsPerByte);
+  cpuStage(OpKind::Postprocess, batch, bytes_.d2h, cfg_.postprocessOpsPerByte, 0);
   ++completed_;
 }
 
 void Simulator::finishIssuing(std::int32_t batch, int stream) {
-  apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
   inFlight_.push_back(InFlightBatch{batch, stream, streamLastOp_[std::size_t(stream)]});
 }
 
 void Simulator::retireOldest() {
   const InFlightBatch b = inFlight_.front();
-  hostWait(b.lastOp, names_.eventSync);
+  hostWait(b.lastOp, names_.streamSync);
   hostT_ += profile_.hostBatchOverheadNs;
   inFlight_.pop_front();
-  cpuStage(OpKind::Postprocess, b.batch, bytes_.out, cfg_.postprocessOpsPerByte);
+  cpuStage(OpKind::Postprocess, b.batch, bytes_.d2h, cfg_.postprocessOpsPerByte, b.stream);
   ++completed_;
 }
 
@@ -334,6 +374,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes()};
   copyCache_[0] = copyCache_[1] = CopyCost{};
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
+  // Every managed buffer starts on the host: the backend touches it once at allocation.
+  managed_.assign(std::size_t(limits::kMaxStreams), ManagedPages{false, bytes_.out});
   if (streamLastOp_.size() < std::size_t(limits::kMaxStreams)) streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
   for (int s = 0; s < cfg_.streams; ++s) streamLane(s);
   if (cfg_.preprocessOpsPerByte > 0 || cfg_.postprocessOpsPerByte > 0)
@@ -377,7 +419,7 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       const int stream = batch % cfg_.streams;
       // Each stream owns one input and one output buffer: reuse waits for its last batch.
       if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
-      cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
+      cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte, stream);
       issueAsyncStage(Stage::H2D, batch, stream);
       issueAsyncStage(Stage::Kernels, batch, stream);
       issueAsyncStage(Stage::D2H, batch, stream);
@@ -390,7 +432,7 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
         // Batch batch+j reuses the buffers of the batch `streams` earlier: every batch of
         // the previous group is retired before this group is issued (as the CUDA backend does).
         if (int(inFlight_.size()) + j >= cfg_.streams) retireOldest();
-        cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte);
+        cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte, (batch + j) % cfg_.streams);
       }
       for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
         for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, (batch + j) % cfg_.streams);

@@ -44,11 +44,12 @@ class Simulator {
   void retireOldest();
   void drain();
 
-  void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte);
+  void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte, int stream);
+  void issueKernels(std::int32_t batch, int stream);
+  bool isManagedMemory() const;
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
   std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes, bool hostBlocking);
-  std::uint64_t issueKernel(std::int32_t batch, int stream, std::uint16_t name, double ns, std::uint8_t flags);
   std::uint64_t issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
                          std::uint8_t flags, std::uint16_t apiName, double apiCost);
 
@@ -74,6 +75,13 @@ class Simulator {
   std::int64_t publishedCompleted_ = 0;
   RingBuffer<InFlightBatch> inFlight_;
   std::vector<bool> streamHasData_;   // resident data already on the device
+  // Where a stream's managed buffers live now: the host, or the device. Touching
+  // pages on the other side faults them over (docs/simulator.md).
+  struct ManagedPages {
+    bool inputOnDevice = false;
+    std::uint64_t outputBytesOnHost = 0;
+  };
+  std::vector<ManagedPages> managed_;
   std::vector<std::uint64_t> streamLastOp_;
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
 
@@ -100,8 +108,8 @@ class Simulator {
   std::vector<std::uint16_t> workerLanes_;
 
   struct Names {
-    std::uint16_t normalize, model, memcpyAsync, memcpy, memcpyWait, launch, eventRecord, eventSync, deviceSync,
-        prefetchCall, prefetch, migration;
+    std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, streamSync,
+        deviceSync, prefetchCall, prefetchIn, prefetchOut;
   } names_{};
 };
 

@@ -1,18 +1,11 @@
 #include "sim/StageCosts.h"
 
+#include "config/ModelWork.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace pipescope {
-
-double modelFlopsPerSample(ModelPreset preset) {
-  switch (preset) {
-    case ModelPreset::Light: return 0.6e9;
-    case ModelPreset::Heavy: return 3.6e9;
-    case ModelPreset::Custom: return 0;
-  }
-  return 0;
-}
 
 namespace {
 
@@ -29,6 +22,10 @@ double interpolate(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes
 }
 
 }  // namespace
+
+double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, double fallback) {
+  return curve.empty() ? fallback : interpolate(curve, bytes);
+}
 
 double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking) {
   const bool h2d = dir == CopyDirection::H2D;
@@ -51,11 +48,49 @@ double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {
 }
 
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
-  if (c.model == ModelPreset::Custom) {
-    if (c.modelFlopsPerByte <= 0) return 0;
-    return p.kernelFixedNs + double(c.batchBytes()) * c.modelFlopsPerByte / p.modelGflops;
+  const double elements = double(c.batchBytes() / 4);
+  const double flops = elements * 2.0 * double(modelFmasPerElement(c.modelFlopsPerByte));
+  const double memory = double(c.batchBytes() + c.outputBytes()) / p.deviceMemoryGBps;
+  return p.kernelFixedNs + std::max(flops / p.modelGflops, memory);
+}
+
+double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows) {
+  const GemmShape g = gemmShape(preset);
+  const auto& curve = preset == ModelPreset::Light ? p.lightGemmCurve : p.heavyGemmCurve;
+  if (curve.empty() || rows == 0) {
+    const double flops = 2.0 * double(rows) * g.width * double(g.width);
+    return p.kernelFixedNs + flops / (p.gemmTflops * 1000.0);
   }
-  return p.kernelFixedNs + double(c.batchSamples) * modelFlopsPerSample(c.model) / (p.gemmTflops * 1000.0);
+  // Below the curve a GEMM costs its smallest measured time (launch and tail
+  // dominate); above it the time grows with the rows; between points, log-log.
+  if (rows <= curve.front().rows) return curve.front().ns;
+  if (rows >= curve.back().rows) return curve.back().ns * double(rows) / double(curve.back().rows);
+  const auto hi = std::upper_bound(curve.begin(), curve.end(), rows,
+                                   [](std::uint64_t r, const GemmPoint& pt) { return r < pt.rows; });
+  const auto lo = hi - 1;
+  const double f = std::log(double(rows) / double(lo->rows)) / std::log(double(hi->rows) / double(lo->rows));
+  return std::exp(std::log(lo->ns) + f * (std::log(hi->ns) - std::log(lo->ns)));
+}
+
+double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::uint64_t outputBytes) {
+  return p.kernelFixedNs + double(activationBytes + outputBytes) / p.deviceMemoryGBps;
+}
+
+double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, bool onGpu) {
+  if (bytes == 0) return 0;
+  const auto& curve = onGpu || p.managedCpuFaultCurve.empty() ? p.managedGpuFaultCurve : p.managedCpuFaultCurve;
+  return double(bytes) / curveGBps(curve, bytes, p.managedMigrationGBps);
+}
+
+double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice) {
+  const auto& curve = toDevice ? p.prefetchToDeviceCurve : p.prefetchToHostCurve;
+  if (curve.empty()) return copySoloNs(p, toDevice ? CopyDirection::H2D : CopyDirection::D2H, true, bytes);
+  return double(bytes) / curveGBps(curve, bytes, 1.0);
+}
+
+double gemmCallNs(const DeviceProfile& p, ModelPreset preset) {
+  const double call = preset == ModelPreset::Heavy ? p.heavyGemmCallNs : p.lightGemmCallNs;
+  return call > 0 ? call : p.kernelLaunchNs;
 }
 
 double workerSpeedup(const DeviceProfile& p, int workers) {
@@ -72,8 +107,10 @@ double workerSpeedup(const DeviceProfile& p, int workers) {
   return w;
 }
 
-double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers) {
-  return double(bytes) * opsPerByte * p.cpuNsPerOp / workerSpeedup(p, workers);
+double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
+  const double fixed = preprocess ? p.cpuPreprocessNsPerByte : p.cpuPostprocessNsPerByte;
+  const double perByte = fixed + double(cpuRoundsPerElement(opsPerByte)) * p.cpuNsPerOp;
+  return double(bytes) * perByte / workerSpeedup(p, workers);
 }
 
 }  // namespace pipescope

@@ -9,12 +9,14 @@
 
 namespace pipescope {
 
-/// GEMM work per sample of the light/heavy model presets. Light is sized like a
-/// MobileNet-class network (~0.6 GFLOP per forward pass), heavy like ResNet-18
-/// (~3.6 GFLOP, i.e. 1.8 GMAC). Custom uses modelFlopsPerByte instead.
-double modelFlopsPerSample(ModelPreset preset);
-
 enum class CopyDirection : std::uint8_t { H2D, D2H };
+
+/// A curve's rate for `bytes`: interpolated linearly in log(size), flat beyond its
+/// ends; `fallback` when the curve is empty.
+double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, double fallback);
+
+/// Host cost of one cublasSgemm call of a preset.
+double gemmCallNs(const DeviceProfile& p, ModelPreset preset);
 
 /// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes`: the profile's
 /// curve for that direction and memory kind, interpolated linearly in log(size)
@@ -27,8 +29,21 @@ double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std:
 
 /// Normalisation kernel: reads and writes the batch once from device memory.
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);
-/// The model kernel for `config` (0 when the model stage is off).
+/// The custom model kernel (config/ModelWork.h): its FMA rounds on every input float
+/// at the model rate, or reading the input and writing the output at the device's
+/// memory bandwidth, whichever takes longer.
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
+/// One GEMM layer of a cuBLAS preset with `rows` rows: the profile's curve for the
+/// preset, else its flops at gemmTflops.
+double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows);
+/// The cuBLAS presets' head kernel: reads the last activations, writes the output.
+double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::uint64_t outputBytes);
+
+/// Managed pages faulted over on first touch: by a kernel (`onGpu`, the pages live
+/// on the host) or by a CPU stage (the pages live on the device). 0 for 0 bytes.
+double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, bool onGpu);
+/// A cudaMemPrefetchAsync that moves `bytes` to the device (`toDevice`) or the host.
+double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice);
 
 /// From device completion to a blocking-sync host thread running again, after it
 /// waited `waitedNs`: a thread that really went to sleep wakes more slowly. Inline:
@@ -42,7 +57,8 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
 /// between its points; `workers` itself when the profile has no curve.
 double workerSpeedup(const DeviceProfile& p, int workers);
 
-/// One CPU stage of a batch on `workers` threads in parallel (fork-join).
-double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers);
+/// One CPU stage of a batch on `workers` threads in parallel (fork-join): its
+/// rounds (config/ModelWork.h) plus the stage's per-byte cost at zero rounds.
+double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess);
 
 }  // namespace pipescope

@@ -59,10 +59,14 @@ TEST(HostOverheadFit, TheOverheadLengthensSmallBatchesInTheSimulator) {
 TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
   DeviceProfile truth = h200();
   truth.cpuNsPerOp = 0.4;
+  truth.cpuPreprocessNsPerByte = 0.3;
+  truth.cpuPostprocessNsPerByte = 0.1;
   truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.9}, {4, 2.4}, {8, 2.6}};
   auto measured = makeSimulatorBackend(truth);
   const CpuStageResult r = fitCpuStages(*measured, 1);
   EXPECT_NEAR(r.nsPerOp, 0.4, 0.4 * 0.02);
+  EXPECT_NEAR(r.preprocessNsPerByte, 0.3, 0.3 * 0.02);
+  EXPECT_NEAR(r.postprocessNsPerByte, 0.1, 0.1 * 0.02);
   ASSERT_EQ(r.speedup.size(), 4u);
   const double expected[] = {1.0, 1.9, 2.4, 2.6};
   for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.speedup[i].speedup, expected[i], expected[i] * 0.03) << i;
@@ -84,6 +88,34 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
                    copyGBps(h200(), CopyDirection::H2D, true, 32 << 20, false));
   auto j = profileToJson(p);
   j["hostOpOverheadNs"] = -1;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+TEST(DeviceProfileFields, GemmManagedMappedAndCpuFieldsRoundTripAndAreChecked) {
+  DeviceProfile p = h200();
+  p.lightGemmCurve = {{128, 3300}, {8192, 5000}};
+  p.heavyGemmCurve = {{16, 9500}, {8192, 76600}};
+  p.lightGemmCallNs = 15000;
+  p.heavyGemmCallNs = 30000;
+  p.mappedWriteGBps = 40;
+  p.managedGpuFaultCurve = {{65536, 0.8}, {1 << 26, 7.5}};
+  p.managedCpuFaultCurve = {{65536, 0.2}};
+  p.prefetchToDeviceCurve = {{65536, 1.5}};
+  p.prefetchToHostCurve = {{65536, 0.7}};
+  p.cpuPreprocessNsPerByte = 0.31;
+  p.cpuPostprocessNsPerByte = 0.07;
+  p.fitConfigurations = "calibration runs";
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(p);
+  j["heavyGemmCurve"] = nlohmann::json::array({{{"rows", 64}, {"ns", 1.0}}, {{"rows", 16}, {"ns", 2.0}}});
+  try {
+    profileFromJson(j);
+    FAIL() << "unsorted rows must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("heavyGemmCurve[1].rows"), std::string::npos) << e.what();
+  }
+  j = profileToJson(p);
+  j["lightGemmCurve"] = nlohmann::json::array({{{"rows", 64}, {"ns", -1.0}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 

@@ -67,8 +67,8 @@ inline DeviceProfile roundProfile() {
   p.h2dPageableGBps = p.d2hPageableGBps = 0.5;
   p.bidirectionalGBps = 2.0;
   p.copyLatencyNs = 0;
-  p.modelGflops = 1.0;  // 1 flop per ns
-  p.deviceMemoryGBps = 1.0;
+  p.modelGflops = 2.0;  // 2 flops per ns: the model kernel's 2 flops/byte run at 1 byte per ns
+  p.deviceMemoryGBps = 1e9;  // memory time negligible: kernels cost their flops alone
   p.kernelGapNs = 0;
   p.kernelLaunchNs = 0;
   p.memcpyAsyncCallNs = 0;
@@ -80,14 +80,15 @@ inline DeviceProfile roundProfile() {
 }
 
 /// A small configuration whose stage times on roundProfile() are `bytes` ns each
-/// (H2D, model kernel with 1 flop/byte, D2H).
+/// (H2D, model kernel with 2 flops/byte -- the kernel's smallest step, one round of
+/// four FMAs per float --, D2H).
 inline PipelineConfig roundConfig(std::uint64_t bytes, int batches) {
   PipelineConfig c;
   c.batchSamples = 1;
   c.sampleBytes = bytes;
   c.batchCount = batches;
   c.normalizeKernel = false;
-  c.modelFlopsPerByte = 1.0;
+  c.modelFlopsPerByte = 2.0;
   return c;
 }
 

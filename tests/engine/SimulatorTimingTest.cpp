@@ -1,6 +1,8 @@
 // Hand-computed timelines on a device with round numbers (simtest::roundProfile).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "SimulatorTestSupport.h"
 #include "sim/StageCosts.h"
 
@@ -108,14 +110,23 @@ TEST(SimulatorTiming, MappedMemoryMakesNoCopies) {
   c.memory = HostMemory::Mapped;
   DeviceProfile p = roundProfile();
   p.mappedReadGBps = 1.0;
+  p.mappedWriteGBps = 0.5;
   const auto r = runSim(c, p);
   EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
   EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
-  // The kernel reads 1000 and writes 1000 bytes over the 1 byte/ns link.
+  // The one kernel reads 1000 bytes at 1 byte/ns while it writes 1000 bytes at 0.5
+  // byte/ns: the link is full duplex, so the slower direction sets its time.
   for (const Op& k : r.of(OpKind::Kernel)) {
     EXPECT_EQ(k.duration(), 2000);
     EXPECT_TRUE(k.flags & kOpMapped);
   }
+  // With the normalize kernel in front, it reads the input (1000 ns) and the model
+  // kernel writes the output (2000 ns).
+  c.normalizeKernel = true;
+  const auto two = runSim(c, p).of(OpKind::Kernel);
+  ASSERT_EQ(two.size(), 4u);
+  EXPECT_EQ(two[0].duration(), 1000);
+  EXPECT_EQ(two[1].duration(), 2000);
 }
 
 TEST(SimulatorTiming, CpuStagesAreSplitOverWorkers) {
@@ -132,24 +143,27 @@ TEST(SimulatorTiming, CpuStagesAreSplitOverWorkers) {
 TEST(SimulatorTiming, StreamDependenciesDelayWorkOnAnotherEngineOnly) {
   DeviceProfile p = roundProfile();
   p.streamDependencyNs = 50;
+  p.deviceMemoryGBps = 1.0;
   PipelineConfig c = roundConfig(1000, 1);
   c.normalizeKernel = true;  // a kernel behind a kernel: same engine, no dependency latency
   const auto r = runSim(c, p);
-  // H2D 0-1000; normalize (2 bytes per byte at 1 byte/ns) 1050-3050; model 3050-4050;
-  // D2H 4100-5100.
+  // H2D 0-1000; normalize (reads and writes 1000 bytes at 1 byte/ns) 1050-3050; the
+  // model kernel (reads 1000, writes 1000: memory-bound over its 1000 ns of flops)
+  // 3050-5050; D2H 5100-6100.
   EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 1000}}));
-  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1050, 3050}, {3050, 4050}}));
-  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{4100, 5100}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1050, 3050}, {3050, 5050}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{5100, 6100}}));
 }
 
 TEST(SimulatorTiming, EveryKernelCostsItsFixedPart) {
   DeviceProfile p = roundProfile();
   p.kernelFixedNs = 30;
+  p.deviceMemoryGBps = 1.0;
   PipelineConfig c = roundConfig(1000, 1);
   c.normalizeKernel = true;
   const auto r = runSim(c, p);
-  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1000, 3030}, {3030, 4060}}));
-  EXPECT_EQ(r.makespan(), 5060);
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1000, 3030}, {3030, 5060}}));
+  EXPECT_EQ(r.makespan(), 6060);
 }
 
 TEST(SimulatorTiming, ALongSyncWakesUpSlowerThanAShortOne) {
@@ -159,7 +173,7 @@ TEST(SimulatorTiming, ALongSyncWakesUpSlowerThanAShortOne) {
   p.syncSleepAfterNs = 2000;
   PipelineConfig c = roundConfig(1000, 2);
   c.mode = TransferMode::Blocking;
-  c.modelFlopsPerByte = 3.0;  // a 3000 ns kernel: the host sleeps through it
+  c.modelFlopsPerByte = 6.0;  // a 3000 ns kernel (6 flops/byte at 2 flops/ns): the host sleeps through it
   const auto r = runSim(c, p);
   // Batch 0: H2D copy 0-1000 (wait 1000: fast wake-up to 1010), kernel 1010-4010,
   // copy back 4010-5010 (the host waited 4000 since 1010: slow wake-up to 5110).
@@ -182,6 +196,83 @@ TEST(SimulatorTiming, BlockingSyncWakeUpFollowsTheWait) {
   EXPECT_EQ(blockingSyncWakeNs(p, 500), 10);
   EXPECT_EQ(blockingSyncWakeNs(p, 501), 40);
   EXPECT_EQ(blockingSyncWakeNs(p, -5), 10);  // the device was already done
+}
+
+TEST(SimulatorTiming, CublasPresetsRunTheirGemmLayersAndAHeadKernel) {
+  DeviceProfile p = roundProfile();
+  p.lightGemmCurve = {{128, 500}, {1024, 2000}};
+  p.lightGemmCallNs = 100;
+  p.kernelFixedNs = 10;
+  EXPECT_DOUBLE_EQ(gemmLayerNs(p, ModelPreset::Light, 128), 500);
+  EXPECT_DOUBLE_EQ(gemmLayerNs(p, ModelPreset::Light, 64), 500);  // below the curve: its smallest time
+  EXPECT_NEAR(gemmLayerNs(p, ModelPreset::Light, 512), 500 * std::pow(4.0, 2.0 / 3.0), 1e-9);  // log-log
+  EXPECT_DOUBLE_EQ(gemmLayerNs(p, ModelPreset::Light, 2048), 4000);  // beyond: in proportion to the rows
+  // Without a curve: flops at gemmTflops (2 x rows x 1024 x 1024 for the heavy preset).
+  p.gemmTflops = 1;  // 1000 flops per ns
+  EXPECT_DOUBLE_EQ(gemmLayerNs(p, ModelPreset::Heavy, 1), 10 + 2.0 * 1024 * 1024 / 1000);
+
+  PipelineConfig c = roundConfig(128 * 128 * 4, 1);  // 128 rows of the light preset's 128 floats
+  c.model = ModelPreset::Light;
+  const auto r = runSim(c, p);
+  const auto kernels = r.of(OpKind::Kernel);
+  ASSERT_EQ(kernels.size(), 9u);  // 8 GEMM layers, then the head kernel
+  for (std::size_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(kernels[k].duration(), 500) << k;
+    EXPECT_EQ(kernels[k].bytes, 65536u);
+  }
+  EXPECT_EQ(kernels[8].duration(), 10);  // fixed part; its bytes take no time on this device
+  int gemmCalls = 0;
+  for (const Op& op : r.of(OpKind::ApiCall)) gemmCalls += op.duration() == 100 ? 1 : 0;
+  EXPECT_EQ(gemmCalls, 8);
+}
+
+TEST(SimulatorTiming, ManagedPagesAreFaultedOverWhereTheyAreTouched) {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};  // effective rates, fault handling included
+  p.managedCpuFaultCurve = {{100, 0.1}, {1000, 0.5}};
+  PipelineConfig c = roundConfig(1000, 2);
+  c.memory = HostMemory::Managed;
+  c.postprocessOpsPerByte = 1.0;  // one round per byte: 1000 ns
+  const auto r = runSim(c, p);
+  EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
+  EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
+  // Batch 0: the model kernel faults in the input (1000) and the output (1000), both
+  // on the host since allocation: 1000 + 2000 = 3000. Its postprocessing faults the
+  // output back (1000 / 0.5) before its 1000 ns of work: 3000-6000. Batch 1: the
+  // input stayed on the device, the output did not: 6000-8000; postprocessing 8000-11000.
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 3000}, {6000, 8000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{3000, 6000}, {8000, 11000}}));
+  EXPECT_EQ(r.makespan(), 11000);
+}
+
+TEST(SimulatorTiming, APrefetchMovesOnlyPagesThatAreNotThereYet) {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};
+  p.prefetchToDeviceCurve = {{1000, 0.5}};
+  p.prefetchToHostCurve = {{1000, 0.25}};
+  PipelineConfig c = roundConfig(1000, 2);
+  c.memory = HostMemory::ManagedPrefetch;
+  const auto r = runSim(c, p);
+  // Batch 0: prefetch in 1000 / 0.5; the kernel faults in the output the host touched
+  // at allocation (1000 + 1000); prefetch out 1000 / 0.25. Batch 1: the input is still
+  // on the device (a 1 ns no-op), the output came back to the host: faulted again.
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {8000, 8001}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{2000, 4000}, {8001, 10001}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{4000, 8000}, {10001, 14001}}));
+}
+
+TEST(SimulatorTiming, CpuStagesRunWholeRoundsPlusTheirPerByteCost) {
+  DeviceProfile p = roundProfile();
+  p.cpuPreprocessNsPerByte = 0.5;
+  p.cpuPostprocessNsPerByte = 0.25;
+  PipelineConfig c = roundConfig(1000, 1);
+  c.preprocessOpsPerByte = 0.4;   // rounds to 0 rounds: generating the samples only
+  c.postprocessOpsPerByte = 1.6;  // 2 rounds
+  c.roiFraction = 0.5;            // postprocessing reads what came back: 500 bytes
+  const auto r = runSim(c, p);
+  EXPECT_EQ(r.of(OpKind::Preprocess).at(0).duration(), 500);
+  EXPECT_EQ(r.of(OpKind::Postprocess).at(0).duration(), 500 * (0.25 + 2));
+  EXPECT_EQ(r.of(OpKind::Postprocess).at(0).bytes, 500u);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(WorkerSpeedup, InterpolatesBetweenPointsAndKeepsTheLastEfficiencyBeyond) {
   EXPECT_DOUBLE_EQ(workerSpeedup(p, 3), 2.4);   // halfway between 1.8 and 3.0
   EXPECT_DOUBLE_EQ(workerSpeedup(p, 8), 6.0);   // 3.0 / 4 per worker
   // 1 MiB at 2 ops/B on 4 workers: 1048576 * 2 * 0.5 / 3.0 ns.
-  EXPECT_DOUBLE_EQ(cpuStageNs(p, 1 << 20, 2.0, 4), 1048576.0 * 2 * 0.5 / 3.0);
+  EXPECT_DOUBLE_EQ(cpuStageNs(p, 1 << 20, 2.0, 4, true), 1048576.0 * 2 * 0.5 / 3.0);
 }
 
 TEST(WorkerSpeedup, RoundTripsThroughJson) {

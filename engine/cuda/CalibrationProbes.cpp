@@ -1,0 +1,211 @@
+#include "cuda/CalibrationProbes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <cublas_v2.h>
+
+#include "config/ModelWork.h"
+#include "cuda/CpuWork.h"
+#include "cuda/CudaError.h"
+#include "cuda/CudaResources.h"
+#include "cuda/CuptiTracer.h"
+#include "cuda/Kernels.h"
+#include "cuda/WorkerPool.h"
+
+namespace pipescope::cuda {
+
+namespace {
+
+constexpr std::size_t kKiB = 1024, kMiB = 1024 * 1024;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string fmt(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string sizeText(std::size_t bytes) {
+  return bytes >= kMiB ? std::to_string(bytes / kMiB) + "M" : std::to_string(bytes / kKiB) + "K";
+}
+
+/// GPU time between two events around `issue`, median of `reps` (each after a sync).
+double eventTimedNs(cudaStream_t stream, int reps, const std::function<void()>& before,
+                    const std::function<void()>& issue) {
+  Event a = Event::create(true), b = Event::create(true);
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    if (before) before();
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), stream));
+    issue();
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), stream));
+    PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(b.get()));
+    float ms = 0;
+    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    t.push_back(double(ms) * 1e6);
+  }
+  return median(t);
+}
+
+/// Managed-memory sizes: the random validation's batches reach 256 MiB, its faults
+/// are dominated by fixed costs below a MiB.
+std::vector<std::size_t> managedSizes(bool quick) {
+  if (quick) return {256 * kKiB, 4 * kMiB};
+  return {64 * kKiB, 256 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+}
+
+}  // namespace
+
+double gpuPeriodNs(cudaStream_t stream, int n, const std::function<void()>& issue) {
+  issue();  // warm-up (module load, first touch)
+  PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return eventTimedNs(stream, 1, {}, [&] {
+           for (int i = 0; i < n; ++i) issue();
+         }) /
+         n;
+}
+
+GemmCalibration calibrateGemm(ModelPreset preset, cudaStream_t stream, CuptiTracer& tracer, double kernelGapNs,
+                              bool quick, const CalibrationLog& log) {
+  const GemmShape g = gemmShape(preset);
+  const std::size_t rowBytes = std::size_t(g.width) * sizeof(float);
+  const std::size_t maxBytes = quick ? 16 * kMiB : 256 * kMiB;
+  DeviceBuffer x(maxBytes, "GEMM input"), y(maxBytes, "GEMM output");
+  DeviceBuffer w(std::size_t(g.width) * g.width * sizeof(float), "GEMM weights");
+  PIPESCOPE_CUDA_CHECK(cudaMemset(x.get(), 0, maxBytes));
+  PIPESCOPE_CUDA_CHECK(cudaMemset(w.get(), 0, w.bytes()));
+  CublasHandle blas = CublasHandle::create();
+  PIPESCOPE_CUBLAS_CHECK(cublasSetStream(blas.get(), stream));
+  PIPESCOPE_CUBLAS_CHECK(cublasSetMathMode(blas.get(), CUBLAS_TF32_TENSOR_OP_MATH));
+  const float alpha = 1.0f, beta = 0.0f;
+  auto sgemm = [&](std::size_t rows) {
+    PIPESCOPE_CUBLAS_CHECK(cublasSgemm(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, g.width, int(rows), g.width, &alpha,
+                                       static_cast<const float*>(w.get()), g.width,
+                                       static_cast<const float*>(x.get()), g.width, &beta,
+                                       static_cast<float*>(y.get()), g.width));
+  };
+  GemmCalibration out;
+  std::string line = std::string(toString(preset)) + " GEMM layer (" + std::to_string(g.width) + " wide), us by rows:";
+  // Rows from a 16 KiB activation up to the largest batch, x4 per step.
+  for (std::size_t rows = std::max<std::size_t>(16, 16 * kKiB / rowBytes); rows * rowBytes <= maxBytes; rows *= 4) {
+    const double estimateNs = 5000 + 2.0 * double(rows) * g.width * g.width / 100e3;  // at ~100 TFLOP/s
+    const int n = int(std::clamp(20e6 / estimateNs, 5.0, 100.0));
+    const double period = gpuPeriodNs(stream, n, [&] { sgemm(rows); });
+    const double ns = std::max(1.0, period - kernelGapNs);
+    out.curve.push_back({rows, ns});
+    line += " " + std::to_string(rows) + "=" + fmt(ns / 1e3, 1);
+  }
+  // Host cost of the call as the backend makes it: CUPTI on, an external correlation
+  // id around it; tiny GEMMs so the GPU never holds the queue up.
+  const std::size_t tinyRows = out.curve.front().rows;
+  std::vector<double> per;
+  std::uint64_t id = 1ull << 40;  // apart from the calibration's other ids
+  for (int round = 0; round < 7; ++round) {
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::int64_t a = steadyNowNs();
+    for (int i = 0; i < 30; ++i) {
+      if (tracer.active()) tracer.push(++id);
+      sgemm(tinyRows);
+      if (tracer.active()) tracer.pop();
+    }
+    per.push_back(double(steadyNowNs() - a) / 30.0);
+  }
+  PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.callNs = median(per);
+  if (log) log(line + "; cublasSgemm call " + fmt(out.callNs) + " ns");
+  return out;
+}
+
+ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPerByte, double normalizeFixedNs,
+                                    int device, bool quick, const CalibrationLog& log) {
+  ManagedCalibration out;
+  const auto sizes = managedSizes(quick);
+  const std::size_t largest = sizes.back();
+  HostBuffer managed(HostMemory::Managed, largest, "managed buffer");
+  HostBuffer pinned(HostMemory::Pinned, largest, "pinned host buffer");
+  DeviceBuffer dev(largest, "device buffer");
+  auto* m = static_cast<float*>(managed.host());
+  auto* d = static_cast<float*>(dev.get());
+  std::memset(pinned.host(), 1, largest);
+  PIPESCOPE_CUDA_CHECK(cudaMemset(dev.get(), 0, largest));
+  cudaMemLocation onDevice{}, onHost{};
+  onDevice.type = cudaMemLocationTypeDevice;
+  onDevice.id = device;
+  onHost.type = cudaMemLocationTypeHost;
+  onHost.id = 0;
+  auto toHost = [&](std::size_t bytes) { std::memset(m, 1, bytes); };  // the CPU writes: pages come to the host
+  auto toDevice = [&](std::size_t bytes) {                             // a kernel writes: pages go to the device
+    PIPESCOPE_CUDA_CHECK(launchNormalize(d, m, bytes / sizeof(float), stream));
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  std::string gpuLine = "managed: kernel faulting pages in, GB/s:", cpuLine = "managed: CPU faulting pages back, GB/s:",
+              inLine = "managed: prefetch to the GPU, GB/s:", outLine = "managed: prefetch to the CPU, GB/s:";
+  for (std::size_t bytes : sizes) {
+    const std::size_t n = bytes / sizeof(float);
+    const int reps = bytes >= 16 * kMiB ? 3 : 5;
+    // GPU side: normalize reads pages the host just wrote; its own time comes off.
+    const double kernel = eventTimedNs(stream, reps, [&] { toHost(bytes); },
+                                       [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(m, d, n, stream)); });
+    const double own = normalizeFixedNs + normalizeOwnNsPerByte * double(bytes);
+    out.gpuFault.push_back({bytes, double(bytes) / std::max(kernel - own, kernel * 0.05)});
+    // CPU side: postprocessing's read of pages a kernel just wrote, minus the same read
+    // of pinned host memory.
+    std::vector<double> faulted, plain;
+    volatile double sink = 0;
+    for (int r = 0; r < reps; ++r) {
+      toDevice(bytes);
+      std::int64_t a = steadyNowNs();
+      sink = sink + postprocessShare(m, n, 0.0, 0, 1);
+      faulted.push_back(double(steadyNowNs() - a));
+      a = steadyNowNs();
+      sink = sink + postprocessShare(static_cast<const float*>(pinned.host()), n, 0.0, 0, 1);
+      plain.push_back(double(steadyNowNs() - a));
+    }
+    const double cpu = median(faulted) - median(plain);
+    out.cpuFault.push_back({bytes, double(bytes) / std::max(cpu, median(faulted) * 0.05)});
+    // Prefetches that move every page.
+    const double in = eventTimedNs(stream, reps, [&] { toHost(bytes); },
+                                   [&] { PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(m, bytes, onDevice, 0, stream)); });
+    out.prefetchToDevice.push_back({bytes, double(bytes) / std::max(in, 1.0)});
+    const double back = eventTimedNs(stream, reps, [&] { toDevice(bytes); },
+                                     [&] { PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(m, bytes, onHost, 0, stream)); });
+    out.prefetchToHost.push_back({bytes, double(bytes) / std::max(back, 1.0)});
+    const std::string s = " " + sizeText(bytes) + "=";
+    gpuLine += s + fmt(out.gpuFault.back().gbps, 2);
+    cpuLine += s + fmt(out.cpuFault.back().gbps, 2);
+    inLine += s + fmt(out.prefetchToDevice.back().gbps, 2);
+    outLine += s + fmt(out.prefetchToHost.back().gbps, 2);
+  }
+  if (log) {
+    log(gpuLine);
+    log(cpuLine);
+    log(inLine);
+    log(outLine);
+  }
+  return out;
+}
+
+double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log) {
+  const std::size_t bytes = 32 * kMiB, n = bytes / sizeof(float);
+  HostBuffer mapped(HostMemory::Mapped, bytes, "mapped host buffer");
+  DeviceBuffer dev(bytes, "device buffer");
+  PIPESCOPE_CUDA_CHECK(cudaMemset(dev.get(), 0, bytes));
+  auto* dst = static_cast<float*>(mapped.device());
+  const double period = gpuPeriodNs(stream, 5, [&] {
+    PIPESCOPE_CUDA_CHECK(launchNormalize(static_cast<const float*>(dev.get()), dst, n, stream));
+  });
+  const double gbps = double(bytes) / std::max(1.0, period - tinyPeriodNs);
+  if (log) log("mapped (zero-copy) write by the normalize kernel: " + fmt(gbps, 2) + " GB/s");
+  return gbps;
+}
+
+}  // namespace pipescope::cuda

@@ -1,0 +1,51 @@
+#pragma once
+// Calibration measurements of the work the CUDA backend does beyond copies and its
+// own kernels: the cuBLAS presets' GEMMs in their own shapes, managed memory's page
+// faults and prefetches, and kernels writing mapped memory. Each returns what the simulator's profile holds
+// (docs/fidelity.md says how each figure is measured).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "config/PipelineConfig.h"
+#include "sim/DeviceProfile.h"
+
+namespace pipescope::cuda {
+
+class CuptiTracer;
+
+using CalibrationLog = std::function<void(const std::string&)>;
+
+/// GPU time per op of `n` back-to-back ops issued by `issue` on `stream`, from CUDA
+/// events, after one discarded warm-up op.
+double gpuPeriodNs(cudaStream_t stream, int n, const std::function<void()>& issue);
+
+struct GemmCalibration {
+  std::vector<GemmPoint> curve;  ///< one layer's GPU time by rows (the kernel gap taken out)
+  double callNs = 0;             ///< host time of one cublasSgemm call, CUPTI on, correlated
+};
+
+/// One layer of `preset` (config/ModelWork.h's shape, TF32 as the backend runs it) at
+/// rows from a few to hundreds of MiB of activations; `kernelGapNs` is the spacing of
+/// back-to-back kernels that the simulator adds itself.
+GemmCalibration calibrateGemm(ModelPreset preset, cudaStream_t stream, CuptiTracer& tracer, double kernelGapNs,
+                              bool quick, const CalibrationLog& log);
+
+struct ManagedCalibration {
+  std::vector<BandwidthPoint> gpuFault, cpuFault, prefetchToDevice, prefetchToHost;
+};
+
+/// Effective rates by size: a kernel faulting in pages the host wrote (minus the
+/// kernel's own time), the CPU reading pages a kernel wrote (minus the same read of
+/// host memory), and cudaMemPrefetchAsync each way.
+ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPerByte, double normalizeFixedNs,
+                                    int device, bool quick, const CalibrationLog& log);
+
+/// A kernel writing mapped host memory over PCIe, GB/s; `tinyPeriodNs` is the period
+/// of back-to-back tiny kernels (taken out of the kernel's period).
+double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);
+
+}  // namespace pipescope::cuda
