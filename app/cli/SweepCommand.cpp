@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "Commands.h"
+#include "sim/DeviceProfile.h"
 #include "InterruptGuard.h"
 #include "RunSummary.h"
 #include "SweepOptions.h"
@@ -83,6 +84,20 @@ std::string heading(const SweepResult& r, const SweepRequest& req) {
   return h + "\n";
 }
 
+/// How far the simulator profile behind the figures was off on validation runs like
+/// the recommended configuration; empty when the profile carries no validation.
+std::string modelErrorLine(const std::string& profileName, const Recommendation& rec,
+                           const std::vector<SweepPointResult>& points) {
+  if (profileName.empty() || !rec.valid) return {};
+  std::string error;
+  const auto profile = loadDeviceProfile(profileName, error);
+  if (!profile || !profile->validation) return {};
+  const auto e = similarRunsError(*profile->validation, points[rec.chosenIndex].config);
+  if (!e) return {};
+  return "Simulator profile '" + profile->name + "' (validated on " + profile->validation->device + ", random set " +
+         std::to_string(profile->validation->seed) + "): " + e->text + ".\n";
+}
+
 int sweepMain(const std::vector<std::string>& args) {
   SweepOptionParser parser;
   if (wantsHelp(args)) {
@@ -150,6 +165,9 @@ int sweepMain(const std::vector<std::string>& args) {
   const Recommendation rec = recommend(result);
   if (!req.quiet) {
     std::cout << heading(result, req) << "\n" << formatSweepTable(result) << "\n" << formatRecommendation(result, rec);
+    const std::string simulated =
+        selection.backend->kind() == "simulator" ? req.backend.simulatorProfile : req.predictProfile;
+    std::cout << modelErrorLine(simulated, rec, result.points);
     std::cout.flush();
   }
 

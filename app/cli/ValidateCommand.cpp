@@ -13,6 +13,8 @@
 #include "io/AtomicFile.h"
 #include "io/TraceFileError.h"
 #include "io/TraceFiles.h"
+#include <nlohmann/json.hpp>
+
 #include "sim/DeviceProfile.h"
 #include "sim/RandomCases.h"
 #include "sim/SimulatorBackend.h"
@@ -91,8 +93,27 @@ bool writeOutput(const std::string& path, const std::string& text) {
   }
 }
 
+/// Writes `profile` with the judgement of a random set attached to `path`.
+bool attachValidation(DeviceProfile profile, const ValidationRecord& record, const std::string& path) {
+  if (!record.seed) {
+    std::cerr << "pipescope-cli validate: --attach-to-profile: these measurements are not a random set (no seed)\n";
+    return false;
+  }
+  ProfileValidation v;
+  v.device = record.measuredDevice;
+  v.seed = *record.seed;
+  v.recordedAt = record.recordedAt;
+  for (const ValidationRow& r : record.report.rows)
+    if (r.ok()) v.runs.push_back({r.config, r.errorPct});
+  profile.validation = std::move(v);
+  if (!writeOutput(path, profileToJson(profile).dump(2) + "\n")) return false;
+  std::cout << "wrote profile '" << profile.name << "' with its error on " << profile.validation->runs.size()
+            << " validation runs to " << path << "\n";
+  return true;
+}
+
 int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile, Backend& predicted,
-                           const std::string& markdown) {
+                           const std::string& markdown, const std::string& attachTo) {
   ValidationRecord record;
   try {
     record = loadValidationRecord(file);
@@ -115,11 +136,13 @@ int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile
   printSummary(record.report, true);
   record.profile = profile.name;
   if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, profile))) return kExitRunFailed;
+  if (!attachTo.empty() && !attachValidation(profile, record, attachTo)) return kExitRunFailed;
   return kExitOk;
 }
 
 int validateMain(const std::vector<std::string>& args) {
-  std::string profileName, markdown, measuredProfile, saveMeasurements, measurementsFile, tracesDir, sizingProfile;
+  std::string profileName, markdown, measuredProfile, saveMeasurements, measurementsFile, tracesDir, sizingProfile,
+      attachTo;
   int device = 0;
   int reps = 3;
   int randomCount = 0;
@@ -144,6 +167,10 @@ int validateMain(const std::vector<std::string>& args) {
   options.value("measurements", "FILE",
                 "judge --profile against measurements saved earlier with --save-measurements (no GPU needed)",
                 [&](const std::string& v) { measurementsFile = v; });
+  options.value("attach-to-profile", "FILE",
+                "write the profile with this judgement attached (random sets only): advice and sweep predictions "
+                "made with it then quote its error on similar runs",
+                [&](const std::string& v) { attachTo = v; });
   options.value("traces", "DIR", "save the last measured run of each configuration as DIR/NAME.pipescope",
                 [&](const std::string& v) { tracesDir = v; });
   options.flag("stages", "after each row, print per-batch stage times of both sides (where a miss comes from)",
@@ -169,6 +196,8 @@ int validateMain(const std::vector<std::string>& args) {
       throw UsageError("--random needs --seed S (the seed names the set; use one you did not fit the profile with)");
     if (seed && randomCount == 0) throw UsageError("--seed goes with --random N");
     if (randomCount > 0 && quick) throw UsageError("--quick and --random choose different sets: give one of them");
+    if (!attachTo.empty() && randomCount == 0 && measurementsFile.empty())
+      throw UsageError("--attach-to-profile needs a random set (--random N --seed S, or --measurements of one)");
     if (!measurementsFile.empty() && (randomCount > 0 || quick || !measuredProfile.empty() || !saveMeasurements.empty()))
       throw UsageError("--measurements judges saved measurements: it takes no --random, --quick, --measured-profile "
                        "or --save-measurements");
@@ -183,7 +212,8 @@ int validateMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto predicted = makeSimulatorBackend(*profile);
-  if (!measurementsFile.empty()) return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown);
+  if (!measurementsFile.empty())
+    return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown, attachTo);
   BackendSelection measured;
   if (!measuredProfile.empty()) {
     BackendOptions o;
@@ -268,6 +298,7 @@ int validateMain(const std::vector<std::string>& args) {
   printSummary(record.report, randomCount > 0);
   if (!saveMeasurements.empty() && !writeOutput(saveMeasurements, validationRecordToJson(record))) return kExitRunFailed;
   if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, *profile))) return kExitRunFailed;
+  if (!attachTo.empty() && !attachValidation(*profile, record, attachTo)) return kExitRunFailed;
   return record.report.failures > 0 ? kExitRunFailed : kExitOk;
 }
 

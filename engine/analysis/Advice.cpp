@@ -1,5 +1,7 @@
 #include "analysis/Advice.h"
 
+#include "sim/ProfileValidation.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -211,11 +213,14 @@ AdviceResult advise(const AdviceInput& in, const AdviceOptions& options, std::st
   for (AdviceItem& item : best) {
     if (item.speedup < options.minSpeedup || int(result.items.size()) >= options.maxItems) continue;
     item.sentence = item.title + ": predicted " + formatRatio(item.speedup) + " faster";
+    if (in.profile.validation)
+      if (auto e = similarRunsError(*in.profile.validation, item.config)) item.modelError = e->text;
     if (item.apiShareBefore && item.apiShareAfter && *item.apiShareBefore >= 0.01)
       item.sentence += ", API overhead from " + formatPercent(*item.apiShareBefore) + " to " +
                        formatPercent(*item.apiShareAfter) + " of the run";
     if (!item.evidence.empty()) item.sentence += " (now " + item.evidence + ")";
     if (!item.caveat.empty()) item.sentence += "; " + item.caveat;
+    if (!item.modelError.empty()) item.sentence += "; " + item.modelError;
     item.sentence += ".";
     result.items.push_back(std::move(item));
   }

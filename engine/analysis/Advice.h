@@ -43,6 +43,9 @@ struct AdviceItem {
   std::optional<double> apiShareBefore, apiShareAfter;
   std::string evidence;  ///< what in the measured run points at it ("62% of kernel time waited on pageable staging")
   std::string caveat;    ///< when the change alters the workload ("only if the data can stay on the GPU")
+  /// The profile's measured error on validation runs like `config` (empty when the
+  /// profile carries no validation): how far to trust `speedup`.
+  std::string modelError;
   std::string sentence;  ///< "pinned memory: predicted 3.9x faster (...)"
 };
 

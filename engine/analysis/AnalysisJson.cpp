@@ -97,6 +97,7 @@ json adviceToJson(const AdviceResult& a) {
                      {"api_share_after", i.apiShareAfter ? json(*i.apiShareAfter) : json(nullptr)},
                      {"evidence", i.evidence},
                      {"caveat", i.caveat},
+                     {"modelError", i.modelError},
                      {"sentence", i.sentence},
                      {"config", configToJson(i.config)}});
   }

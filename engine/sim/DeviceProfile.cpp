@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/ConfigJson.h"
+
 namespace pipescope {
 
 // Generated at build time from resources/profiles/*.json (cmake/EmbedFiles.cmake).
@@ -133,6 +135,22 @@ class FieldReader {
     }
   }
 
+  void validation(const char* key, std::optional<ProfileValidation>& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    try {
+      ProfileValidation pv;
+      pv.device = v->at("device").get<std::string>();
+      pv.seed = v->at("seed").get<std::uint64_t>();
+      pv.recordedAt = v->at("recordedAt").get<std::string>();
+      for (const json& r : v->at("runs")) pv.runs.push_back({configFromJson(r.at("config")), r.at("errorPct").get<double>()});
+      out = std::move(pv);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("device profile field '" + std::string(key) +
+                                  "' must be {device, seed, recordedAt, runs: [{config, errorPct}]}: " + e.what());
+    }
+  }
+
   void rejectUnknown() const {
     for (auto it = j_.begin(); it != j_.end(); ++it)
       if (!seen_.count(it.key()))
@@ -233,6 +251,15 @@ json profileToJson(const DeviceProfile& p) {
     j["cpuWorkerSpeedup"] = a;
   }
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
+  if (p.validation) {
+    json runs = json::array();
+    for (const ValidatedRun& r : p.validation->runs)
+      runs.push_back({{"config", configToJson(r.config)}, {"errorPct", r.errorPct}});
+    j["validation"] = {{"device", p.validation->device},
+                       {"seed", p.validation->seed},
+                       {"recordedAt", p.validation->recordedAt},
+                       {"runs", runs}};
+  }
   return j;
 }
 
@@ -293,6 +320,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("cpuPostprocessNsPerByte", p.cpuPostprocessNsPerByte, true);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
+  r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;
 }

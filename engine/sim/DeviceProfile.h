@@ -9,6 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "sim/ProfileValidation.h"
+
 namespace pipescope {
 
 /// Achieved bandwidth for one transfer size; profiles hold a curve per direction
@@ -124,6 +126,10 @@ struct DeviceProfile {
   std::vector<WorkerSpeedup> cpuWorkerSpeedup;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
+
+  /// How this profile did against the GPU it describes on a random set it was not
+  /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).
+  std::optional<ProfileValidation> validation;
 
   bool operator==(const DeviceProfile&) const = default;
 };

@@ -22,7 +22,7 @@ TEST(CliValidate, TwoProfilesOfTheSameDeviceAgreeExactly) {
   const CliResult r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--quick", "--markdown", md});
   EXPECT_EQ(r.exitCode, kOk) << r.err;
   EXPECT_TRUE(has(r.out, "14 configurations")) << r.out;
-  EXPECT_TRUE(has(r.out, "median |error| 0.0 %, max |error| 0.0 %")) << r.out;
+  EXPECT_TRUE(has(r.out, "median |error| 0.0 %, 90th percentile 0.0 %, max |error| 0.0 %")) << r.out;
   std::ifstream in(md);
   std::stringstream text;
   text << in.rdbuf();
@@ -57,6 +57,42 @@ TEST(CliCalibrate, WithoutAGpuFailsWithAClearMessage) {
   EXPECT_EQ(r.exitCode, kFailed);
   EXPECT_TRUE(has(r.err, "CUDA")) << r.err;
   EXPECT_FALSE(std::ifstream(out).good()) << "no profile is written on failure";
+}
+
+TEST(CliValidate, ARandomSetIsSavedJudgedOfflineAndAttachedToTheProfile) {
+  const std::string saved = ::testing::TempDir() + "random-measurements.json";
+  const std::string attached = ::testing::TempDir() + "profile-with-validation.json";
+  // The simulator with one profile stands for the GPU; its measurements are saved.
+  CliResult r = runCli({"validate", "--profile", "h100-calibrated", "--measured-profile", "h200-calibrated", "--random",
+                        "12", "--seed", "77", "--save-measurements", saved});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "12 configurations drawn at random with seed 77")) << r.out;
+  EXPECT_TRUE(has(r.out, "judged on the random set with seed 77")) << r.out;
+  EXPECT_TRUE(has(r.out, "mean signed error (bias)")) << r.out;
+  EXPECT_TRUE(has(r.out, "error by knob value:")) << r.out;
+  // Judged again offline against the profile that produced them: no error at all.
+  r = runCli({"validate", "--profile", "h200-calibrated", "--measurements", saved, "--attach-to-profile", attached});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "median |error| 0.0 %")) << r.out;
+  EXPECT_TRUE(has(r.out, "with its error on 12 validation runs")) << r.out;
+  // Advice made with the attached profile quotes that error.
+  r = runCli({"run", "--backend", "sim", "--profile", attached, "--preset", "naive"});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "this profile's error on the 5 most similar validation runs")) << r.out;
+  std::remove(saved.c_str());
+  std::remove(attached.c_str());
+}
+
+TEST(CliValidate, RandomNeedsASeedAndAttachingNeedsARandomSet) {
+  CliResult r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--random", "5"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "--random needs --seed")) << r.err;
+  r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--quick", "--attach-to-profile", "x.json"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "--attach-to-profile needs a random set")) << r.err;
+  r = runCli({"validate", "--profile", "h200", "--measurements", "/nonexistent/m.json"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "cannot open validation measurements '/nonexistent/m.json'")) << r.err;
 }
 
 }  // namespace

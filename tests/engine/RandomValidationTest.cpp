@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "io/AtomicFile.h"
 #include "sim/DeviceProfile.h"
 #include "sim/RandomCases.h"
@@ -189,6 +191,29 @@ TEST(ValidationFile, ABrokenFileGetsAMessageNamingIt) {
   }
   EXPECT_THROW(loadValidationRecord(path), std::runtime_error);
   std::filesystem::remove(path);
+}
+
+TEST(ProfileValidation, SimilarRunsAreThoseOfTheSameMemoryKindAndMode) {
+  ProfileValidation v;
+  v.device = "test GPU";
+  v.seed = 9;
+  PipelineConfig pinned, pageable;
+  pageable.memory = HostMemory::Pageable;
+  for (int i = 0; i < 5; ++i) v.runs.push_back({pinned, 2.0 + i});       // |error| 2..6 on pinned runs
+  for (int i = 0; i < 5; ++i) v.runs.push_back({pageable, -30.0 - i});   // 30..34 on pageable runs
+  PipelineConfig query = pageable;
+  query.streams = 2;
+  const auto e = similarRunsError(v, query, 5);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->runs, 5);
+  EXPECT_DOUBLE_EQ(e->medianAbsErrorPct, 32);
+  EXPECT_DOUBLE_EQ(e->maxAbsErrorPct, 34);
+  EXPECT_NE(e->text.find("the 5 most similar validation runs"), std::string::npos) << e->text;
+  EXPECT_FALSE(similarRunsError(ProfileValidation{}, query));
+
+  DeviceProfile p = h100();
+  p.validation = v;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
 }
 
 }  // namespace
