@@ -254,8 +254,9 @@ void GpuModel::signal(std::uint64_t id, double t) {
   }
   GpuOpState& next = mut(stream.head);
   if (next.ready >= 0) return;
-  // Work on another engine waits for the front end to see this op complete.
-  if (next.cmd.engine != s.cmd.engine) next.notBefore = t + profile_.streamDependencyNs;
+  // Work on another engine waits for the front end to see this op complete (on a
+  // device with one copy engine, a D2H followed by an H2D stays on the same engine).
+  if (next.engineSlot != s.engineSlot) next.notBefore = t + profile_.streamDependencyNs;
   makeReady(stream.head, t);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "SimulatorTestSupport.h"
+#include "sim/GpuModel.h"
 #include "sim/StageCosts.h"
 
 namespace pipescope {
@@ -273,6 +274,22 @@ TEST(SimulatorTiming, CpuStagesRunWholeRoundsPlusTheirPerByteCost) {
   EXPECT_EQ(r.of(OpKind::Preprocess).at(0).duration(), 500);
   EXPECT_EQ(r.of(OpKind::Postprocess).at(0).duration(), 500 * (0.25 + 2));
   EXPECT_EQ(r.of(OpKind::Postprocess).at(0).bytes, 500u);
+}
+
+TEST(SimulatorTiming, ACopyBehindACopyOnTheSameEnginePaysNoDependencyLatency) {
+  // D2H then H2D queued in one stream: two engines apart on a device with two copy
+  // engines (the front end resolves the dependency), one engine on a legacy device.
+  for (int engines : {2, 1}) {
+    DeviceProfile p = roundProfile();
+    p.copyEngines = engines;
+    p.streamDependencyNs = 50;
+    GpuModel gpu(p);
+    const auto d2h = gpu.submit({OpKind::CopyD2H, 0, EngineId::D2H, 1000, 1.0}, 0);
+    const auto h2d = gpu.submit({OpKind::CopyH2D, 0, EngineId::H2D, 1000, 1.0}, 0);
+    gpu.runAll();
+    EXPECT_EQ(gpu.op(d2h).end, 1000) << engines;
+    EXPECT_EQ(gpu.op(h2d).start, engines == 2 ? 1050 : 1000) << engines << " copy engine(s)";
+  }
 }
 
 }  // namespace
