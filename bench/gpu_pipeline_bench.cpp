@@ -47,13 +47,24 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-/// The uninstrumented reference: the same algorithm, kernels and buffers, nothing recorded.
+/// The mirror reference: pipescope's algorithm (docs/cuda-backend.md), kernels and
+/// buffers, nothing recorded. Stream s = batch % streams owns the device buffers; host
+/// slot batch % hostSlots() (two per stream) owns the host buffers and a done event
+/// recorded after the batch's D2H; before batch b the host waits on the event of
+/// batch b - hostSlots(), whose host buffers it takes.
 class Reference {
  public:
   explicit Reference(const PipelineConfig& c) : c_(c), streams_(c.isAsync() ? c.streams : 1) {
     for (int s = 0; s < streams_; ++s) {
-      Slot slot;
-      if (c.isAsync()) CHECK(cudaStreamCreateWithFlags(&slot.stream, cudaStreamNonBlocking));
+      Device d;
+      if (c.isAsync()) CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
+      CHECK(cudaMalloc(&d.din, c.batchBytes()));
+      CHECK(cudaMalloc(&d.dout, c.outputBytes()));
+      CHECK(cudaMemset(d.din, 0, c.batchBytes()));
+      devices_.push_back(d);
+    }
+    for (int h = 0; h < c.hostSlots(); ++h) {
+      Host slot;
       if (c.memory == HostMemory::Pinned) {
         CHECK(cudaMallocHost(&slot.hin, c.batchBytes()));
         CHECK(cudaMallocHost(&slot.hout, c.outputBytes()));
@@ -63,28 +74,31 @@ class Reference {
       }
       std::memset(slot.hin, 0, c.batchBytes());
       std::memset(slot.hout, 0, c.outputBytes());
-      CHECK(cudaMalloc(&slot.din, c.batchBytes()));
-      CHECK(cudaMalloc(&slot.dout, c.outputBytes()));
-      CHECK(cudaMemset(slot.din, 0, c.batchBytes()));
-      slots_.push_back(slot);
+      if (c.isAsync()) CHECK(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming));
+      hosts_.push_back(slot);
     }
     CHECK(cudaDeviceSynchronize());
   }
   ~Reference() {
     cudaDeviceSynchronize();
-    for (Slot& s : slots_) {
-      if (s.stream) cudaStreamDestroy(s.stream);
+    for (Device& d : devices_) {
+      if (d.stream) cudaStreamDestroy(d.stream);
+      cudaFree(d.din);
+      cudaFree(d.dout);
+    }
+    for (Host& h : hosts_) {
+      if (h.done) cudaEventDestroy(h.done);
       if (c_.memory == HostMemory::Pinned) {
-        cudaFreeHost(s.hin);
-        cudaFreeHost(s.hout);
+        cudaFreeHost(h.hin);
+        cudaFreeHost(h.hout);
       } else {
-        std::free(s.hin);
-        std::free(s.hout);
+        std::free(h.hin);
+        std::free(h.hout);
       }
-      cudaFree(s.din);
-      cudaFree(s.dout);
     }
   }
+  Reference(const Reference&) = delete;
+  Reference& operator=(const Reference&) = delete;
 
   /// Makespan in ms: first call to last batch back on the host.
   double run() {
@@ -92,34 +106,41 @@ class Reference {
     const std::uint32_t fmas = cuda::modelFmasPerElement(c_.modelFlopsPerByte);
     const double t0 = nowMs();
     for (int b = 0; b < c_.batchCount; ++b) {
-      Slot& s = slots_[std::size_t(b % streams_)];
-      auto* din = static_cast<float*>(s.din);
-      auto* dout = static_cast<float*>(s.dout);
+      Device& d = devices_[std::size_t(b % streams_)];
+      Host& h = hosts_[std::size_t(b % c_.hostSlots())];
+      auto* din = static_cast<float*>(d.din);
+      auto* dout = static_cast<float*>(d.dout);
       if (!c_.isAsync()) {
-        CHECK(cudaMemcpy(din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice));
-        CHECK(cuda::launchNormalize(din, din, nIn, nullptr));
+        CHECK(cudaMemcpy(din, h.hin, c_.batchBytes(), cudaMemcpyHostToDevice));
+        if (c_.normalizeKernel) CHECK(cuda::launchNormalize(din, din, nIn, nullptr));
         CHECK(cuda::launchModel(din, nIn, dout, nOut, fmas, nullptr));
-        CHECK(cudaMemcpy(s.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(h.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost));
         continue;
       }
-      if (b >= streams_) CHECK(cudaStreamSynchronize(s.stream));
-      CHECK(cudaMemcpyAsync(din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice, s.stream));
-      CHECK(cuda::launchNormalize(din, din, nIn, s.stream));
-      CHECK(cuda::launchModel(din, nIn, dout, nOut, fmas, s.stream));
-      CHECK(cudaMemcpyAsync(s.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost, s.stream));
+      if (b >= c_.hostSlots()) CHECK(cudaEventSynchronize(h.done));
+      CHECK(cudaMemcpyAsync(din, h.hin, c_.batchBytes(), cudaMemcpyHostToDevice, d.stream));
+      if (c_.normalizeKernel) CHECK(cuda::launchNormalize(din, din, nIn, d.stream));
+      CHECK(cuda::launchModel(din, nIn, dout, nOut, fmas, d.stream));
+      CHECK(cudaMemcpyAsync(h.hout, dout, c_.d2hBytes(), cudaMemcpyDeviceToHost, d.stream));
+      CHECK(cudaEventRecord(h.done, d.stream));
     }
-    for (Slot& s : slots_) CHECK(cudaStreamSynchronize(s.stream));
+    for (Device& d : devices_) CHECK(cudaStreamSynchronize(d.stream));
     return nowMs() - t0;
   }
 
  private:
-  struct Slot {
+  struct Device {
     cudaStream_t stream = nullptr;
-    void *hin = nullptr, *hout = nullptr, *din = nullptr, *dout = nullptr;
+    void *din = nullptr, *dout = nullptr;
+  };
+  struct Host {
+    void *hin = nullptr, *hout = nullptr;
+    cudaEvent_t done = nullptr;
   };
   PipelineConfig c_;
   int streams_;
-  std::vector<Slot> slots_;
+  std::vector<Device> devices_;
+  std::vector<Host> hosts_;
 };
 
 struct PipescopeRun {
@@ -242,58 +263,88 @@ bool setSchedule(unsigned schedule) {
 
 double maxOf(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
-/// Minimal reference, mirror reference and pipescope (with and without the separate
-/// normalize kernel) at 1..16 streams, alternating, `reps` runs each after a warm-up.
+/// Medians of one pipescope configuration's runs.
+struct PipescopeMedians {
+  std::vector<double> makespan, ideal, eff, sync, api, idle;
+  void add(const PipescopeRun& r) {
+    makespan.push_back(r.makespanMs);
+    ideal.push_back(r.idealMs);
+    eff.push_back(r.efficiency);
+    sync.push_back(r.hostSyncMs);
+    api.push_back(r.apiMs);
+    idle.push_back(r.gpuIdleMs);
+  }
+};
+
+/// At 1..16 streams, alternating, `reps` runs each after a warm-up: the multi-stream
+/// preset (H2D, normalize, model, D2H) on pipescope, the mirror reference and the
+/// minimal reference with the same kernels; and the one-kernel workload
+/// (--no-normalize) on pipescope and the minimal reference.
 bool printStreamsTable(Backend& backend, int reps) {
   setSchedule(cudaDeviceScheduleBlockingSync);
   backend.keepBuffersBetweenRuns(true);  // pinning 1 GiB takes ~0.4 s: once per stream count, outside the makespan
-  std::printf("\nstreams table: 32 batches x 32 MiB, model %.0f flops/byte (preset multi-stream), pinned, depth-first; "
-              "median of %d runs, alternating\n\n",
-              streamsConfig(1).modelFlopsPerByte, reps);
-  std::printf("| streams | minimal ms | mirror ms | pipescope ms | pipescope / minimal | pipescope / mirror | "
-              "pipescope no-normalize ms | no-normalize / minimal | ideal ms | ideal no-norm. ms | pipescope eff. "
-              "(median, max) | no-norm. eff. (median, max) | minimal eff. |\n");
-  std::printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  std::vector<std::string> diagnostics;
+  std::vector<std::string> table, oneKernel, diagnostics;
+  double bestMs = 0, bestEff = 0;
+  int bestStreams = 0;
+  char line[512];
   for (int streams : kStreamCounts) {
     const PipelineConfig c = streamsConfig(streams);
     PipelineConfig plain = c;
     plain.normalizeKernel = false;
     bench::MinimalPipeline minimal(c);
     Reference mirror(c);
+    const bench::MinimalPipeline::Options sameKernels{c.normalizeKernel, 0, false, false, false};
+    minimal.run(sameKernels);
     minimal.run({});
     mirror.run();
     runPipescope(backend, c);
     runPipescope(backend, plain);
-    std::vector<double> mt, rt, pt, nt, ideal, idealPlain, eff, effPlain, sync, api, idle;
+    std::vector<double> mt, m1t, rt;
+    PipescopeMedians p, n;
     for (int i = 0; i < reps; ++i) {
-      mt.push_back(minimal.run({}));
+      mt.push_back(minimal.run(sameKernels));
+      m1t.push_back(minimal.run({}));
       rt.push_back(mirror.run());
-      const PipescopeRun p = runPipescope(backend, c);
-      const PipescopeRun n = runPipescope(backend, plain);
-      if (!p.ok || !n.ok) return false;
-      pt.push_back(p.makespanMs);
-      nt.push_back(n.makespanMs);
-      ideal.push_back(p.idealMs);
-      idealPlain.push_back(n.idealMs);
-      eff.push_back(p.efficiency);
-      effPlain.push_back(n.efficiency);
-      sync.push_back(p.hostSyncMs);
-      api.push_back(p.apiMs);
-      idle.push_back(p.gpuIdleMs);
+      const PipescopeRun pr = runPipescope(backend, c);
+      const PipescopeRun nr = runPipescope(backend, plain);
+      if (!pr.ok || !nr.ok) return false;
+      p.add(pr);
+      n.add(nr);
     }
-    const double m = median(mt), r = median(rt), p = median(pt), n = median(nt);
-    std::printf("| %d | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.3f | %.2f | %.2f | %.1f%%, %.1f%% | %.1f%%, %.1f%% | "
-                "%.1f%% |\n",
-                streams, m, r, p, p / m, p / r, n, n / m, median(ideal), median(idealPlain), 100 * median(eff),
-                100 * maxOf(eff), 100 * median(effPlain), 100 * maxOf(effPlain), 100 * median(idealPlain) / m);
-    char line[256];
-    std::snprintf(line, sizeof line, "| %d | %.2f | %.2f | %.2f | %.2f–%.2f |\n", streams, median(sync), median(api),
-                  median(idle), *std::min_element(pt.begin(), pt.end()), maxOf(pt));
+    const double m = median(mt), m1 = median(m1t), r = median(rt), pm = median(p.makespan), nm = median(n.makespan);
+    std::snprintf(line, sizeof line, "| %d | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.1f%% | %.1f%% | %.1f%% |\n",
+                  streams, m, r, pm, pm / m, pm / r, median(p.ideal), 100 * median(p.eff), 100 * maxOf(p.eff),
+                  100 * median(p.ideal) / m);
+    table.push_back(line);
+    std::snprintf(line, sizeof line, "| %d | %.2f | %.2f | %.3f | %.2f | %.1f%% | %.1f%% | %.1f%% |\n", streams, m1, nm,
+                  nm / m1, median(n.ideal), 100 * median(n.eff), 100 * maxOf(n.eff), 100 * median(n.ideal) / m1);
+    oneKernel.push_back(line);
+    std::snprintf(line, sizeof line, "| %d | %.2f | %.2f | %.2f | %.2f–%.2f |\n", streams, median(p.sync),
+                  median(p.api), median(p.idle), *std::min_element(p.makespan.begin(), p.makespan.end()),
+                  maxOf(p.makespan));
     diagnostics.push_back(line);
-    std::fflush(stdout);
+    if (bestStreams == 0 || pm < bestMs) {
+      bestMs = pm;
+      bestEff = median(p.eff);
+      bestStreams = streams;
+    }
   }
   backend.keepBuffersBetweenRuns(false);
+  std::printf("\nstreams table: preset multi-stream (32 batches x 32 MiB: H2D, normalize, model at %.0f flops/byte, "
+              "D2H; pinned, depth-first) at 1-16 streams; median of %d runs each, all columns alternating. minimal = "
+              "the plainest pipeline with the same kernels (one sync at the end); mirror = pipescope's algorithm "
+              "uninstrumented; eff. = ideal / makespan per run (median, max)\n\n",
+              streamsConfig(1).modelFlopsPerByte, reps);
+  std::printf("| streams | minimal ms | mirror ms | pipescope ms | pipescope / minimal | pipescope / mirror | ideal ms | "
+              "pipescope eff. | max eff. | minimal eff. |\n");
+  std::printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const std::string& l : table) std::printf("%s", l.c_str());
+  std::printf("\nbest stream count for pipescope: %d (%.2f ms, %.1f%% of the ideal bound)\n", bestStreams, bestMs,
+              100 * bestEff);
+  std::printf("\none kernel per batch (--no-normalize): the issue's minimal pipeline against pipescope\n\n");
+  std::printf("| streams | minimal ms | pipescope ms | pipescope / minimal | ideal ms | pipescope eff. | max eff. | "
+              "minimal eff. |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const std::string& l : oneKernel) std::printf("%s", l.c_str());
   std::printf("\npipescope's own runs (preset multi-stream), medians: time the submit thread waited in syncs, spent in "
               "API calls, and time no GPU op ran\n\n");
   std::printf("| streams | host sync ms | API calls ms | GPU idle ms | makespan range ms |\n| ---: | ---: | ---: | ---: | ---: |\n");
@@ -320,9 +371,9 @@ bool printStructureBreakdown(int reps) {
       {"+ separate normalize kernel", {true, 0, false, false, false}},
       {"+ CUPTI activity (kernel, memcpy, API)", {false, 0, false, false, true}},
       {"+ timing events around every op", {false, 0, false, true, false}},
-      {"+ slot sync + normalize + CUPTI (pipescope's structure)", {true, -1, false, false, true}},
-      {"+ event wait for batch b-2·streams", {false, -2, true, false, false}},
-      {"+ event wait b-2·streams + normalize + CUPTI", {true, -2, true, false, true}},
+      {"+ slot sync + normalize + CUPTI (pipescope before issue 17)", {true, -1, false, false, true}},
+      {"+ event wait for batch b-2·streams (two host slots per stream)", {false, -2, true, false, false}},
+      {"+ event wait b-2·streams + normalize + CUPTI (pipescope now)", {true, -2, true, false, true}},
   };
   std::printf("\nstructure breakdown: the minimal reference with one of pipescope's differences at a time, median of "
               "%d (ms; 32 batches x 32 MiB, preset multi-stream's model)\n\n| variant |",
@@ -424,6 +475,7 @@ int main(int argc, char** argv) {
   std::printf("| configuration | reference ms | pipescope ms | ratio | ideal ms | pipescope/ideal eff. |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
   PipescopeRun lastPinned;
+  backend->keepBuffersBetweenRuns(true);  // pin once per block of rows, outside every makespan
   for (const Row& row : rows) {
     Reference ref(row.config);
     ref.run();                            // warm-up

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: pipescope's CUDA pipeline against the minimal and the
-# mirror reference at 1, 2, 4, 8 and 16 streams (gpu_pipeline_bench --streams-table),
-# the minimal reference with each of pipescope's structural differences alone
-# (--breakdown), and pipescope traces of the same runs for a look op by op.
+# One call on the GPU machine for docs/performance.md's "CUDA backend" tables:
+#   - the gpu tests of the CUDA backend (CudaBackendTest, CudaEfficiencyTest);
+#   - gpu_pipeline_bench: the streams table (pipescope against the minimal and the
+#     mirror reference at 1, 2, 4, 8 and 16 streams), the structure breakdown (the
+#     minimal reference with each of pipescope's differences alone) and, unless
+#     MIRROR=0, the mirror table (instrumentation ratio per configuration) with
+#     bandwidth;
+#   - pipescope traces of the multi-stream preset at each stream count, with and
+#     without the separate normalize kernel, for a look op by op.
 # Everything lands in $OUT:
-#   stream-probe.md    environment, the streams table, the breakdown (the docs/performance.md tables)
-#   traces.tar.gz      multi-stream preset at each stream count, with and without the
-#                      separate normalize kernel: .pipescope traces and --json summaries
+#   stream-probe.md    environment, test summary, every table (paste into docs/performance.md)
+#   gpu-tests.log      the gpu test output
+#   traces.tar.gz      .pipescope traces and --json summaries
 #   build.log          only when the build failed
 # Usage (device tool, carry .carry): tools/gpu-stream-probe.sh [reps (default 9)]
-#   MIRROR=1 also runs the mirror table (instrumentation ratio per configuration).
+# Run it once on an H100 and once on an H200; about 3 minutes each after the build.
 set -u -o pipefail
 . "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-stream-probe-out}
@@ -20,21 +25,26 @@ R=$OUT/stream-probe.md
 T0=$(date +%s)
 stamp() { echo "== [$(($(date +%s) - T0)) s] $*" >&2; }
 
-{ echo '```'; gpu_environment 2>&1; echo '```'; } >"$R"
+{ echo '```'; gpu_environment 2>&1; echo "git $(git rev-parse --short HEAD 2>/dev/null || echo '?')"; echo '```'; } >"$R"
 stamp build
-if ! { cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
-  -DPIPESCOPE_BUILD_TESTS=OFF && ninja -C $B -j"$(nproc)" pipescope-cli gpu_pipeline_bench; } >"$OUT/build.log" 2>&1; then
+if ! { cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON &&
+  ninja -C $B -j"$(nproc)" pipescope-cli gpu_pipeline_bench pipescope_gpu_tests; } >"$OUT/build.log" 2>&1; then
   tail -40 "$OUT/build.log"
   echo "BUILD FAILED (build.log)" | tee -a "$R"
   exit 1
 fi
 rm -f "$OUT/build.log"
 
-stamp "bench: streams table + breakdown, $REPS reps"
+stamp "gpu tests"
+timeout 150 $B/tests/pipescope_gpu_tests --gtest_filter='CudaBackendTest*:CudaEfficiencyTest*' >"$OUT/gpu-tests.log" 2>&1
+echo "gpu tests rc=$?" >>"$R"
+grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|: bound" "$OUT/gpu-tests.log" | head -40 >>"$R"
+
+stamp "bench, $REPS reps"
 tables="--streams-table --breakdown"
-[ "${MIRROR:-0}" = 1 ] && tables="$tables --mirror-table"
+[ "${MIRROR:-1}" = 1 ] && tables="$tables --mirror-table"
 # shellcheck disable=SC2086  # the flags are words
-timeout 240 $B/bench/gpu_pipeline_bench "$REPS" $tables >>"$R" 2>&1
+timeout 300 $B/bench/gpu_pipeline_bench "$REPS" $tables >>"$R" 2>&1
 echo "bench rc=$?" >>"$R"
 
 stamp traces

@@ -146,7 +146,8 @@ std::string formatSummary(const RunReport& r) {
     s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " +
                                 formatDuration(m.perBatchOccupancy.h2dNs) + ", kernels " +
                                 formatDuration(m.perBatchOccupancy.kernelNs) + ", D2H " +
-                                formatDuration(m.perBatchOccupancy.d2hNs) + "; " + std::to_string(m.copyEngines) +
+                                formatDuration(m.perBatchOccupancy.d2hNs) + ", host " +
+                                formatDuration(m.hostPerBatchNs) + "; " + std::to_string(m.copyEngines) +
                                 (m.copyEngines == 1 ? " copy engine)" : " copy engines)"));
     s += row("efficiency", percent(m.efficiency) + " (ideal bound / makespan)");
   }
@@ -204,7 +205,17 @@ nlohmann::json summaryJson(const RunReport& r) {
         {"kernel", m.perBatch.kernelNs},
         {"d2h", m.perBatch.d2hNs},
         {"preprocess", m.perBatch.preprocessNs},
-        {"postprocess", m.perBatch.postprocessNs}}},
+        {"postprocess", m.perBatch.postprocessNs},
+        {"api", m.perBatch.apiNs}}},
+      {"occupancy_per_batch_ns",
+       {{"h2d", m.perBatchOccupancy.h2dNs},
+        {"kernel", m.perBatchOccupancy.kernelNs},
+        {"d2h", m.perBatchOccupancy.d2hNs},
+        {"preprocess", m.perBatchOccupancy.preprocessNs},
+        {"postprocess", m.perBatchOccupancy.postprocessNs},
+        {"api", m.perBatchOccupancy.apiNs}}},
+      {"host_per_batch_ns", m.hostPerBatchNs},
+      {"critical_resource", toString(m.critical)},
       {"copy_engines", m.copyEngines},
       {"ideal_bound_ns", m.idealBoundNs},
       {"ideal_bound_ms", m.idealBoundNs / 1e6},

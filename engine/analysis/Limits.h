@@ -1,7 +1,8 @@
 #pragma once
 // The three classic limits of an N-batch pipeline with per-batch stage times h, k, d
-// (H2D, kernels, D2H), where the measured run sits between them, and which resource
-// is the critical one (docs/analysis.md, "Limits").
+// (H2D, kernels, D2H) and host work, where the measured run sits between them, and
+// which resource is the critical one (docs/analysis.md, "Limits"). CriticalResource
+// and the full-overlap bound come from metrics/IdealBound.h: one definition.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,10 +10,6 @@
 #include "metrics/Metrics.h"
 
 namespace pipescope {
-
-enum class CriticalResource : std::uint8_t { H2DEngine, D2HEngine, CopyEngine, ComputeEngine, Host, None };
-/// "the H2D copy engine", "the D2H copy engine", "the copy engine", "the compute engine", "the host", "nothing".
-std::string_view toString(CriticalResource r);
 
 /// Where the measured makespan lies.
 enum class LimitZone : std::uint8_t {
@@ -26,15 +23,16 @@ enum class LimitZone : std::uint8_t {
 struct Limits {
   std::int64_t batches = 0;
   int copyEngines = 2;
-  StageTimes perBatch;
-  double hostPerBatchNs = 0;  ///< CPU stages per batch divided over the workers
+  StageTimes perBatch;        ///< each resource's occupancy per batch (Metrics::perBatchOccupancy)
+  double hostPerBatchNs = 0;  ///< the host's work per batch: CPU stages (wall time over the workers) + API calls
 
-  double noOverlapNs = 0;  ///< (h+k+d)·N
-  /// Compute overlaps one transfer direction, the other runs in series with it:
-  /// min over the two directions of the two-stage pipeline bound (never below fullOverlapNs).
+  double noOverlapNs = 0;  ///< (host+h+k+d)·N: everything one after another
+  /// Compute overlaps one transfer direction, the other runs in series with it (the host
+  /// beside them): the better direction's two-stage pipeline bound, never below N·host
+  /// nor outside [fullOverlapNs, noOverlapNs].
   double oneDirectionNs = 0;
   bool oneDirectionIsH2D = true;  ///< the direction that overlaps in oneDirectionNs
-  double fullOverlapNs = 0;       ///< idealBound(): max(h,k,d)·N + (h+k+d−max); one copy engine: h and d serialise
+  double fullOverlapNs = 0;       ///< the metrics' ideal bound: every resource overlapped (metrics/IdealBound.h)
   double measuredNs = 0;          ///< the makespan
 
   /// 0 at no overlap, 1 at full overlap (outside [0, 1] when the run is beyond them).

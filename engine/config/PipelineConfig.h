@@ -49,6 +49,11 @@ struct PipelineConfig {
   bool runsUntilStopped() const { return batchCount == 0; }
   bool isAsync() const { return mode == TransferMode::Async; }
   bool usesCopies() const { return memory != HostMemory::Mapped; }
+  /// Batches in flight at most, each with its own host input and output buffer: two
+  /// per stream in async mode (double buffering: the host prepares one round of
+  /// batches while the GPU runs the other), one in blocking mode. Batch b reuses the
+  /// host buffers of batch b - hostSlots(), so that is the batch the host waits for.
+  int hostSlots() const { return isAsync() ? 2 * streams : 1; }
 
   bool operator==(const PipelineConfig&) const = default;
 };

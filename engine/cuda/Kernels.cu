@@ -45,6 +45,13 @@ std::uint32_t modelFmasPerElement(double flopsPerByte) {
   return std::uint32_t(std::llround(fmas / 4.0)) * 4u;
 }
 
+cudaError_t loadKernels() {
+  cudaFuncAttributes attributes{};
+  const cudaError_t err = cudaFuncGetAttributes(&attributes, normalizeKernel);
+  if (err != cudaSuccess) return err;
+  return cudaFuncGetAttributes(&attributes, modelKernel);
+}
+
 cudaError_t launchNormalize(const float* in, float* out, std::size_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   normalizeKernel<<<gridFor(n), kThreads, 0, stream>>>(in, out, n, 0.5f, 2.0f);

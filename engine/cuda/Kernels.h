@@ -17,6 +17,10 @@ cudaError_t launchNormalize(const float* in, float* out, std::size_t n, cudaStre
 cudaError_t launchModel(const float* in, std::size_t nIn, float* out, std::size_t nOut, std::uint32_t fmasPerElement,
                         cudaStream_t stream);
 
+/// Loads both kernels now: with CUDA's lazy module loading the first launch would
+/// otherwise take ~1 ms and show up in the first batch (it is set-up, not the pipeline).
+cudaError_t loadKernels();
+
 /// FMAs per element for a flops-per-byte knob (rounded, multiple of the 4 chains).
 std::uint32_t modelFmasPerElement(double flopsPerByte);
 

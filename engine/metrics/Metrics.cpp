@@ -21,9 +21,11 @@ std::string_view toString(Bottleneck b) {
 }
 
 double idealBound(double h, double k, double d, std::int64_t batches, int copyEngines) {
-  if (batches <= 0) return 0;
-  const double slowest = copyEngines <= 1 ? std::max(h + d, k) : std::max({h, k, d});
-  return slowest * double(batches) + (h + k + d - slowest);
+  StageTimes t;
+  t.h2dNs = h;
+  t.kernelNs = k;
+  t.d2hNs = d;
+  return computeIdealBound(t, t, batches, copyEngines).ns;
 }
 
 double unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals) {
@@ -51,13 +53,20 @@ bool holdsHost(const Op& op) { return isCopyKind(op.kind) && (op.flags & (kOpBlo
 int pct(double fraction) { return int(std::lround(fraction * 100.0)); }
 std::string pctText(double fraction) { return std::to_string(pct(fraction)) + "%"; }
 
+// One batch's own stage times and where it ends.
+struct BatchStages {
+  std::int64_t end = 0;  // its last op's end
+  StageTimes t;          // GPU stages: summed op durations; CPU stages: the longest worker share
+};
+
 // The intervals the ops of a trace window cover, sorted out by what they mean.
 struct Collected {
   Intervals h2d, d2h, kernel, gpuAll, holdsHost;
+  Intervals preprocess, postprocess, api;   // host work: CPU stages (any worker), API calls on host lanes
   std::vector<Intervals> perLane;           // by lane id: what the lane is busy with
   std::vector<double> apiNsPerLane, cpuNsPerLane;  // host lanes: API calls vs CPU stages
   StageTimes sums;                          // stage duration sums (not yet per batch)
-  std::unordered_map<std::int32_t, std::int64_t> batchEnd;  // batch -> its last op end
+  std::unordered_map<std::int32_t, BatchStages> batches;
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::int64_t ops = 0;
@@ -85,11 +94,13 @@ Collected collect(const MetricsInput& in) {
     ++c.ops;
     c.first = std::min(c.first, s);
     c.last = std::max(c.last, e);
-    if (op.batch != kNoBatch) {
-      auto [it, inserted] = c.batchEnd.try_emplace(op.batch, op.end);
-      if (!inserted) it->second = std::max(it->second, op.end);
-    }
     const double dur = double(e - s);
+    BatchStages* batch = nullptr;
+    if (op.batch != kNoBatch) {
+      auto [it, inserted] = c.batches.try_emplace(op.batch, BatchStages{op.end, {}});
+      if (!inserted) it->second.end = std::max(it->second.end, op.end);
+      batch = &it->second;
+    }
     // Bytes of a clipped copy count in proportion to the part inside the window.
     const double share = op.end > op.start ? dur / double(op.end - op.start) : 1.0;
     switch (op.kind) {
@@ -97,18 +108,31 @@ Collected collect(const MetricsInput& in) {
         c.h2d.emplace_back(s, e);
         c.sums.h2dNs += dur;
         c.h2dBytes += double(op.bytes) * share;
+        if (batch) batch->t.h2dNs += dur;
         break;
       case OpKind::CopyD2H:
         c.d2h.emplace_back(s, e);
         c.sums.d2hNs += dur;
         c.d2hBytes += double(op.bytes) * share;
+        if (batch) batch->t.d2hNs += dur;
         break;
       case OpKind::Kernel:
         c.kernel.emplace_back(s, e);
         c.sums.kernelNs += dur;
+        if (batch) batch->t.kernelNs += dur;
         break;
-      case OpKind::Preprocess: c.sums.preprocessNs += dur; break;
-      case OpKind::Postprocess: c.sums.postprocessNs += dur; break;
+      // The workers' shares of a CPU stage run side by side: the batch's stage lasts at
+      // least as long as its longest share.
+      case OpKind::Preprocess:
+        c.preprocess.emplace_back(s, e);
+        c.sums.preprocessNs += dur;
+        if (batch) batch->t.preprocessNs = std::max(batch->t.preprocessNs, dur);
+        break;
+      case OpKind::Postprocess:
+        c.postprocess.emplace_back(s, e);
+        c.sums.postprocessNs += dur;
+        if (batch) batch->t.postprocessNs = std::max(batch->t.postprocessNs, dur);
+        break;
       default: break;
     }
     if (isGpuKind(op.kind)) c.gpuAll.emplace_back(s, e);
@@ -118,7 +142,11 @@ Collected collect(const MetricsInput& in) {
     if (op.lane < c.perLane.size()) {
       const bool hostLane = isHostLane(laneKind[op.lane]);
       if (hostLane ? isHostWork(op.kind) : (op.kind != OpKind::HostSync)) c.perLane[op.lane].emplace_back(s, e);
-      if (hostLane && op.kind == OpKind::ApiCall) c.apiNsPerLane[op.lane] += dur;
+      if (hostLane && op.kind == OpKind::ApiCall) {
+        c.apiNsPerLane[op.lane] += dur;
+        c.api.emplace_back(s, e);
+        c.sums.apiNs += dur;
+      }
       if (hostLane && (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess))
         c.cpuNsPerLane[op.lane] += dur;
     }
@@ -132,9 +160,44 @@ std::int64_t countBatches(const MetricsInput& in, const Collected& c) {
   if (in.completedBatches > 0) return in.completedBatches;
   const bool windowed = in.toNs > in.fromNs;
   std::int64_t n = 0;
-  for (const auto& [batch, end] : c.batchEnd)
-    if (!windowed || (end > in.fromNs && end <= in.toNs)) ++n;
+  for (const auto& [batch, stages] : c.batches)
+    if (!windowed || (stages.end > in.fromNs && stages.end <= in.toNs)) ++n;
   return n;
+}
+
+// The shortest time any one batch spent in each stage; without batch ids, the mean.
+StageTimes shortestBatch(const Collected& c, const StageTimes& mean) {
+  if (c.batches.empty()) return mean;
+  StageTimes m = c.batches.begin()->second.t;
+  for (const auto& [batch, stages] : c.batches) {
+    const StageTimes& t = stages.t;
+    m.h2dNs = std::min(m.h2dNs, t.h2dNs);
+    m.kernelNs = std::min(m.kernelNs, t.kernelNs);
+    m.d2hNs = std::min(m.d2hNs, t.d2hNs);
+    m.preprocessNs = std::min(m.preprocessNs, t.preprocessNs);
+    m.postprocessNs = std::min(m.postprocessNs, t.postprocessNs);
+  }
+  m.apiNs = 0;
+  return m;
+}
+
+// Per-batch occupancy of each resource (Metrics::perBatchOccupancy). The host's parts
+// never count one instant twice, so their sum is its busy time, never above the makespan.
+StageTimes occupancy(const Collected& c, double n, double h2dNs, double kernelNs, double d2hNs, const Intervals& holds) {
+  const Intervals pre = mergeIntervals(c.preprocess), post = mergeIntervals(c.postprocess);
+  const Intervals cpu = uniteMerged(pre, post);
+  const Intervals notApi = uniteMerged(cpu, holds);  // CPU stages, or a blocking copy holding the host
+  const double preNs = totalLength(pre), cpuNs = totalLength(cpu);
+  const double apiNs = totalLength(uniteMerged(mergeIntervals(c.api), notApi)) - totalLength(notApi);
+  StageTimes o;
+  // Summed durations count ops that ran side by side twice; the union never does.
+  o.h2dNs = std::min(c.sums.h2dNs, h2dNs) / n;
+  o.kernelNs = std::min(c.sums.kernelNs, kernelNs) / n;
+  o.d2hNs = std::min(c.sums.d2hNs, d2hNs) / n;
+  o.preprocessNs = preNs / n;
+  o.postprocessNs = (cpuNs - preNs) / n;
+  o.apiNs = apiNs / n;
+  return o;
 }
 
 // One resource that could limit throughput, for the bottleneck verdict.
@@ -299,21 +362,19 @@ Metrics computeMetrics(const MetricsInput& in) {
 
   if (m.batches > 0) {
     const double n = double(m.batches);
-    m.perBatch = {c.sums.h2dNs / n, c.sums.kernelNs / n, c.sums.d2hNs / n, c.sums.preprocessNs / n,
-                  c.sums.postprocessNs / n};
+    m.perBatch = {c.sums.h2dNs / n,           c.sums.kernelNs / n,      c.sums.d2hNs / n,
+                  c.sums.preprocessNs / n,    c.sums.postprocessNs / n, c.sums.apiNs / n};
+    // The bound needs how long each resource is occupied per batch. Where a stage's ops
+    // run side by side (kernels of different streams sharing the SMs at their tails, a
+    // GPU with several copy engines per direction, the workers' shares of a CPU stage)
+    // summed durations count that time twice and the "bound" could exceed the makespan.
+    m.perBatchOccupancy = occupancy(c, n, m.h2dBusyNs, kernelNs, m.d2hBusyNs, holds);
+    m.shortestBatch = shortestBatch(c, m.perBatchOccupancy);
   }
-  // The bound needs how long each engine is occupied per batch. Where a stage's ops run
-  // side by side (kernels of different streams sharing the SMs at their tails, or a GPU
-  // with several copy engines per direction) the summed durations count that time twice
-  // and the "bound" could exceed the measured makespan; the union never does.
-  if (m.batches > 0) {
-    const double n = double(m.batches);
-    m.perBatchOccupancy = {std::min(c.sums.h2dNs, m.h2dBusyNs) / n, std::min(c.sums.kernelNs, kernelNs) / n,
-                           std::min(c.sums.d2hNs, m.d2hBusyNs) / n, m.perBatch.preprocessNs,
-                           m.perBatch.postprocessNs};
-  }
-  m.idealBoundNs = idealBound(m.perBatchOccupancy.h2dNs, m.perBatchOccupancy.kernelNs,
-                              m.perBatchOccupancy.d2hNs, m.batches, m.copyEngines);
+  const IdealBound bound = computeIdealBound(m.perBatchOccupancy, m.shortestBatch, m.batches, m.copyEngines);
+  m.idealBoundNs = bound.ns;
+  m.critical = bound.critical;
+  m.hostPerBatchNs = bound.hostPerBatchNs;
   m.efficiency = ratio(m.idealBoundNs, span);
 
   classify(m, in, c);

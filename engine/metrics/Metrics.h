@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "config/PipelineConfig.h"
+#include "metrics/IdealBound.h"
 #include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
 #include "trace/Trace.h"
@@ -39,15 +40,6 @@ struct LaneBusy {
   std::string name;
   double busyNs = 0;       ///< union of op intervals on the lane
   double fraction = 0;     ///< busyNs / makespan
-};
-
-/// Mean per-batch stage times (sum of the stage's op durations / batches).
-struct StageTimes {
-  double h2dNs = 0;
-  double kernelNs = 0;
-  double d2hNs = 0;
-  double preprocessNs = 0;
-  double postprocessNs = 0;
 };
 
 struct Metrics {
@@ -81,20 +73,30 @@ struct Metrics {
   double computeOverlappedByCopy = 0;  ///< of compute busy time, the fraction a copy also ran
   double copyOverlappedByCompute = 0;  ///< of copy busy time, the fraction a kernel also ran
 
+  /// Mean per-batch stage times (sum of the stage's op durations / batches; CPU stages
+  /// summed over the workers, each of which records its share).
   StageTimes perBatch;
-  /// Per-batch engine occupancy: like perBatch, but each GPU stage is the union of its
-  /// ops' intervals / batches, so ops of one stage that ran side by side count once.
-  /// Equal to perBatch wherever an engine runs one op at a time. The bound uses these.
+  /// Per-batch occupancy of each resource: each stage is the union of its ops' intervals
+  /// / batches, so ops that ran side by side (kernels of several streams, the workers'
+  /// shares of a CPU stage) count once; API calls count where no CPU stage ran and no
+  /// blocking copy held the host. Equal to perBatch wherever one op runs at a time
+  /// (CPU stages: perBatch / workers for a perfect fork-join). The bound uses these.
   StageTimes perBatchOccupancy;
+  /// The shortest time any one batch spent in each stage (GPU stages: its ops' summed
+  /// durations; CPU stages: its longest worker share): the bound's pipeline fill and drain.
+  StageTimes shortestBatch;
   int copyEngines = 2;
-  double idealBoundNs = 0;      ///< see idealBound()
+  double idealBoundNs = 0;      ///< computeIdealBound(perBatchOccupancy, shortestBatch, ...)
+  CriticalResource critical = CriticalResource::None;  ///< the resource that sets the ideal bound
+  double hostPerBatchNs = 0;    ///< the host's work per batch: CPU stages + API calls (occupancy)
   double efficiency = 0;        ///< idealBoundNs / makespanNs
 
   Bottleneck bottleneck = Bottleneck::Unknown;
   std::string bottleneckSentence;  ///< one plain sentence saying why
 };
 
-/// Ideal makespan for N batches with per-batch stage times h, k, d:
+/// Ideal makespan for N identical batches with per-batch stage times h, k, d and no
+/// host work (computeIdealBound with work = fill):
 /// separate copy engines: max(h,k,d)*N + (h+k+d - max(h,k,d));
 /// one copy engine:       max(h+d,k)*N + (h+k+d - max(h+d,k)).
 /// 0 for N <= 0.

@@ -57,7 +57,8 @@ void Simulator::setupLanes() {
   names_.memcpy = trace_.internName("cudaMemcpy");
   names_.memcpyWait = trace_.internName("wait for copy");
   names_.launch = trace_.internName("cudaLaunchKernel");
-  names_.streamSync = trace_.internName("cudaStreamSynchronize");
+  names_.eventRecord = trace_.internName("cudaEventRecord");
+  names_.eventSync = trace_.internName("cudaEventSynchronize");
   names_.deviceSync = trace_.internName("cudaDeviceSynchronize");
   names_.prefetchCall = trace_.internName("cudaMemPrefetchAsync");
   names_.prefetchIn = trace_.internName("prefetch to GPU");
@@ -79,14 +80,14 @@ std::uint16_t Simulator::workerLane(int worker) {
   return workerLanes_[w];
 }
 
-void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte, int stream) {
+void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte) {
   if (opsPerByte <= 0 || bytes == 0) return;
   // Fork-join: the batch is split evenly over the workers, the submit thread waits for all.
   const bool pre = kind == OpKind::Preprocess;
   double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers, pre);
   if (isManagedMemory()) {
     // The CPU touching managed pages that live on the device faults them over first.
-    ManagedPages& pages = managed_[std::size_t(stream)];
+    ManagedPages& pages = managedPages(batch);
     if (pre) {
       if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, false);
       pages.inputOnDevice = false;
@@ -107,6 +108,11 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     trace_.ops().append(op);
   }
   hostT_ += cost;
+}
+
+Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch) {
+  // Managed buffers are host buffers: one pair per host slot, as the backend has them.
+  return managed_[std::size_t(batch % std::max(cfg_.hostSlots(), 1))];
 }
 
 bool Simulator::isManagedMemory() const {
@@ -192,7 +198,7 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
       if (resident || cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
         // Pages already on the device make the prefetch a no-op.
-        ManagedPages& pages = managed_[s];
+        ManagedPages& pages = managedPages(batch);
         // (a nanosecond, so the op still has an extent on the timeline).
         const double t = pages.inputOnDevice ? 1.0 : prefetchNs(profile_, bytes_.in, true);
         pages.inputOnDevice = true;
@@ -215,7 +221,7 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
       const std::uint64_t total = bytes_.d2h;
       if (cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed || total == 0) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
-        ManagedPages& pages = managed_[s];
+        ManagedPages& pages = managedPages(batch);
         const std::uint64_t moving = total - std::min(total, pages.outputBytesOnHost);
         const double t = moving > 0 ? prefetchNs(profile_, moving, false) : 1.0;
         pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, total);
@@ -275,7 +281,7 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
-    ManagedPages& pages = managed_[s];
+    ManagedPages& pages = managedPages(batch);
     if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, true);
     last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, true);
     pages.inputOnDevice = true;
@@ -293,27 +299,29 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
 }
 
 void Simulator::runBlockingBatch(std::int32_t batch) {
-  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte, 0);
+  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
   issueAsyncStage(Stage::H2D, batch, 0);
   issueAsyncStage(Stage::Kernels, batch, 0);
   issueAsyncStage(Stage::D2H, batch, 0);
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
   if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
   hostT_ += profile_.hostBatchOverheadNs;
-  cpuStage(OpKind::Postprocess, batch, bytes_.d2h, cfg_.postprocessOpsPerByte, 0);
+  cpuStage(OpKind::Postprocess, batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
 }
 
 void Simulator::finishIssuing(std::int32_t batch, int stream) {
+  // The CUDA backend records one event per batch after its D2H and later waits on it.
+  apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
   inFlight_.push_back(InFlightBatch{batch, stream, streamLastOp_[std::size_t(stream)]});
 }
 
 void Simulator::retireOldest() {
   const InFlightBatch b = inFlight_.front();
-  hostWait(b.lastOp, names_.streamSync);
+  hostWait(b.lastOp, names_.eventSync);
   hostT_ += profile_.hostBatchOverheadNs;
   inFlight_.pop_front();
-  cpuStage(OpKind::Postprocess, b.batch, bytes_.d2h, cfg_.postprocessOpsPerByte, b.stream);
+  cpuStage(OpKind::Postprocess, b.batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
 }
 
@@ -375,7 +383,7 @@ void Simulator::startConfig(const PipelineConfig& config) {
   copyCache_[0] = copyCache_[1] = CopyCost{};
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.
-  managed_.assign(std::size_t(limits::kMaxStreams), ManagedPages{false, bytes_.out});
+  managed_.assign(std::size_t(std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
   if (streamLastOp_.size() < std::size_t(limits::kMaxStreams)) streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
   for (int s = 0; s < cfg_.streams; ++s) streamLane(s);
   if (cfg_.preprocessOpsPerByte > 0 || cfg_.postprocessOpsPerByte > 0)
@@ -417,9 +425,11 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       ++batch;
     } else if (cfg_.order == IssueOrder::DepthFirst) {
       const int stream = batch % cfg_.streams;
-      // Each stream owns one input and one output buffer: reuse waits for its last batch.
-      if (int(inFlight_.size()) >= cfg_.streams) retireOldest();
-      cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte, stream);
+      // Each batch in flight owns a host input and output buffer, two per stream
+      // (PipelineConfig::hostSlots, as the CUDA backend allocates): batch b reuses the
+      // buffers of batch b - 2·streams, so the host waits for that one, not b - streams.
+      if (int(inFlight_.size()) >= cfg_.hostSlots()) retireOldest();
+      cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
       issueAsyncStage(Stage::H2D, batch, stream);
       issueAsyncStage(Stage::Kernels, batch, stream);
       issueAsyncStage(Stage::D2H, batch, stream);
@@ -429,10 +439,11 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       int group = cfg_.streams;
       if (cfg_.batchCount > 0) group = std::min(group, cfg_.batchCount - batch);
       for (int j = 0; j < group; ++j) {
-        // Batch batch+j reuses the buffers of the batch `streams` earlier: every batch of
-        // the previous group is retired before this group is issued (as the CUDA backend does).
-        if (int(inFlight_.size()) + j >= cfg_.streams) retireOldest();
-        cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte, (batch + j) % cfg_.streams);
+        // Batch batch+j reuses the host buffers of the batch 2·streams earlier: every
+        // batch of the group before the previous one is retired before this group is
+        // issued (as the CUDA backend does).
+        if (int(inFlight_.size()) + j >= cfg_.hostSlots()) retireOldest();
+        cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte);
       }
       for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
         for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, (batch + j) % cfg_.streams);

@@ -44,9 +44,11 @@ class Simulator {
   void retireOldest();
   void drain();
 
-  void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte, int stream);
+  void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte);
   void issueKernels(std::int32_t batch, int stream);
   bool isManagedMemory() const;
+  struct ManagedPages;
+  ManagedPages& managedPages(std::int32_t batch);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
   std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes, bool hostBlocking);
@@ -75,7 +77,7 @@ class Simulator {
   std::int64_t publishedCompleted_ = 0;
   RingBuffer<InFlightBatch> inFlight_;
   std::vector<bool> streamHasData_;   // resident data already on the device
-  // Where a stream's managed buffers live now: the host, or the device. Touching
+  // Where a host slot's managed buffers live now: the host, or the device. Touching
   // pages on the other side faults them over (docs/simulator.md).
   struct ManagedPages {
     bool inputOnDevice = false;
@@ -108,7 +110,7 @@ class Simulator {
   std::vector<std::uint16_t> workerLanes_;
 
   struct Names {
-    std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, streamSync,
+    std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, eventRecord, eventSync,
         deviceSync, prefetchCall, prefetchIn, prefetchOut;
   } names_{};
 };

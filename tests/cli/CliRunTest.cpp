@@ -39,10 +39,20 @@ TEST(CliRun, MultiStreamJsonSummaryIsNearTheBound) {
   EXPECT_EQ(m["batches"], 32);
   const double makespan = m["makespan_ns"], bound = m["ideal_bound_ns"], efficiency = m["efficiency"];
   EXPECT_GT(makespan, 0.0);
-  // The bound uses mean stage times, so a run can edge past it by a little.
   EXPECT_NEAR(makespan / bound, 1.0, 0.2) << "4 streams should come close to the ideal bound";
+  EXPECT_LE(efficiency, 1.01) << "the bound never lies above the run";
   EXPECT_NEAR(efficiency, bound / makespan, 1e-9);
   EXPECT_FALSE(m["bottleneck_sentence"].get<std::string>().empty());
+}
+
+TEST(CliRun, CpuBoundPresetNamesTheHostAndSitsAtItsBound) {
+  const json j = parseSummary(runCli({"run", "--preset", "cpu-bound", "--backend", "sim", "--json"}));
+  const json& m = j["metrics"];
+  EXPECT_EQ(m["critical_resource"], "the host");
+  EXPECT_GT(m["host_per_batch_ns"].get<double>(), m["occupancy_per_batch_ns"]["kernel"].get<double>());
+  EXPECT_GE(m["efficiency"].get<double>(), 0.97);
+  EXPECT_EQ(j["analysis"]["limits"]["critical"], "the host");
+  EXPECT_EQ(j["analysis"]["limits"]["zone"], "at-full-overlap");
 }
 
 TEST(CliRun, KnobOptionsOverrideConfigFileAndPreset) {

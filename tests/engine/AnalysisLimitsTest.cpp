@@ -10,6 +10,14 @@
 namespace pipescope {
 namespace {
 
+// The bound's fields as computeMetrics sets them, for identical batches.
+void setBound(Metrics& m) {
+  const IdealBound b = computeIdealBound(m.perBatchOccupancy, m.perBatchOccupancy, m.batches, m.copyEngines);
+  m.idealBoundNs = b.ns;
+  m.critical = b.critical;
+  m.hostPerBatchNs = b.hostPerBatchNs;
+}
+
 Metrics stageMetrics(double h, double k, double d, std::int64_t n, int copyEngines, double makespan) {
   Metrics m;
   m.batches = n;
@@ -19,6 +27,7 @@ Metrics stageMetrics(double h, double k, double d, std::int64_t n, int copyEngin
   m.makespanNs = makespan;
   m.firstNs = 1000;
   m.lastNs = 1000 + std::int64_t(makespan);
+  setBound(m);
   return m;
 }
 
@@ -83,12 +92,37 @@ TEST(AnalysisLimits, ComputeCriticalAndZones) {
 }
 
 TEST(AnalysisLimits, HostIsCriticalWhenItsCpuStagesOutlastEveryEngine) {
-  Metrics m = stageMetrics(1, 1, 1, 4, 2, 100);
-  m.perBatch.preprocessNs = 40;  // two workers, each recording the whole stage: 20 per batch
+  Metrics m = stageMetrics(1, 1, 1, 4, 2, 92);
+  m.perBatch.preprocessNs = 40;           // two workers, each recording the whole stage ...
+  m.perBatchOccupancy.preprocessNs = 20;  // ... side by side: 20 per batch of wall time
+  m.perBatchOccupancy.apiNs = 2;
   m.lanes = {{0, LaneKind::HostWorker, "CPU worker 0", 0, 0}, {1, LaneKind::HostWorker, "CPU worker 1", 0, 0}};
+  setBound(m);
   const Limits l = computeLimits(m);
-  EXPECT_DOUBLE_EQ(l.hostPerBatchNs, 20);
+  EXPECT_DOUBLE_EQ(l.hostPerBatchNs, 22);
   EXPECT_EQ(l.critical, CriticalResource::Host);
+  // 4 x 22 + one batch on the GPU (3); everything in series: 4 x (22 + 3).
+  EXPECT_DOUBLE_EQ(l.fullOverlapNs, 91);
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, 100);
+  EXPECT_DOUBLE_EQ(l.oneDirectionNs, 91);
+  EXPECT_EQ(l.zone, LimitZone::AtFullOverlap);
+  EXPECT_NE(l.criticalSentence.find("The host is critical: it works 22 ns per batch (CPU stages 20 ns on 2 workers, "
+                                    "API calls 2 ns)"),
+            std::string::npos)
+      << l.criticalSentence;
+  // The position sentence agrees: at the bound, and the help it names is the host's.
+  EXPECT_NE(l.positionSentence.find("at the full-overlap bound"), std::string::npos) << l.positionSentence;
+  EXPECT_NE(l.positionSentence.find("only less host work per batch helps"), std::string::npos) << l.positionSentence;
+}
+
+TEST(AnalysisLimits, EngineCriticalRunsNameTheHostsShareToo) {
+  Metrics m = stageMetrics(3, 1, 1, 4, 2, 14);
+  m.perBatchOccupancy.apiNs = 1;
+  setBound(m);
+  const Limits l = computeLimits(m);
+  EXPECT_EQ(l.critical, CriticalResource::H2DEngine);
+  EXPECT_DOUBLE_EQ(l.noOverlapNs, (1 + 3 + 1 + 1) * 4.0);
+  EXPECT_NE(l.positionSentence.find("only faster engines or less work help"), std::string::npos) << l.positionSentence;
 }
 
 TEST(AnalysisLimits, SimulatedMultiStreamRunSitsAtTheBound) {

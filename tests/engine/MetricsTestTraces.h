@@ -3,6 +3,7 @@
 // ops as a timeline and the expected figures can be worked out by hand.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "trace/Trace.h"
 
@@ -63,6 +64,10 @@ class TraceBuilder {
     op.lane = lane;
     trace_->ops().append(op);
     return *this;
+  }
+  /// Another CPU worker lane (the constructor makes only `worker`).
+  std::uint16_t addWorker(int index) {
+    return trace_->lane(LaneKind::HostWorker, index, "CPU worker " + std::to_string(index));
   }
   Trace& done(std::int64_t completedBatches = 0) {
     trace_->ops().publish();

@@ -161,10 +161,10 @@ void expectGolden(const simtest::SimRun& r, const Golden& g) {
 
 TEST(SimulatorGolden, AsyncPinnedOneAndFourStreams) {
   PipelineConfig one = base(300);
-  expectGolden(runSim(one, hyperQ()), {"1 stream", 0x551d23e330d5236aull, 3000});
+  expectGolden(runSim(one, hyperQ()), {"1 stream", 0x113c458fe2da1776ull, 3000});
   PipelineConfig four = base(300);
   four.streams = 4;
-  expectGolden(runSim(four, hyperQ()), {"4 streams", 0xdfd442c15dce01dcull, 3000});
+  expectGolden(runSim(four, hyperQ()), {"4 streams", 0x5b3de689e7fc5e47ull, 2997});
 }
 
 TEST(SimulatorGolden, BreadthFirstWithChunksAndCpuWorkers) {
@@ -176,7 +176,7 @@ TEST(SimulatorGolden, BreadthFirstWithChunksAndCpuWorkers) {
   c.preprocessOpsPerByte = 0.7;
   c.postprocessOpsPerByte = 0.3;
   c.roiFraction = 0.45;
-  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x8b04ed2d37645daaull, 6975});
+  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x73db8496cf9ce175ull, 6900});
 }
 
 TEST(SimulatorGolden, BlockingPinnedAndPageable) {
@@ -197,31 +197,31 @@ TEST(SimulatorGolden, AsyncPageableFourStreams) {
   c.memory = HostMemory::Pageable;
   c.sync = SyncMode::Yield;
   c.model = ModelPreset::Light;
-  expectGolden(runSim(c, hyperQ()), {"async pageable", 0x8fd7ea5edc76454cull, 3300});
+  expectGolden(runSim(c, hyperQ()), {"async pageable", 0x5058a9c601d1b7baull, 3300});
 }
 
 TEST(SimulatorGolden, MappedManagedAndResident) {
   PipelineConfig mapped = base(200);
   mapped.streams = 2;
   mapped.memory = HostMemory::Mapped;
-  expectGolden(runSim(mapped, hyperQ()), {"mapped", 0x7fe41ab9ac035e82ull, 1200});
+  expectGolden(runSim(mapped, hyperQ()), {"mapped", 0xfa7bd082f2980e11ull, 1200});
   PipelineConfig managed = mapped;
   managed.memory = HostMemory::Managed;
   managed.residency = DataResidency::KeepResident;
-  expectGolden(runSim(managed, hyperQ()), {"managed resident", 0x978dcd602f79f86ull, 1400});
+  expectGolden(runSim(managed, hyperQ()), {"managed resident", 0x32f93c51ee7179bfull, 1400});
   PipelineConfig prefetch = mapped;
   prefetch.memory = HostMemory::ManagedPrefetch;
   prefetch.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(prefetch, hyperQ()), {"managed prefetch", 0xed655338b86beff7ull, 2000});
+  expectGolden(runSim(prefetch, hyperQ()), {"managed prefetch", 0x5668369217365c87ull, 2000});
 }
 
 TEST(SimulatorGolden, LegacyOneCopyEngineSingleQueue) {
   PipelineConfig c = base(300);
   c.streams = 4;
   c.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(c, legacyOneEngine()), {"one engine breadth-first", 0xf2b19d7dac800ce2ull, 3000});
+  expectGolden(runSim(c, legacyOneEngine()), {"one engine breadth-first", 0xeacf9061836ceddaull, 3000});
   c.order = IssueOrder::DepthFirst;
-  expectGolden(runSim(c, legacyOneEngine()), {"one engine depth-first", 0x8a63d7ab9ad53ac0ull, 3000});
+  expectGolden(runSim(c, legacyOneEngine()), {"one engine depth-first", 0x7b39453050cd68deull, 3000});
 }
 
 TEST(SimulatorGolden, LegacyFermiDelayedKernelSignal) {
@@ -229,9 +229,9 @@ TEST(SimulatorGolden, LegacyFermiDelayedKernelSignal) {
   c.streams = 3;
   c.model = ModelPreset::Custom;
   c.modelFlopsPerByte = 40;
-  expectGolden(runSim(c, legacyFermi()), {"fermi depth-first", 0xa6a9f5726288f4bbull, 3000});
+  expectGolden(runSim(c, legacyFermi()), {"fermi depth-first", 0x3edbeb2525d64f5dull, 3000});
   c.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(c, legacyFermi()), {"fermi breadth-first", 0xfd617ddddd9ebb70ull, 3000});
+  expectGolden(runSim(c, legacyFermi()), {"fermi breadth-first", 0x6b43663c34dd989full, 3000});
 }
 
 TEST(SimulatorGolden, LiveChangeAndStopAtBatchBoundaries) {
@@ -253,7 +253,7 @@ TEST(SimulatorGolden, LiveChangeAndStopAtBatchBoundaries) {
   };
   const auto r = runSim(first, hyperQ(), &control);
   EXPECT_EQ(r.outcome.state, RunState::Stopped);
-  expectGolden(r, {"live change then stop", 0xae33b00d6369204full, 6910});
+  expectGolden(r, {"live change then stop", 0x40698c6037a5fe74ull, 6910});
 }
 
 }  // namespace

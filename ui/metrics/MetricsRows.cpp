@@ -61,8 +61,11 @@ std::vector<MetricsRow> metricsRows(const Metrics& m) {
                       .arg(formatPercent(m.computeOverlappedByCopy), formatPercent(m.copyOverlappedByCompute)),
                   Q::tr("Of the compute engine's busy time, the fraction a copy also ran; and the reverse.")});
   rows.push_back({Q::tr("Ideal bound"), formatDurationNs(m.idealBoundNs),
-                  Q::tr("Best makespan for these stage times: max(h,k,d)·N + (h+k+d − max) with %1 copy engine(s).")
-                      .arg(m.copyEngines)});
+                  Q::tr("Shortest makespan these resources allow: for each of the copy engines (%1), the compute "
+                        "engine and the host (CPU stages + API calls), its work for all batches plus one batch's "
+                        "fill; the largest. Critical: %2.")
+                      .arg(m.copyEngines)
+                      .arg(QString::fromStdString(std::string(toString(m.critical))))});
   rows.push_back({Q::tr("Efficiency"), formatPercent(m.efficiency), Q::tr("Ideal bound / measured makespan.")});
   rows.push_back({Q::tr("Bottleneck"), QString::fromStdString(std::string(toString(m.bottleneck))),
                   QString::fromStdString(m.bottleneckSentence)});
