@@ -28,6 +28,8 @@
 #include "compare/CompareView.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "controls/TraceSourceBox.h"
+#include "io/TraceFiles.h"
 #include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
 #include "files/TraceFileActions.h"
@@ -296,6 +298,8 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
   const QString preset = controls_->presetName();
   traceTitle_ = preset.isEmpty() ? tr("custom configuration") : preset;
   setWindowTitle(tr("pipescope — %1").arg(traceTitle_));
+  controls_->clearTraceSource();
+  timeline_->setLaneOrder(LaneOrder::HostFirst);
   timeline_->setTrace(trace_);
   timeline_->setFollowLive(true);
   metrics_->clear();
@@ -321,6 +325,7 @@ void MainWindow::onTick() {
 
 void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
   timeline_->refresh();
+  timeline_->finishLive();  // the whole run, unless the user moved the view during it
   updateFigures();
   updateStatus();
   controls_->setRunning(false);
@@ -370,6 +375,8 @@ void MainWindow::showTrace(std::shared_ptr<Trace> trace, const QString& title) {
   trace_ = std::move(trace);
   traceTitle_ = title;
   setWindowTitle(tr("pipescope — %1").arg(title));
+  controls_->clearTraceSource();
+  timeline_->setLaneOrder(LaneOrder::HostFirst);
   timeline_->setTrace(trace_);
   timeline_->setFollowLive(false);
   timeline_->fit();
@@ -382,6 +389,27 @@ void MainWindow::showTrace(std::shared_ptr<Trace> trace, const QString& title) {
     updateStatus();
   }
   emit traceChanged(trace_);
+}
+
+void MainWindow::showOpenedTrace(std::shared_ptr<Trace> trace, const QString& path) {
+  const QString fileName = QFileInfo(path).fileName();
+  showTrace(trace, fileName);
+  if (!trace) return;
+  timeline_->setLaneOrder(LaneOrder::GpuFirst);
+  timeline_->fit();
+  TraceSource source;
+  source.fileName = fileName;
+  try {
+    source.format = QString::fromStdString(std::string(toString(detectTraceFileFormat(path.toStdString()))));
+  } catch (const std::exception&) {
+    source.format = tr("unknown (the file changed since it was opened)");
+  }
+  const DeviceInfo device = trace->device();
+  source.device = QString::fromStdString(device.name);
+  source.timingSource = QString::fromStdString(device.timingSource);
+  const auto history = trace->configHistory();
+  source.hasConfiguration = !history.empty();
+  controls_->showTraceSource(source, history.empty() ? std::nullopt : std::optional(history.front().config));
 }
 
 void MainWindow::showError(const QString& message) {

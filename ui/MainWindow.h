@@ -75,7 +75,10 @@ class MainWindow : public QMainWindow {
   bool exportReportImage(const QString& path, QString* error = nullptr);
 
  public slots:
-  void showTrace(std::shared_ptr<Trace> trace, const QString& title);  ///< replay / opened file
+  void showTrace(std::shared_ptr<Trace> trace, const QString& title);  ///< replay (a sweep's run)
+  /// A trace file opened by the user: GPU lanes first, fitted, and the Controls dock
+  /// describing the file instead of the preset's settings.
+  void showOpenedTrace(std::shared_ptr<Trace> trace, const QString& path);
   void loadConfig(const PipelineConfig& config);                      ///< into the control panel
   void startRun(const PipelineConfig& config);                        ///< loadConfig + Start
   void startRunFromControls();

@@ -1,6 +1,7 @@
 // pipescope: the desktop app. With --screenshot it renders a figure headless and
-// exits (QT_QPA_PLATFORM=offscreen needs no display); with --measure-startup it
-// prints when the first frame was painted and exits.
+// exits; --help, --version and the figure modes need no display (LaunchMode picks
+// the offscreen platform for them); with --measure-startup it prints when the first
+// frame was painted and exits.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include "MainWindow.h"
 #include "app/AppIcon.h"
+#include "app/LaunchMode.h"
 #include "app/ScreenshotMode.h"
 #include "files/TraceFileActions.h"
 #include "sweep/SweepImageMode.h"
@@ -16,6 +18,7 @@
 
 int main(int argc, char** argv) {
   const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
+  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
   QApplication app(argc, argv);
   QApplication::setOrganizationName("pipescope");
   QApplication::setApplicationName("pipescope");

@@ -81,6 +81,14 @@ struct ThroughputCharts::Charts {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;
+    QString title;
+    /// Shows the data, or, when there is none, says so in the title instead of
+    /// drawing flat lines at 0 (which read as "measured 0").
+    void setEmptyNote(const QString& note) {
+      chart->setTitle(note.isEmpty() ? title : QObject::tr("%1 — %2").arg(title, note));
+      for (QLineSeries* s : series) s->setVisible(note.isEmpty());
+    }
+    bool empty() const { return chart->title() != title; }
   };
   Panel throughput, bandwidth, utilisation;
   std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
@@ -93,6 +101,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   auto make = [&](Charts::Panel& p, const QString& title) {
     p.chart = new QChart;
     p.chart->setTitle(title);
+    p.title = title;
     p.chart->setTheme(QChart::ChartThemeLight);
     p.chart->setAnimationOptions(QChart::NoAnimation);
     p.chart->legend()->setAlignment(Qt::AlignBottom);
@@ -149,6 +158,7 @@ ThroughputCharts::~ThroughputCharts() = default;
 void ThroughputCharts::clear() {
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
+    p->setEmptyNote({});
     p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
     p->x->setTitleText(tr("time (ms)"));
@@ -206,6 +216,25 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   u.series[2]->replace(points(ts.d2hBusy, 100.0));
   u.series[3]->replace(points(ts.overlap, 100.0));
   u.y->setRange(0, 100);
+
+  auto allZero = [](std::initializer_list<const std::vector<double>*> ys) {
+    for (const auto* y : ys)
+      for (double v : *y)
+        if (v != 0) return false;
+    return true;
+  };
+  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no data: no completed batches with a known batch size")
+                                              : QString());
+  b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no data: no copies") : QString());
+  u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no data: no GPU operations")
+                                                                      : QString());
+}
+
+QStringList ThroughputCharts::emptyNotes() const {
+  QStringList notes;
+  for (auto* p : charts_->panels())
+    if (p->empty()) notes << p->chart->title();
+  return notes;
 }
 
 std::vector<int> ThroughputCharts::pointCounts() const {

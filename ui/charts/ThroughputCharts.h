@@ -3,6 +3,7 @@
 // interface the rest of the app sees: Qt Charts (deprecated from Qt 6.10 in favour
 // of Qt Graphs, which Qt 6.4 lacks) stays inside ThroughputCharts.cpp, so swapping
 // the chart library touches one file.
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 
@@ -25,6 +26,8 @@ class ThroughputCharts : public QWidget {
   void setTimeSeries(const TimeSeries& series);
   void clear();
 
+  /// Titles of the charts that have no data and say so (tests).
+  QStringList emptyNotes() const;
   /// Points held by each series, for tests (never more than kMaxPoints).
   std::vector<int> pointCounts() const;
   /// Paints the charts into `target`, stacked (Vertical) or side by side

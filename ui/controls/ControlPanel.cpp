@@ -11,12 +11,19 @@
 #include "config/Presets.h"
 #include "controls/BackendSelector.h"
 #include "controls/ConfigForm.h"
+#include "controls/TraceSourceBox.h"
 
 namespace pipescope::ui {
 
 ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
 
+  source_ = new TraceSourceBox;
+  source_->setVisible(false);
+  outer->addWidget(source_);
+  settings_ = new QWidget;
+  auto* settingsLayout = new QVBoxLayout(settings_);
+  settingsLayout->setContentsMargins(0, 0, 0, 0);
   auto* presetRow = new QHBoxLayout;
   presetRow->addWidget(new QLabel(tr("Preset")));
   preset_ = new QComboBox;
@@ -27,12 +34,12 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   }
   preset_->setToolTip(tr("The teaching sequence: naive → pinned → async → multi-stream, and a few bottlenecks."));
   presetRow->addWidget(preset_, 1);
-  outer->addLayout(presetRow);
+  settingsLayout->addLayout(presetRow);
 
   teaches_ = new QLabel;
   teaches_->setWordWrap(true);
   teaches_->setStyleSheet("color: palette(mid); font-style: italic;");
-  outer->addWidget(teaches_);
+  settingsLayout->addWidget(teaches_);
 
   auto* buttons = new QHBoxLayout;
   start_ = new QPushButton(tr("Start"));
@@ -42,19 +49,19 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   stop_->setEnabled(false);
   buttons->addWidget(start_);
   buttons->addWidget(stop_);
-  outer->addLayout(buttons);
+  settingsLayout->addLayout(buttons);
 
   issues_ = new QLabel;
   issues_->setWordWrap(true);
   issues_->setTextFormat(Qt::PlainText);
   issues_->setStyleSheet("color: #b00020; font-weight: 600;");
   issues_->setObjectName("validationMessages");
-  outer->addWidget(issues_);
+  settingsLayout->addWidget(issues_);
   liveNote_ = new QLabel(tr("Run in progress: changes apply at the next batch boundary."));
   liveNote_->setWordWrap(true);
   liveNote_->setStyleSheet("color: #1f5fa8;");
   liveNote_->setVisible(false);
-  outer->addWidget(liveNote_);
+  settingsLayout->addWidget(liveNote_);
 
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
@@ -71,7 +78,18 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   backendLayout->addWidget(backend_);
   innerLayout->addWidget(backendBox);
   scroll->setWidget(inner);
-  outer->addWidget(scroll, 1);
+  settingsLayout->addWidget(scroll, 1);
+
+  outer->addWidget(settings_, 1);
+  outer->addStretch(0);  // keeps the trace box at the top while the settings are hidden
+  connect(source_, &TraceSourceBox::newRunRequested, this, &ControlPanel::clearTraceSource);
+  connect(source_, &TraceSourceBox::runConfigurationRequested, this, [this] {
+    const auto c = sourceConfig_;
+    clearTraceSource();
+    if (!c) return;
+    setConfig(*c);
+    if (auto valid = config()) emit startRequested(*valid, backend_->options());
+  });
 
   connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (index <= 0) {
@@ -95,6 +113,23 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   connect(backend_, &BackendSelector::optionsChanged, this, &ControlPanel::configChanged);
   revalidate();
 }
+
+void ControlPanel::showTraceSource(const TraceSource& source, std::optional<PipelineConfig> configuration) {
+  sourceConfig_ = source.hasConfiguration ? std::move(configuration) : std::nullopt;
+  TraceSource shown = source;
+  shown.hasConfiguration = sourceConfig_.has_value();
+  source_->setSource(shown);
+  source_->setVisible(true);
+  settings_->setVisible(false);
+}
+
+void ControlPanel::clearTraceSource() {
+  sourceConfig_.reset();
+  source_->setVisible(false);
+  settings_->setVisible(true);
+}
+
+bool ControlPanel::showingTraceSource() const { return !source_->isHidden(); }
 
 void ControlPanel::setConfig(const PipelineConfig& config) {
   form_->setConfig(config);

@@ -16,6 +16,8 @@ class QPushButton;
 namespace pipescope::ui {
 
 class BackendSelector;
+class TraceSourceBox;
+struct TraceSource;
 class ConfigForm;
 
 class ControlPanel : public QWidget {
@@ -33,6 +35,14 @@ class ControlPanel : public QWidget {
 
   BackendOptions backendOptions() const;
   void setBackendOptions(const BackendOptions& options);
+
+  /// An opened trace file is on screen: its facts replace the settings (which
+  /// describe a run, not the file). `configuration`: the one the file carries.
+  void showTraceSource(const TraceSource& source, std::optional<PipelineConfig> configuration);
+  /// Back to the preset and settings (a run starts, or "New run…").
+  void clearTraceSource();
+  bool showingTraceSource() const;
+  TraceSourceBox* traceSourceBox() const { return source_; }
 
   /// Switches Start/Stop and the live-edit note.
   void setRunning(bool running);
@@ -52,6 +62,9 @@ class ControlPanel : public QWidget {
   void revalidate();
   void syncPresetCombo();
 
+  TraceSourceBox* source_;
+  QWidget* settings_;  ///< preset, Start/Stop, settings and backend: hidden while a file is shown
+  std::optional<PipelineConfig> sourceConfig_;
   QComboBox* preset_;
   QLabel* teaches_;
   ConfigForm* form_;

@@ -164,7 +164,7 @@ bool TraceFileActions::waitForLoad(int timeoutMs) {
 
 void TraceFileActions::onLoaded(std::shared_ptr<Trace> trace, const QString& path) {
   finishLoad();
-  window_->showTrace(std::move(trace), QFileInfo(path).fileName());
+  window_->showOpenedTrace(std::move(trace), path);
   window_->statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
   lastLoadShown_ = true;
   emit traceOpened(path);

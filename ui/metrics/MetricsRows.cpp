@@ -32,15 +32,36 @@ QString formatRate(double v, const QString& unit) {
 
 QString formatPercent(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + " %"; }
 
+namespace {
+QString notAvailable() { return QObject::tr("n/a"); }
+
+QString noBatchesReason(const Metrics& m) {
+  if (m.ops == 0) return QObject::tr("n/a: no operations yet.");
+  return QObject::tr("n/a: no batch completed in this trace (imported profiles carry no batch indices), so per-batch "
+                     "figures cannot be known.");
+}
+}  // namespace
+
 std::vector<MetricsRow> metricsRows(const Metrics& m) {
   using Q = QObject;
+  // Figures that need batches (or the batch size) cannot be known for a trace
+  // without them: "n/a" with the reason, never a 0 that reads as a measurement.
+  const bool batches = m.batches > 0;
+  const QString noBatches = noBatchesReason(m);
   std::vector<MetricsRow> rows;
   rows.push_back({Q::tr("Makespan"), formatDurationNs(m.makespanNs), Q::tr("First op start to last op end.")});
-  rows.push_back({Q::tr("Batches"), QString::number(m.batches), Q::tr("Batches completed.")});
-  rows.push_back({Q::tr("Throughput"), formatRate(m.batchesPerSec, Q::tr("batches")),
-                  Q::tr("Completed batches per second of makespan.")});
-  rows.push_back({Q::tr("Samples"), m.samples > 0 ? formatRate(m.samplesPerSec, Q::tr("samples")) : Q::tr("unknown"),
-                  Q::tr("Samples per second (batches × batch size).")});
+  if (batches) {
+    rows.push_back({Q::tr("Batches"), QString::number(m.batches), Q::tr("Batches completed.")});
+    rows.push_back({Q::tr("Throughput"), formatRate(m.batchesPerSec, Q::tr("batches")),
+                    Q::tr("Completed batches per second of makespan.")});
+  } else {
+    rows.push_back({Q::tr("Batches"), notAvailable(), noBatches});
+    rows.push_back({Q::tr("Throughput"), notAvailable(), noBatches});
+  }
+  rows.push_back({Q::tr("Samples"), batches && m.samples > 0 ? formatRate(m.samplesPerSec, Q::tr("samples")) : notAvailable(),
+                  batches && m.samples > 0 ? Q::tr("Samples per second (batches × batch size).")
+                  : batches ? Q::tr("n/a: the trace carries no configuration, so its batch size is not known.")
+                            : noBatches});
   rows.push_back({Q::tr("H2D bandwidth"),
                   Q::tr("%1 busy · %2 wall").arg(formatGBps(m.h2dGBpsBusy), formatGBps(m.h2dGBpsWall)),
                   Q::tr("busy: bytes / time the copies ran (what the link achieved);\nwall: bytes / makespan (what "
@@ -60,6 +81,12 @@ std::vector<MetricsRow> metricsRows(const Metrics& m) {
                   Q::tr("%1 of compute · %2 of copies")
                       .arg(formatPercent(m.computeOverlappedByCopy), formatPercent(m.copyOverlappedByCompute)),
                   Q::tr("Of the compute engine's busy time, the fraction a copy also ran; and the reverse.")});
+  if (!batches) {
+    rows.push_back({Q::tr("Ideal bound"), notAvailable(), noBatches});
+    rows.push_back({Q::tr("Efficiency"), notAvailable(), noBatches});
+    rows.push_back({Q::tr("Bottleneck"), notAvailable(), noBatches});
+    return rows;
+  }
   rows.push_back({Q::tr("Ideal bound"), formatDurationNs(m.idealBoundNs),
                   Q::tr("Shortest makespan these resources allow: for each of the copy engines (%1), the compute "
                         "engine and the host (CPU stages + API calls), its work for all batches plus one batch's "

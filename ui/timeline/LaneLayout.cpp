@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trace/Op.h"
+
 namespace pipescope::ui {
 
 QString toString(LaneGrouping g) {
@@ -44,14 +46,19 @@ const LaneRow* LaneLayout::rowAt(int y) const {
 
 const LaneRow* LaneLayout::rowOf(std::uint16_t id) const {
   for (const LaneRow& r : rows)
-    if (r.lane == id) return &r;
+    if (r.lane == id && !r.group) return &r;
   return nullptr;
 }
 
-LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight) {
-  std::vector<const Lane*> host, streams, engines;
+LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight,
+                       const LaneLayoutOptions& options) {
+  std::vector<const Lane*> host, folded, streams, engines;
+  auto foldable = [&](const Lane& l) {
+    return isHostLane(l.kind) && l.id < options.callStackOnly.size() && options.callStackOnly[l.id];
+  };
   for (const Lane& l : lanes) {
-    if (isHostLane(l.kind)) host.push_back(&l);
+    if (foldable(l)) folded.push_back(&l);
+    else if (isHostLane(l.kind)) host.push_back(&l);
     else if (isEngineLane(l.kind)) engines.push_back(&l);
     else streams.push_back(&l);
   }
@@ -63,39 +70,75 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, in
     };
   };
   std::stable_sort(host.begin(), host.end(), byKindThenIndex(hostOrder));
+  std::stable_sort(folded.begin(), folded.end(), byKindThenIndex(hostOrder));
   std::stable_sort(streams.begin(), streams.end(), byKindThenIndex([](LaneKind) { return 0; }));
   std::stable_sort(engines.begin(), engines.end(), byKindThenIndex(engineOrder));
 
   const bool showStreams = grouping != LaneGrouping::ByEngine, showEngines = grouping != LaneGrouping::ByStream;
-  const int rowCount = int(host.size() + (showStreams ? streams.size() : 0) + (showEngines ? engines.size() : 0));
-  const int sectionCount = int(!host.empty()) + int(showStreams && !streams.empty()) + int(showEngines && !engines.empty());
+  const int groupRows = folded.empty() ? 0 : 1 + (options.callStacksExpanded ? int(folded.size()) : 0);
+  const int rowCount =
+      int(host.size()) + groupRows + int(showStreams ? streams.size() : 0) + int(showEngines ? engines.size() : 0);
+  const int sectionCount = int(!host.empty() || !folded.empty()) + int(showStreams && !streams.empty()) +
+                           int(showEngines && !engines.empty());
   int rowHeight = LaneLayout::kRowHeight;
   if (availableHeight > 0 && rowCount > 0)
     rowHeight = std::clamp((availableHeight - sectionCount * LaneLayout::kSectionHeight) / rowCount,
                            LaneLayout::kRowHeight, LaneLayout::kMaxRowHeight);
 
   LaneLayout layout;
+  layout.foldableLanes = int(folded.size());
   int y = 0;
+  bool firstOfSection = false;
+  QString sectionTitle;
+  auto startSection = [&](const QString& title) {
+    y += LaneLayout::kSectionHeight;
+    firstOfSection = true;
+    sectionTitle = title;
+  };
+  auto addRow = [&](LaneRow row) {
+    row.top = y;
+    row.height = rowHeight;
+    if (firstOfSection) row.section = sectionTitle;
+    firstOfSection = false;
+    y += row.height;
+    layout.rows.push_back(std::move(row));
+  };
+  auto addLane = [&](const Lane* l) {
+    LaneRow row;
+    row.lane = l->id;
+    row.kind = l->kind;
+    row.name = QString::fromStdString(l->name);
+    addRow(std::move(row));
+  };
   auto addSection = [&](const std::vector<const Lane*>& section, const QString& title) {
     if (section.empty()) return;
-    y += LaneLayout::kSectionHeight;
-    bool first = true;
-    for (const Lane* l : section) {
-      LaneRow row;
-      row.lane = l->id;
-      row.kind = l->kind;
-      row.name = QString::fromStdString(l->name);
-      row.top = y;
-      row.height = rowHeight;
-      if (first) row.section = title;
-      first = false;
-      layout.rows.push_back(row);
-      y += row.height;
-    }
+    startSection(title);
+    for (const Lane* l : section) addLane(l);
   };
-  addSection(host, QStringLiteral("Host threads"));
-  if (showStreams) addSection(streams, QStringLiteral("Streams"));
-  if (showEngines) addSection(engines, QStringLiteral("GPU engines"));
+  auto addHost = [&] {
+    if (host.empty() && folded.empty()) return;
+    startSection(QStringLiteral("Host threads"));
+    for (const Lane* l : host) addLane(l);
+    if (folded.empty()) return;
+    LaneRow group;
+    group.lane = kNoLane;
+    group.kind = LaneKind::HostOther;
+    group.group = true;
+    group.name = (options.callStacksExpanded ? QStringLiteral("▾ ") : QStringLiteral("▸ ")) +
+                 QStringLiteral("call stacks (%1 lanes)").arg(folded.size());
+    addRow(std::move(group));
+    if (options.callStacksExpanded)
+      for (const Lane* l : folded) addLane(l);
+  };
+  if (options.order == LaneOrder::GpuFirst) {
+    if (showEngines) addSection(engines, QStringLiteral("GPU engines"));
+    if (showStreams) addSection(streams, QStringLiteral("Streams"));
+    addHost();
+  } else {
+    addHost();
+    if (showStreams) addSection(streams, QStringLiteral("Streams"));
+    if (showEngines) addSection(engines, QStringLiteral("GPU engines"));
+  }
   layout.contentHeight = y;
   return layout;
 }

@@ -13,12 +13,29 @@ namespace pipescope::ui {
 enum class LaneGrouping { ByStream, ByEngine, Both };
 QString toString(LaneGrouping g);
 
+/// HostFirst (live runs): host threads, streams, engines — the order work flows in,
+/// so the submit -> stream -> engine staircase reads top-down. GpuFirst (opened
+/// traces): engines, streams, the host thread(s) calling CUDA, other host threads —
+/// what a profile is opened for comes first, above the fold.
+enum class LaneOrder { HostFirst, GpuFirst };
+
+struct LaneLayoutOptions {
+  LaneOrder order = LaneOrder::HostFirst;
+  /// By lane id: lanes that only carry call-stack ranges (AnnotationLanes). They
+  /// fold into one group row at the end of the host section.
+  std::vector<bool> callStackOnly;
+  bool callStacksExpanded = false;  ///< the group shows its lanes under the group row
+};
+
 struct LaneRow {
   std::uint16_t lane = 0;  ///< Trace lane id
   LaneKind kind = LaneKind::HostSubmit;
   QString name;
   int top = 0;     ///< y of the row in content coordinates (0 = first row)
   int height = 0;
+  /// The group row of the call-stack lanes (lane is kNoLane): clicking its name
+  /// folds or unfolds them.
+  bool group = false;
   /// Non-empty on the first row of a section ("Host threads", "Streams", "Engines"):
   /// a section header band of LaneLayout::kSectionHeight sits just above `top`.
   QString section;
@@ -31,6 +48,7 @@ struct LaneLayout {
 
   std::vector<LaneRow> rows;
   int contentHeight = 0;
+  int foldableLanes = 0;  ///< call-stack lanes in the group (0: no group row)
 
   /// The row containing content y, or nullptr.
   const LaneRow* rowAt(int y) const;
@@ -41,6 +59,7 @@ struct LaneLayout {
 /// `availableHeight` > 0: rows share that height (between kRowHeight and
 /// kMaxRowHeight each), so a few lanes fill a projected window instead of leaving
 /// an empty band under them; 0: every row is kRowHeight.
-LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight = 0);
+LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight = 0,
+                       const LaneLayoutOptions& options = {});
 
 }  // namespace pipescope::ui

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "OpPalette.h"
+#include "timeline/LaneDescription.h"
 
 namespace pipescope::ui {
 
@@ -216,6 +217,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
   }
   for (const LaneRow& row : s.layout->rows) {
     if (row.top + row.height < viewTop || row.top > viewBottom) continue;  // off screen
+    if (row.group) continue;  // the folded call-stack group: its name says what it holds
 
     const int barTop = row.top + 4, barH = row.height - 11;  // bottom 7 px: stream-wait strip
     const bool ownLane = !isEngineLane(row.kind);            // waits are drawn on the op's own lane
@@ -334,7 +336,9 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   p.translate(header.left(), header.top() - s.scrollY);
   QFont bold = s.font;
   bold.setBold(true);
-  const QFontMetrics fm(s.font), bfm(bold);
+  QFont small = s.font;
+  small.setPointSizeF(s.font.pointSizeF() > 0 ? s.font.pointSizeF() * 0.85 : 8);
+  const QFontMetrics fm(s.font), bfm(bold), sfm(small);
   const QColor text = pal.color(QPalette::WindowText);
   QColor muted = text;
   muted.setAlphaF(0.65);
@@ -350,8 +354,21 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
     }
     if (row.top + row.height < s.scrollY || row.top > s.scrollY + plot.height()) continue;
     p.setPen(text);
-    p.drawText(QRect(16, row.top, header.width() - 22, row.height - 4), Qt::AlignVCenter | Qt::AlignLeft,
+    // Tall rows get a second line saying what the lane is (LaneDescription); the
+    // header tooltip says it for short ones.
+    const bool subtitle = s.index && row.height >= 2 * fm.height() + 6;
+    const int nameH = subtitle ? row.height / 2 + fm.height() / 2 - 2 : row.height - 4;
+    p.drawText(QRect(16, row.top, header.width() - 22, nameH),
+               (subtitle ? Qt::AlignBottom : Qt::AlignVCenter) | Qt::AlignLeft,
                fm.elidedText(row.name, Qt::ElideRight, header.width() - 22));
+    if (subtitle) {
+      p.setFont(small);
+      p.setPen(muted);
+      p.drawText(QRect(16, row.top + nameH + 1, header.width() - 22, row.height - nameH - 2),
+                 Qt::AlignTop | Qt::AlignLeft,
+                 sfm.elidedText(laneSubtitle(row, *s.index), Qt::ElideRight, header.width() - 22));
+      p.setFont(s.font);
+    }
   }
   p.restore();
   p.fillRect(QRect(plot.left() - 1, plot.top(), 1, plot.height()), pal.color(QPalette::Mid));
@@ -397,7 +414,7 @@ void TimelineRenderer::paintRuler(QPainter& p, const QRect& target, const QRect&
 std::optional<TimelineHit> TimelineRenderer::hitTest(const RenderState& s, double plotX, int contentY) const {
   if (!s.layout || !s.index) return std::nullopt;
   const LaneRow* row = s.layout->rowAt(contentY);
-  if (!row) return std::nullopt;
+  if (!row || row->group) return std::nullopt;
   const std::vector<OpMark>& ms = marks(*s.index, row->lane, s.axis);
   constexpr double kSlackPx = 2.0;
   // Marks are in start order: the last mark starting at or before x (+ slack).

@@ -10,6 +10,8 @@
 #include <cmath>
 
 #include "metrics/Metrics.h"
+#include "timeline/AnnotationLanes.h"
+#include "timeline/LaneDescription.h"
 #include "timeline/TimelineText.h"
 
 namespace pipescope::ui {
@@ -17,7 +19,6 @@ namespace pipescope::ui {
 namespace {
 constexpr double kZoomStep = 1.5;         // W/S and one wheel notch
 constexpr double kPanStep = 0.2;          // A/D: a fifth of the view
-constexpr double kFollowMargin = 0.02;    // follow live: newest op this far from the right edge
 constexpr int kDragThresholdPx = 3;
 }  // namespace
 
@@ -36,6 +37,9 @@ QRect TimelineView::plotRect() const { return TimelineRenderer::plotRect(rect(),
 void TimelineView::setTrace(std::shared_ptr<const Trace> trace) {
   trace_ = std::move(trace);
   index_.clear();
+  pace_.clear();
+  follow_.reset();
+  userAdjusted_ = false;
   renderer_.invalidate();
   lanes_.clear();
   selection_.reset();
@@ -55,14 +59,15 @@ void TimelineView::refresh() {
     update();
     return;
   }
-  if (trace_->laneCount() != lanes_.size()) {
-    lanes_ = trace_->lanes();
-    relayout();
-  }
+  const bool lanesChanged = trace_->laneCount() != lanes_.size();
+  if (lanesChanged) lanes_ = trace_->lanes();
   const std::uint64_t before = index_.view().end(), beforeBegin = index_.view().begin();
   index_.update(trace_->ops().snapshot());
   const bool changed = index_.view().end() != before || index_.view().begin() != beforeBegin;
+  // Which lanes fold depends on the ops they hold: laid out after the index update.
+  if (lanesChanged || (changed && updateCallStackLanes())) relayout();
   if (changed) {
+    pace_.update(index_.view());
     if (followLive_) followNewest();
     else if (autoFit_) fit();
     if (selection_) updateSelectionSummary();
@@ -70,8 +75,20 @@ void TimelineView::refresh() {
   }
 }
 
+bool TimelineView::updateCallStackLanes() {
+  std::vector<bool> next = callStackOnlyLanes(lanes_, index_);
+  if (next == callStackOnly_) return false;
+  callStackOnly_ = std::move(next);
+  return true;
+}
+
 void TimelineView::relayout() {
-  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::kRulerHeight);
+  updateCallStackLanes();
+  LaneLayoutOptions options;
+  options.order = laneOrder_;
+  options.callStackOnly = callStackOnly_;
+  options.callStacksExpanded = callStacksExpanded_;
+  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::kRulerHeight, options);
   const int maxScroll = std::max(0, layout_.contentHeight - plotRect().height());
   scrollY_ = std::clamp(scrollY_, 0, maxScroll);
   setAxis(axis_.withWidth(plotRect().width()));
@@ -85,19 +102,49 @@ void TimelineView::setFollowLive(bool on) {
   update();
 }
 
+FollowInput TimelineView::followInput() const {
+  FollowInput in;
+  in.firstNs = index_.firstNs();
+  in.lastNs = index_.lastNs();
+  in.widthPx = std::max(1, plotRect().width());
+  in.periodNs = pace_.periodNs();
+  in.shortestStageNs = pace_.shortestStageNs();
+  return in;
+}
+
 void TimelineView::followNewest() {
   if (index_.empty()) return;
-  const std::int64_t first = index_.firstNs(), last = index_.lastNs();
-  const std::int64_t span = axis_.span();
-  const auto margin = std::int64_t(double(span) * kFollowMargin);
-  // While the run is shorter than the view, keep its start on the left edge.
-  if (last + margin - first <= span) setAxis(TimeAxis(first, first + span, axis_.width()));
-  else setAxis(axis_.endingAt(last + margin));
+  const auto [from, to] = follow_.window(followInput());
+  setAxis(TimeAxis(from, to, plotRect().width()));
+}
+
+void TimelineView::finishLive() {
+  if (userAdjusted_) return;
+  if (followLive_) {
+    followLive_ = false;
+    emit followLiveChanged(false);
+  }
+  fit();
 }
 
 void TimelineView::setGrouping(LaneGrouping g) {
   if (grouping_ == g) return;
   grouping_ = g;
+  relayout();
+  update();
+}
+
+void TimelineView::setLaneOrder(LaneOrder order) {
+  if (laneOrder_ == order) return;
+  laneOrder_ = order;
+  scrollY_ = 0;
+  relayout();
+  update();
+}
+
+void TimelineView::setCallStacksExpanded(bool on) {
+  if (callStacksExpanded_ == on) return;
+  callStacksExpanded_ = on;
   relayout();
   update();
 }
@@ -117,8 +164,14 @@ double TimelineView::zoomAnchorX() const {
 
 void TimelineView::zoomAt(double plotX, double factor) {
   autoFit_ = false;
+  userAdjusted_ = true;
+  if (followLive_) {
+    // Keep following at the new span (with the follow window's lower limit).
+    follow_.zoomBy(factor, followInput());
+    followNewest();
+    return;
+  }
   setAxis(axis_.zoomedAround(plotX, factor));
-  if (followLive_) followNewest();
 }
 
 void TimelineView::zoomIn() { zoomAt(zoomAnchorX(), kZoomStep); }
@@ -126,6 +179,7 @@ void TimelineView::zoomOut() { zoomAt(zoomAnchorX(), 1 / kZoomStep); }
 
 void TimelineView::userMovedView() {
   autoFit_ = false;
+  userAdjusted_ = true;
   if (followLive_) {
     followLive_ = false;
     emit followLiveChanged(false);
@@ -263,7 +317,14 @@ std::optional<TimelineHit> TimelineView::hitTest(const QPoint& pos) const {
   return renderer_.hitTest(s, pos.x() - plot.left(), pos.y() - plot.top() + scrollY_);
 }
 
+const LaneRow* TimelineView::headerRowAt(const QPoint& pos) const {
+  const QRect plot = plotRect();
+  if (pos.x() >= plot.left() || pos.y() < plot.top()) return nullptr;
+  return layout_.rowAt(pos.y() - plot.top() + scrollY_);
+}
+
 QString TimelineView::toolTipTextAt(const QPoint& pos) const {
+  if (const LaneRow* row = headerRowAt(pos)) return laneTooltip(*row, index_, layout_.foldableLanes);
   const auto hit = hitTest(pos);
   if (!hit) return {};
   if (hit->count > 1) return linesToRichText(foldTooltipLines(hit->count, hit->fromNs, hit->toNs));
@@ -291,7 +352,7 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_S: zoomOut(); break;
     case Qt::Key_A: panBy(-kPanStep); break;
     case Qt::Key_D: panBy(kPanStep); break;
-    case Qt::Key_F: fit(); autoFit_ = false; break;
+    case Qt::Key_F: fit(); autoFit_ = false; break;  // not a user adjustment: F is where finishLive goes too
     case Qt::Key_L: setFollowLive(!followLive_); break;
     case Qt::Key_Escape:
       if (drag_ == Drag::Select) drag_ = Drag::None;
@@ -329,6 +390,11 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
 void TimelineView::mousePressEvent(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return QWidget::mousePressEvent(e);
   const QPoint pos = e->position().toPoint();
+  if (const LaneRow* row = headerRowAt(pos); row && row->group) {
+    setCallStacksExpanded(!callStacksExpanded_);
+    e->accept();
+    return;
+  }
   const QRect plot = plotRect();
   const bool onRuler = pos.y() < plot.top() && pos.x() >= plot.left();
   if (!onRuler && !plot.contains(pos)) return QWidget::mousePressEvent(e);

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "timeline/BatchPace.h"
+#include "timeline/FollowWindow.h"
 #include "timeline/LaneIndex.h"
 #include "timeline/LaneLayout.h"
 #include "timeline/TimeAxis.h"
@@ -35,10 +37,25 @@ class TimelineView : public QWidget {
   /// Picks up newly published ops (and lanes); the UI's display-rate timer calls it.
   void refresh();
 
+  /// Follow live: the view keeps the newest few batches on screen (FollowWindow).
   void setFollowLive(bool on);
   bool followLive() const { return followLive_; }
+  /// The run ended: fit the whole run and stop following, unless the user panned or
+  /// zoomed during it (then the view stays where they put it; F fits).
+  void finishLive();
+  /// The user panned or zoomed since the trace was set.
+  bool userAdjustedView() const { return userAdjusted_; }
+  const BatchPace& batchPace() const { return pace_; }
+  const FollowWindow& followWindow() const { return follow_; }
   void setGrouping(LaneGrouping g);
   LaneGrouping grouping() const { return grouping_; }
+  /// Opened traces: GPU first; live runs: host first (LaneLayout.h says why).
+  void setLaneOrder(LaneOrder order);
+  LaneOrder laneOrder() const { return laneOrder_; }
+  /// Shows or hides the host lanes that only carry call stacks (folded by default;
+  /// a click on the group row's name toggles).
+  void setCallStacksExpanded(bool on);
+  bool callStacksExpanded() const { return callStacksExpanded_; }
 
   void fit();
   void zoomIn();   ///< around the mouse when it is over the plot, else the centre
@@ -102,16 +119,25 @@ class TimelineView : public QWidget {
   void followNewest();
   void zoomAt(double plotX, double factor);
   void userMovedView();  ///< a pan: stops following and auto-fitting
+  FollowInput followInput() const;
+  bool updateCallStackLanes();  ///< true when the set of foldable lanes changed
+  const LaneRow* headerRowAt(const QPoint& pos) const;  ///< the row whose name is at pos
   void updateSelectionSummary();
   double zoomAnchorX() const;
 
   std::shared_ptr<const Trace> trace_;
   std::vector<Lane> lanes_;
   LaneIndex index_;
+  BatchPace pace_;
+  FollowWindow follow_;
+  bool userAdjusted_ = false;
   LaneLayout layout_;
   TimeAxis axis_;
   TimelineRenderer renderer_;
   LaneGrouping grouping_ = LaneGrouping::Both;
+  LaneOrder laneOrder_ = LaneOrder::HostFirst;
+  bool callStacksExpanded_ = false;
+  std::vector<bool> callStackOnly_;
   bool followLive_ = false;
   bool autoFit_ = true;  // fit as ops arrive until the user moves the view
   int scrollY_ = 0;

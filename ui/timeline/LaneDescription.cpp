@@ -1,0 +1,85 @@
+#include "timeline/LaneDescription.h"
+
+#include <QStringList>
+#include <array>
+
+namespace pipescope::ui {
+
+namespace {
+
+QString kindPlural(OpKind k) {
+  switch (k) {
+    case OpKind::Preprocess: return QStringLiteral("preprocessing");
+    case OpKind::CopyH2D: return QStringLiteral("H2D copies");
+    case OpKind::Kernel: return QStringLiteral("kernels");
+    case OpKind::CopyD2H: return QStringLiteral("D2H copies");
+    case OpKind::Postprocess: return QStringLiteral("postprocessing");
+    case OpKind::HostSync: return QStringLiteral("syncs");
+    case OpKind::ApiCall: return QStringLiteral("API calls");
+    case OpKind::Memset: return QStringLiteral("memsets");
+    case OpKind::Annotation: return QStringLiteral("ranges");
+  }
+  return {};
+}
+
+// GPU kinds first: they are what a stream lane is for.
+constexpr std::array<OpKind, kOpKindCount> kKindOrder = {OpKind::CopyH2D,    OpKind::Kernel,   OpKind::CopyD2H,
+                                                         OpKind::Memset,     OpKind::Preprocess, OpKind::Postprocess,
+                                                         OpKind::ApiCall,    OpKind::HostSync, OpKind::Annotation};
+
+QString whatRan(std::uint32_t mask) {
+  QStringList parts;
+  for (OpKind k : kKindOrder)
+    if (mask & (1u << unsigned(k))) parts << kindPlural(k);
+  return parts.join(QStringLiteral(", "));
+}
+
+QString whatItIs(const LaneRow& row, const LaneIndex& index) {
+  const LaneIndex::LaneOps& ops = index.lane(row.lane);
+  switch (row.kind) {
+    case LaneKind::Stream: {
+      // The CUDA stream id the ops carry (imported lanes are numbered in file order).
+      if (!ops.ops.empty() && index.view().size() > 0) {
+        const Op& op = index.view().at(ops.ops.front());
+        if (op.stream != kNoStream) return QStringLiteral("CUDA stream %1").arg(op.stream);
+      }
+      return QStringLiteral("CUDA stream");
+    }
+    case LaneKind::CopyEngineH2D: return QStringLiteral("copy engine, host → device (all streams)");
+    case LaneKind::CopyEngineD2H: return QStringLiteral("copy engine, device → host (all streams)");
+    case LaneKind::CopyEngine: return QStringLiteral("the one copy engine, both directions");
+    case LaneKind::ComputeEngine: return QStringLiteral("SMs: kernels of all streams");
+    case LaneKind::HostSubmit: return QStringLiteral("host thread calling CUDA");
+    case LaneKind::HostWorker: return QStringLiteral("CPU worker thread");
+    case LaneKind::HostOther: return QStringLiteral("host thread");
+  }
+  return {};
+}
+
+}  // namespace
+
+QString laneSubtitle(const LaneRow& row, const LaneIndex& index) {
+  if (row.group) return QStringLiteral("click to show or hide");
+  const QString what = whatItIs(row, index);
+  if (isEngineLane(row.kind)) return what;
+  const QString ran = whatRan(index.lane(row.lane).kindMask);
+  return ran.isEmpty() ? what : what + QStringLiteral(" · ") + ran;
+}
+
+QString laneTooltip(const LaneRow& row, const LaneIndex& index, int foldableLanes) {
+  if (row.group)
+    return QStringLiteral("%1 host lanes that only carry call-stack ranges (for example the Python ops of a PyTorch "
+                          "profile, one lane per nesting depth).\nClick to show or hide them.")
+        .arg(foldableLanes);
+  QStringList lines{row.name, whatItIs(row, index)};
+  const LaneIndex::LaneOps& ops = index.lane(row.lane);
+  std::array<std::int64_t, kOpKindCount> counts{};
+  for (std::uint64_t i : ops.ops) ++counts[std::size_t(index.view().at(i).kind)];
+  QStringList ran;
+  for (OpKind k : kKindOrder)
+    if (counts[std::size_t(k)] > 0) ran << QStringLiteral("%1 %2").arg(counts[std::size_t(k)]).arg(kindPlural(k));
+  lines << (ran.isEmpty() ? QStringLiteral("no operations") : QStringLiteral("ran: ") + ran.join(QStringLiteral(", ")));
+  return lines.join('\n');
+}
+
+}  // namespace pipescope::ui
