@@ -300,35 +300,7 @@ TEST(TimelineView, KeyboardShortcutsZoomPanAndFit) {
   EXPECT_EQ(followChanges, 1);
 }
 
-TEST(TimelineView, FollowLiveScrollsToTheNewestOps) {
-  HandTrace h;
-  TimelineView view;
-  view.resize(900, 400);
-  view.setTrace(h.trace);
-  view.setVisibleRange(0, 10'000);
-  view.setFollowLive(true);
-  int ranges = 0;
-  QObject::connect(&view, &TimelineView::visibleRangeChanged, [&](std::int64_t, std::int64_t) { ++ranges; });
-  std::int64_t t = 0;
-  for (int batch = 0; batch < 50; ++batch) {
-    h.gpu(OpKind::CopyH2D, 0, batch, t, t, t, t + 1000);
-    h.gpu(OpKind::Kernel, 0, batch, t, t + 1000, t + 1000, t + 2000);
-    t += 2000;
-    view.refresh();
-    const auto [from, to] = view.visibleRange();
-    EXPECT_EQ(to - from, 10'000) << "following keeps the zoom";
-    EXPECT_GE(to, t) << "the newest op is in view at batch " << batch;
-    EXPECT_LE(from, std::max<std::int64_t>(0, t - 10'000 + 200));  // 2% margin after the newest op
-  }
-  EXPECT_GT(ranges, 10);
-  // Panning by hand stops following.
-  view.panBy(-0.5);
-  EXPECT_FALSE(view.followLive());
-  const auto frozen = view.visibleRange();
-  h.gpu(OpKind::Kernel, 0, 99, t, t, t, t + 5000);
-  view.refresh();
-  EXPECT_EQ(view.visibleRange(), frozen);
-}
+// Follow live: tests/ui/LiveFollowTest.cpp.
 
 TEST(TimelineView, GroupingChangesTheRows) {
   Fixture f;
