@@ -13,9 +13,10 @@ packages=(
   libbenchmark-dev     # bench/ programs
   clang libclang-rt-14-dev  # libFuzzer targets for the importers
   fonts-dejavu-core    # text in offscreen screenshots and UI tests
+  xvfb xauth           # the window tests under a real X server (xcb platform), as well as offscreen
 )
 if [ "${PIPESCOPE_NO_UI:-0}" = 1 ]; then
-  packages=("${packages[@]/qt6-*/}"); packages=("${packages[@]/libqt6*/}")
+  packages=("${packages[@]/qt6-*/}"); packages=("${packages[@]/libqt6*/}"); packages=("${packages[@]/xvfb/}")
 fi
 
 missing=()

@@ -18,6 +18,10 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCO
 cmake --build build/release -j"$jobs"
 ctest --test-dir build/release -j"$jobs" --timeout 600
 
+step "Window tests under Xvfb (xcb platform, as on a desktop)"
+xvfb-run -a -s "-screen 0 1920x1080x24" env QT_QPA_PLATFORM=xcb build/release/tests/pipescope_ui_tests \
+  --gtest_filter='LiveViewWindow.*:OpenedTraceWindow.*:MainWindow.*:LiveFollow.*'
+
 step "Build and test: AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPIPESCOPE_SANITIZE=address \
   -DPIPESCOPE_WITH_CUDA=OFF -DPIPESCOPE_BUILD_BENCH=OFF

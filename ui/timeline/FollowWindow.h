@@ -30,7 +30,7 @@ class FollowWindow {
   static constexpr double kMinPeriods = 2;     ///< zooming in stops at two batches' worth of time
   static constexpr double kMarginFraction = 0.02;  ///< the newest op this far from the right edge
   static constexpr std::int64_t kStartSpanNs = 100'000;  ///< before the first two batches: at least 100 µs
-  static constexpr double kMaxZoomOut = 1000;
+  static constexpr double kMaxZoomOut = 1e6;  ///< a zoomed-out follow can span seconds of small batches
 
   /// The range [from, to) to show now.
   std::pair<std::int64_t, std::int64_t> window(const FollowInput& in) const;
