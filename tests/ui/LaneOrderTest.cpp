@@ -145,8 +145,11 @@ TEST(LaneOrder, APyTorchProfileOpensWithItsStreamsAndEnginesOnTop) {
   ASSERT_LT(i, l.rows.size());
   EXPECT_EQ(l.rows[i].kind, LaneKind::HostSubmit) << l.rows[i].name.toStdString();
   // Every GPU row is above the fold of a 700 px view.
-  for (const LaneRow& r : l.rows)
-    if (isEngineLane(r.kind) || r.kind == LaneKind::Stream) EXPECT_LE(r.top + r.height, view.plotRect().height());
+  for (const LaneRow& r : l.rows) {
+    if (isEngineLane(r.kind) || r.kind == LaneKind::Stream) {
+      EXPECT_LE(r.top + r.height, view.plotRect().height());
+    }
+  }
   // The Python call-stack lanes are folded into one row.
   EXPECT_GE(l.foldableLanes, 2);
   EXPECT_TRUE(l.rows.back().group);

@@ -114,7 +114,9 @@ TEST(LiveFollow, TheViewSpansSeveralBatchesWhileARunGrows) {
       EXPECT_GE(to - from, FollowWindow::kMinBatches * kPeriod) << "batch " << batch;
       EXPECT_LE(to - from, FollowWindow::kMaxBatches * kPeriod) << "batch " << batch;
     }
-    if (newest + (to - from) / 50 <= to - from) EXPECT_EQ(from, 0) << "the run from its start while it fits, batch " << batch;
+    if (newest + (to - from) / 50 <= to - from) {
+      EXPECT_EQ(from, 0) << "the run from its start while it fits, batch " << batch;
+    }
     // A stage op (1 µs) stays a few pixels wide.
     EXPECT_GE(1000.0 / view.axis().nsPerPx(), FollowWindow::kMinOpPx) << "batch " << batch;
   }

@@ -98,8 +98,8 @@ TEST(OpenedTraceWindow, FiguresThatCannotBeKnownReadNotAvailable) {
   MetricsPanel& m = o.w.metricsPanel();
   // i14-style importers may find iterations as batches; then these figures exist.
   if (computeMetrics(*o.w.currentTrace()).batches > 0) GTEST_SKIP() << "the importer now finds batches in this profile";
-  for (const QString& label : {"Batches", "Throughput", "Ideal bound", "Efficiency"})
-    EXPECT_EQ(m.value(label), "n/a") << label.toStdString();
+  for (const char* label : {"Batches", "Throughput", "Ideal bound", "Efficiency"})
+    EXPECT_EQ(m.value(label), "n/a") << label;
   EXPECT_FALSE(m.value("Makespan").startsWith("0")) << m.value("Makespan").toStdString();
   // The throughput chart says it has no data rather than drawing a line at 0.
   const QStringList notes = o.w.charts().emptyNotes();
