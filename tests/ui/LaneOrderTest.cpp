@@ -119,11 +119,12 @@ TEST(LaneOrder, LaneHeadersSayWhatTheLaneIs) {
   o.callStackOnly = callStackOnlyLanes(t.trace->lanes(), index);
   const LaneLayout l = layoutLanes(t.trace->lanes(), LaneGrouping::Both, 0, o);
   const QString stream = laneSubtitle(*l.rowOf(t.s13), index);
-  EXPECT_TRUE(stream.contains("CUDA stream 13")) << stream.toStdString();
-  EXPECT_TRUE(stream.contains("H2D copies")) << stream.toStdString();
+  EXPECT_TRUE(stream.contains("stream id 13")) << stream.toStdString();
+  EXPECT_TRUE(stream.contains("H2D")) << stream.toStdString();
   EXPECT_TRUE(laneTooltip(*l.rowOf(t.s7), index, 0).contains("1 kernels"));
   EXPECT_TRUE(laneSubtitle(*l.rowOf(t.h2d), index).contains("host → device"));
-  EXPECT_TRUE(laneSubtitle(*l.rowOf(t.api), index).contains("calling CUDA"));
+  EXPECT_TRUE(laneSubtitle(*l.rowOf(t.api), index).contains("calls CUDA"));
+  EXPECT_TRUE(laneTooltip(*l.rowOf(t.s13), index, 0).contains("CUDA stream id 13"));
   EXPECT_TRUE(laneTooltip(l.rows.back(), index, l.foldableLanes).contains("2 host lanes"));
 }
 

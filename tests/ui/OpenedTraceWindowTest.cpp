@@ -103,7 +103,7 @@ TEST(OpenedTraceWindow, FiguresThatCannotBeKnownReadNotAvailable) {
   EXPECT_FALSE(m.value("Makespan").startsWith("0")) << m.value("Makespan").toStdString();
   // The throughput chart says it has no data rather than drawing a line at 0.
   const QStringList notes = o.w.charts().emptyNotes();
-  EXPECT_TRUE(notes.join("|").contains("Throughput")) << notes.join("|").toStdString();
+  EXPECT_TRUE(notes.join("|").contains("Throughput (no batches)")) << notes.join("|").toStdString();
 }
 
 TEST(OpenedTraceWindow, StartingARunGivesTheLiveOrderAndTheSettingsBack) {

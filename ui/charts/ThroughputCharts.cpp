@@ -85,7 +85,7 @@ struct ThroughputCharts::Charts {
     /// Shows the data, or, when there is none, says so in the title instead of
     /// drawing flat lines at 0 (which read as "measured 0").
     void setEmptyNote(const QString& note) {
-      chart->setTitle(note.isEmpty() ? title : QObject::tr("%1 — %2").arg(title, note));
+      chart->setTitle(note.isEmpty() ? title : QObject::tr("%1 (%2)").arg(title, note));
       for (QLineSeries* s : series) s->setVisible(note.isEmpty());
     }
     bool empty() const { return chart->title() != title; }
@@ -158,7 +158,7 @@ ThroughputCharts::~ThroughputCharts() = default;
 void ThroughputCharts::clear() {
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
-    p->setEmptyNote({});
+    p->setEmptyNote(tr("no data yet"));
     p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
     p->x->setTitleText(tr("time (ms)"));
@@ -223,11 +223,10 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
         if (v != 0) return false;
     return true;
   };
-  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no data: no completed batches with a known batch size")
-                                              : QString());
-  b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no data: no copies") : QString());
-  u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no data: no GPU operations")
-                                                                      : QString());
+  // Short notes: the title is all the room they get in a narrow chart.
+  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no batches") : QString());
+  b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no copies") : QString());
+  u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no GPU ops") : QString());
 }
 
 QStringList ThroughputCharts::emptyNotes() const {

@@ -82,9 +82,11 @@ std::vector<MetricsRow> metricsRows(const Metrics& m) {
                       .arg(formatPercent(m.computeOverlappedByCopy), formatPercent(m.copyOverlappedByCompute)),
                   Q::tr("Of the compute engine's busy time, the fraction a copy also ran; and the reverse.")});
   if (!batches) {
+    // The bottleneck comes from the engines' busy fractions, which need no batches.
     rows.push_back({Q::tr("Ideal bound"), notAvailable(), noBatches});
     rows.push_back({Q::tr("Efficiency"), notAvailable(), noBatches});
-    rows.push_back({Q::tr("Bottleneck"), notAvailable(), noBatches});
+    rows.push_back({Q::tr("Bottleneck"), QString::fromStdString(std::string(toString(m.bottleneck))),
+                    QString::fromStdString(m.bottleneckSentence)});
     return rows;
   }
   rows.push_back({Q::tr("Ideal bound"), formatDurationNs(m.idealBoundNs),

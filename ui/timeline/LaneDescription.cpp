@@ -9,11 +9,11 @@ namespace {
 
 QString kindPlural(OpKind k) {
   switch (k) {
-    case OpKind::Preprocess: return QStringLiteral("preprocessing");
-    case OpKind::CopyH2D: return QStringLiteral("H2D copies");
+    case OpKind::Preprocess: return QStringLiteral("preprocess");
+    case OpKind::CopyH2D: return QStringLiteral("H2D");
     case OpKind::Kernel: return QStringLiteral("kernels");
-    case OpKind::CopyD2H: return QStringLiteral("D2H copies");
-    case OpKind::Postprocess: return QStringLiteral("postprocessing");
+    case OpKind::CopyD2H: return QStringLiteral("D2H");
+    case OpKind::Postprocess: return QStringLiteral("postprocess");
     case OpKind::HostSync: return QStringLiteral("syncs");
     case OpKind::ApiCall: return QStringLiteral("API calls");
     case OpKind::Memset: return QStringLiteral("memsets");
@@ -41,17 +41,32 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
       // The CUDA stream id the ops carry (imported lanes are numbered in file order).
       if (!ops.ops.empty() && index.view().size() > 0) {
         const Op& op = index.view().at(ops.ops.front());
-        if (op.stream != kNoStream) return QStringLiteral("CUDA stream %1").arg(op.stream);
+        if (op.stream != kNoStream) return QStringLiteral("stream id %1").arg(op.stream);
       }
       return QStringLiteral("CUDA stream");
     }
-    case LaneKind::CopyEngineH2D: return QStringLiteral("copy engine, host → device (all streams)");
-    case LaneKind::CopyEngineD2H: return QStringLiteral("copy engine, device → host (all streams)");
-    case LaneKind::CopyEngine: return QStringLiteral("the one copy engine, both directions");
-    case LaneKind::ComputeEngine: return QStringLiteral("SMs: kernels of all streams");
-    case LaneKind::HostSubmit: return QStringLiteral("host thread calling CUDA");
-    case LaneKind::HostWorker: return QStringLiteral("CPU worker thread");
+    case LaneKind::CopyEngineH2D: return QStringLiteral("host → device, all streams");
+    case LaneKind::CopyEngineD2H: return QStringLiteral("device → host, all streams");
+    case LaneKind::CopyEngine: return QStringLiteral("the one copy engine, both ways");
+    case LaneKind::ComputeEngine: return QStringLiteral("SMs: kernels, all streams");
+    case LaneKind::HostSubmit: return QStringLiteral("calls CUDA");
+    case LaneKind::HostWorker: return QStringLiteral("CPU worker");
     case LaneKind::HostOther: return QStringLiteral("host thread");
+  }
+  return {};
+}
+
+// The tooltip's first line: the same in full words.
+QString longDescription(const LaneRow& row, const LaneIndex& index) {
+  switch (row.kind) {
+    case LaneKind::Stream: return QStringLiteral("CUDA ") + whatItIs(row, index) + QStringLiteral(": its ops in the order the stream runs them");
+    case LaneKind::CopyEngineH2D: return QStringLiteral("copy engine, host → device: the H2D copies of every stream");
+    case LaneKind::CopyEngineD2H: return QStringLiteral("copy engine, device → host: the D2H copies of every stream");
+    case LaneKind::CopyEngine: return QStringLiteral("the device's one copy engine: copies in both directions");
+    case LaneKind::ComputeEngine: return QStringLiteral("compute engine (the SMs): the kernels of every stream");
+    case LaneKind::HostSubmit: return QStringLiteral("the host thread calling CUDA (API calls, syncs)");
+    case LaneKind::HostWorker: return QStringLiteral("a CPU worker thread (pre- and postprocessing)");
+    case LaneKind::HostOther: return QStringLiteral("a host thread");
   }
   return {};
 }
@@ -71,7 +86,7 @@ QString laneTooltip(const LaneRow& row, const LaneIndex& index, int foldableLane
     return QStringLiteral("%1 host lanes that only carry call-stack ranges (for example the Python ops of a PyTorch "
                           "profile, one lane per nesting depth).\nClick to show or hide them.")
         .arg(foldableLanes);
-  QStringList lines{row.name, whatItIs(row, index)};
+  QStringList lines{row.name, longDescription(row, index)};
   const LaneIndex::LaneOps& ops = index.lane(row.lane);
   std::array<std::int64_t, kOpKindCount> counts{};
   for (std::uint64_t i : ops.ops) ++counts[std::size_t(index.view().at(i).kind)];
