@@ -217,6 +217,11 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   u.series[3]->replace(points(ts.overlap, 100.0));
   u.y->setRange(0, 100);
 
+  if (ts.size() < 2) {
+    // One bin draws no line: early in a run the first bins are still filling.
+    for (auto* p : charts_->panels()) p->setEmptyNote(tr("no data yet"));
+    return;
+  }
   auto allZero = [](std::initializer_list<const std::vector<double>*> ys) {
     for (const auto* y : ys)
       for (double v : *y)
