@@ -15,8 +15,7 @@ using namespace pipescope::ui;
 
 namespace {
 
-const std::string kFixture =
-    std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const std::string kFixture = std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
 
 // What an imported profile looks like: a Python thread with nested ranges (two
 // depths), its CUDA API lane, a stray thread, two streams and the engines.

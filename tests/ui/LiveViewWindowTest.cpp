@@ -74,14 +74,16 @@ TEST(LiveViewWindow, StartShowsSeveralBatchesWhileRunningAndTheWholeRunAtTheEnd)
     ++samples;
     const int visible = batchesIn(*trace, from, to);
     // The newest batch may be half in view: at least kMinBatches - 1 others.
-    if (visible >= FollowWindow::kMinBatches - 1) ++withSeveral;
-    else if (++narrow == 1) narrowAt = std::to_string(from) + " – " + std::to_string(to);
+    if (visible >= FollowWindow::kMinBatches - 1)
+      ++withSeveral;
+    else if (++narrow == 1)
+      narrowAt = std::to_string(from) + " – " + std::to_string(to);
   }
   ASSERT_EQ(completed.count(), 1) << w.lastError().toStdString();
   EXPECT_GT(samples, 5) << "the run was too short to watch";
   EXPECT_EQ(withSeveral, samples);
-  EXPECT_EQ(narrow, 0) << "a window with ops of fewer than " << FollowWindow::kMinBatches - 1 << " batches: "
-                       << narrowAt;
+  EXPECT_EQ(narrow, 0) << "a window with ops of fewer than " << FollowWindow::kMinBatches - 1
+                       << " batches: " << narrowAt;
 
   // The end: the whole run, without touching the keyboard.
   auto trace = w.currentTrace();

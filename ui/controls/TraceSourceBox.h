@@ -13,9 +13,9 @@ namespace pipescope::ui {
 
 struct TraceSource {
   QString fileName;
-  QString format;        ///< "Chrome trace JSON", "pipescope trace"
-  QString device;        ///< the device the trace was recorded on, as the file says
-  QString timingSource;  ///< how its times were taken
+  QString format;                 ///< "Chrome trace JSON", "pipescope trace"
+  QString device;                 ///< the device the trace was recorded on, as the file says
+  QString timingSource;           ///< how its times were taken
   bool hasConfiguration = false;  ///< the file carries the pipeline configuration it ran
 };
 

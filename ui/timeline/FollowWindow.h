@@ -15,22 +15,22 @@
 namespace pipescope::ui {
 
 struct FollowInput {
-  std::int64_t firstNs = 0;  ///< earliest op start of the run
-  std::int64_t lastNs = 0;   ///< latest op end so far
-  double widthPx = 1000;     ///< plot width
+  std::int64_t firstNs = 0;               ///< earliest op start of the run
+  std::int64_t lastNs = 0;                ///< latest op end so far
+  double widthPx = 1000;                  ///< plot width
   std::optional<double> periodNs;         ///< time between batch starts (BatchPace)
   std::optional<double> shortestStageNs;  ///< mean duration of the shortest stage kind
 };
 
 class FollowWindow {
  public:
-  static constexpr double kMinOpPx = 4;        ///< a stage op at least this wide
-  static constexpr int kMinBatches = 4;        ///< batches on screen at the least (unless zoomed in)
-  static constexpr int kMaxBatches = 12;       ///< ... and at the most (unless zoomed out)
-  static constexpr double kMinPeriods = 2;     ///< zooming in stops at two batches' worth of time
-  static constexpr double kMarginFraction = 0.02;  ///< the newest op this far from the right edge
+  static constexpr double kMinOpPx = 4;                  ///< a stage op at least this wide
+  static constexpr int kMinBatches = 4;                  ///< batches on screen at the least (unless zoomed in)
+  static constexpr int kMaxBatches = 12;                 ///< ... and at the most (unless zoomed out)
+  static constexpr double kMinPeriods = 2;               ///< zooming in stops at two batches' worth of time
+  static constexpr double kMarginFraction = 0.02;        ///< the newest op this far from the right edge
   static constexpr std::int64_t kStartSpanNs = 100'000;  ///< before the first two batches: at least 100 µs
-  static constexpr double kMaxZoomOut = 1e6;  ///< a zoomed-out follow can span seconds of small batches
+  static constexpr double kMaxZoomOut = 1e6;             ///< a zoomed-out follow can span seconds of small batches
 
   /// The range [from, to) to show now.
   std::pair<std::int64_t, std::int64_t> window(const FollowInput& in) const;

@@ -23,9 +23,9 @@ QString kindPlural(OpKind k) {
 }
 
 // GPU kinds first: they are what a stream lane is for.
-constexpr std::array<OpKind, kOpKindCount> kKindOrder = {OpKind::CopyH2D,    OpKind::Kernel,   OpKind::CopyD2H,
-                                                         OpKind::Memset,     OpKind::Preprocess, OpKind::Postprocess,
-                                                         OpKind::ApiCall,    OpKind::HostSync, OpKind::Annotation};
+constexpr std::array<OpKind, kOpKindCount> kKindOrder = {OpKind::CopyH2D, OpKind::Kernel,     OpKind::CopyD2H,
+                                                         OpKind::Memset,  OpKind::Preprocess, OpKind::Postprocess,
+                                                         OpKind::ApiCall, OpKind::HostSync,   OpKind::Annotation};
 
 QString whatRan(std::uint32_t mask) {
   QStringList parts;
@@ -59,7 +59,9 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
 // The tooltip's first line: the same in full words.
 QString longDescription(const LaneRow& row, const LaneIndex& index) {
   switch (row.kind) {
-    case LaneKind::Stream: return QStringLiteral("CUDA ") + whatItIs(row, index) + QStringLiteral(": its ops in the order the stream runs them");
+    case LaneKind::Stream:
+      return QStringLiteral("CUDA ") + whatItIs(row, index) +
+             QStringLiteral(": its ops in the order the stream runs them");
     case LaneKind::CopyEngineH2D: return QStringLiteral("copy engine, host → device: the H2D copies of every stream");
     case LaneKind::CopyEngineD2H: return QStringLiteral("copy engine, device → host: the D2H copies of every stream");
     case LaneKind::CopyEngine: return QStringLiteral("the device's one copy engine: copies in both directions");
@@ -83,8 +85,9 @@ QString laneSubtitle(const LaneRow& row, const LaneIndex& index) {
 
 QString laneTooltip(const LaneRow& row, const LaneIndex& index, int foldableLanes) {
   if (row.group)
-    return QStringLiteral("%1 host lanes that only carry call-stack ranges (for example the Python ops of a PyTorch "
-                          "profile, one lane per nesting depth).\nClick to show or hide them.")
+    return QStringLiteral(
+               "%1 host lanes that only carry call-stack ranges (for example the Python ops of a PyTorch "
+               "profile, one lane per nesting depth).\nClick to show or hide them.")
         .arg(foldableLanes);
   QStringList lines{row.name, longDescription(row, index)};
   const LaneIndex::LaneOps& ops = index.lane(row.lane);
