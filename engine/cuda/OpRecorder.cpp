@@ -18,7 +18,8 @@ OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
       t0_(t0),
       // Sized for the most streams: ops of an earlier configuration may still be pending.
       lastEnd_(std::size_t(limits::kMaxStreams), 0),
-      held_(std::size_t(limits::kMaxStreams)) {}
+      held_(std::size_t(limits::kMaxStreams)),
+      pendingPerStream_(std::size_t(limits::kMaxStreams), 0) {}
 
 // ------------------------------------------------------------------ clocks
 void OpRecorder::start(DeviceInfo& info) {
@@ -90,6 +91,7 @@ void OpRecorder::finish() {
   if (cupti_) {
     unresolved_ += std::int64_t(pending_.size());
     pending_.clear();
+    std::fill(pendingPerStream_.begin(), pendingPerStream_.end(), 0);
   }
 }
 
@@ -142,6 +144,7 @@ void OpRecorder::end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t
   op.submit = callStart - t0_;
   if (events) op.flags = std::uint8_t(op.flags | kOpEventTimed);
   p.op = op;
+  ++pendingPerStream_[std::size_t(p.op.stream)];
   pending_.push_back(std::move(p));
 }
 
@@ -180,15 +183,28 @@ void OpRecorder::finalize(bool all) {
   }
   std::sort(doneBatches_.begin(), doneBatches_.end());
   auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
-  std::deque<Pending> keep;
   // Ops of a stream are finalised in issue order: once one must wait (batch not done,
-  // CUPTI record not delivered), every later op of its stream waits too.
+  // CUPTI record not delivered), every later op of its stream waits too. Once every
+  // stream with pending ops waits, the rest of the queue cannot move: the scan stops
+  // there, so a batch costs what it finalises, not what is still pending.
   std::vector<char> blocked(held_.size(), 0);
-  for (Pending& p : pending_) {
+  const auto streamsWithOps = std::size_t(
+      std::count_if(pendingPerStream_.begin(), pendingPerStream_.end(), [](std::int64_t n) { return n > 0; }));
+  std::size_t blockedCount = 0;
+  std::vector<Pending> kept;
+  auto block = [&](std::size_t si, Pending&& p) {
+    if (!blocked[si]) ++blockedCount;
+    blocked[si] = 1;
+    ++pendingPerStream_[si];
+    kept.push_back(std::move(p));
+  };
+  while (!pending_.empty() && (all || blockedCount < streamsWithOps)) {
+    Pending p = std::move(pending_.front());
+    pending_.pop_front();
     const std::size_t si = std::size_t(p.op.stream);
+    --pendingPerStream_[si];
     if (blocked[si] || !done(p.op.batch)) {
-      blocked[si] = 1;
-      keep.push_back(p);
+      block(si, std::move(p));
       continue;
     }
     Op& op = p.op;
@@ -207,8 +223,7 @@ void OpRecorder::finalize(bool all) {
           ++unresolved_;  // CUPTI has stopped: this record will never come
           continue;
         }
-        blocked[si] = 1;
-        keep.push_back(p);  // record not delivered yet
+        block(si, std::move(p));  // record not delivered yet
         continue;
       }
       op.start = cuptiToHost(it->second.start);
@@ -223,10 +238,12 @@ void OpRecorder::finalize(bool all) {
   }
   if (all)
     for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
-  pending_.swap(keep);
-  // Batches older than every pending op are no longer needed for lookups.
+  // Batches older than every pending op are no longer needed for lookups. A stream's
+  // ops are issued in batch order and the scan stops only once every stream has
+  // blocked, so each stream's oldest pending op is in `kept`.
   std::int32_t oldest = INT32_MAX;
-  for (const Pending& p : pending_) oldest = std::min(oldest, p.op.batch);
+  for (const Pending& p : kept) oldest = std::min(oldest, p.op.batch);
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) pending_.push_front(std::move(*it));
   doneBatches_.erase(doneBatches_.begin(), std::lower_bound(doneBatches_.begin(), doneBatches_.end(), oldest));
 }
 

@@ -110,6 +110,7 @@ class OpRecorder {
   std::vector<std::int32_t> doneBatches_;
   std::vector<std::int64_t> lastEnd_;  // per stream: end of its latest recorded op
   std::vector<std::optional<Held>> held_;
+  std::vector<std::int64_t> pendingPerStream_;  // per stream: its ops in pending_
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 };
