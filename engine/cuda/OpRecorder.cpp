@@ -166,7 +166,10 @@ std::int64_t OpRecorder::eventTime(int e) {
 
 // ------------------------------------------------------------------ finalising
 void OpRecorder::batchDone(std::int32_t batch) {
-  doneBatches_.push_back(batch);
+  // Kept sorted as it grows (batches finish in order, almost always): re-sorting on
+  // every batch cost time in proportion to the run while CUPTI records were pending.
+  if (doneBatches_.empty() || doneBatches_.back() <= batch) doneBatches_.push_back(batch);
+  else doneBatches_.insert(std::lower_bound(doneBatches_.begin(), doneBatches_.end(), batch), batch);
   finalize(false);
 }
 
@@ -181,7 +184,6 @@ void OpRecorder::finalize(bool all) {
     }
     tracer_.collect(intervals_, pending_.front().id);
   }
-  std::sort(doneBatches_.begin(), doneBatches_.end());
   auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
   // Ops of a stream are finalised in issue order: once one must wait (batch not done,
   // CUPTI record not delivered), every later op of its stream waits too. Once every
