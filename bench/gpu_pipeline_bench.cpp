@@ -26,6 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "config/ModelWork.h"
 #include "config/Presets.h"
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaError.h"
@@ -104,7 +105,7 @@ class Reference {
   /// Makespan in ms: first call to last batch back on the host.
   double run() {
     const std::size_t nIn = c_.batchBytes() / 4, nOut = c_.outputBytes() / 4;
-    const std::uint32_t fmas = cuda::modelFmasPerElement(c_.modelFlopsPerByte);
+    const std::uint32_t fmas = modelFmasPerElement(c_.modelFlopsPerByte);
     const double t0 = nowMs();
     for (int b = 0; b < c_.batchCount; ++b) {
       Device& d = devices_[std::size_t(b % streams_)];

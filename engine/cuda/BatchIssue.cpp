@@ -1,3 +1,4 @@
+#include "config/ModelWork.h"
 #include "cuda/BatchIssue.h"
 
 #include <algorithm>

@@ -18,6 +18,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "config/ModelWork.h"
 #include "cuda/Calibration.h"
 #include "cuda/CalibrationProbes.h"
 #include "cuda/CpuWork.h"
