@@ -21,5 +21,4 @@ cudaError_t launchModel(const float* in, std::size_t nIn, float* out, std::size_
 /// otherwise take ~1 ms and show up in the first batch (it is set-up, not the pipeline).
 cudaError_t loadKernels();
 
-
 }  // namespace pipescope::cuda

@@ -11,6 +11,11 @@ namespace pipescope::cuda {
 namespace {
 // How often the CUPTI-to-host clock map is refreshed while running.
 constexpr std::int64_t kCalibrateIntervalNs = 20'000'000;
+// How often CUPTI's buffers are flushed while running. Its own periodic flush
+// delivers only full buffers, and the external-correlation records of a run sat in
+// a partly filled one until the run ended: the live view showed no GPU op, and every
+// op stayed pending, for a whole run (hours, for an unbounded one).
+constexpr std::int64_t kFlushIntervalNs = 100'000'000;
 }  // namespace
 
 OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
@@ -181,6 +186,10 @@ void OpRecorder::finalize(bool all) {
     if (now - lastCalibrationNs_ >= kCalibrateIntervalNs) {
       calibrate();
       lastCalibrationNs_ = now;
+    }
+    if (now - lastFlushNs_ >= kFlushIntervalNs) {
+      tracer_.flush(false);  // completed records only: cheaper than a forced flush
+      lastFlushNs_ = now;
     }
     tracer_.collect(intervals_, pending_.front().id);
   }

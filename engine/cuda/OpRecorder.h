@@ -100,6 +100,7 @@ class OpRecorder {
   std::pair<std::uint64_t, std::int64_t> calLast_{};
   double slope_ = 1.0;
   std::int64_t lastCalibrationNs_ = 0;
+  std::int64_t lastFlushNs_ = 0;
   std::unordered_map<std::uint64_t, GpuInterval> intervals_;
   Event refEvent_;
   std::int64_t refEventHostNs_ = 0;
