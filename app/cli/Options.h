@@ -1,6 +1,7 @@
 #pragma once
-// Option parsing shared by every sub-command: one table per command drives both the
-// parser and the --help text, so a documented option always exists and vice versa.
+// Option parsing shared by every sub-command: one table per command drives the parser
+// (CLI11 underneath), the --help text, and through `pipescope-cli --dump-options json`
+// the man page and shell completions, so a documented option always exists and vice versa.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -39,9 +40,10 @@ class OptionSet {
   /// The options part of the help text, grouped, one option per entry.
   std::string help() const;
   const std::vector<Option>& options() const { return options_; }
+  /// The option named `name` (no dashes), or nullptr.
+  const Option* find(std::string_view name) const;
 
  private:
-  const Option* find(std::string_view name) const;
   std::string suggestion(std::string_view name) const;
   std::vector<Option> options_;
   std::string group_;
