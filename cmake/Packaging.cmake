@@ -35,5 +35,5 @@ set(CPACK_DEBIAN_PACKAGE_SUGGESTS "bash-completion")
 # The MIME database, desktop database and icon cache are refreshed by the dpkg
 # triggers of shared-mime-info, desktop-file-utils and the icon theme: no scripts here.
 set(CPACK_STRIP_FILES ON)
-set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/package)
+set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR})  # not the directory cpack runs in
 include(CPack)

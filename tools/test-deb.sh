@@ -20,7 +20,7 @@ command -v debootstrap >/dev/null || { echo "test-deb.sh: apt-get install deboot
 deb=${1:-}
 if [ -z "$deb" ]; then
   (cd "$root" && cmake --workflow --preset package)
-  deb=$(ls -t "$root"/build/package/package/pipescope_*.deb "$root"/build/package/pipescope_*.deb 2>/dev/null | head -1)
+  deb=$(ls -t "$root"/build/package/pipescope_*.deb 2>/dev/null | head -1)
 fi
 [ -f "$deb" ] || { echo "test-deb.sh: no package found (${deb:-build/package/pipescope_*.deb})" >&2; exit 1; }
 echo "== package: $deb"
