@@ -60,15 +60,35 @@ nlohmann::json optionCatalogue(const std::string& version) {
       last = std::max(last, at + table.renderedHelp.size());
     }
     if (first > last) first = last = help.size();
-    std::string before = help.substr(0, first);
-    std::string usage = before.substr(0, before.find('\n'));
-    std::string description = before.size() > usage.size() ? before.substr(usage.size() + 1) : std::string();
-    if (usage.rfind("usage: ", 0) == 0) usage.erase(0, 7);
+    // The usage may wrap onto indented lines; the description follows a blank line.
+    std::istringstream before(help.substr(0, first));
+    std::string usage, description, line;
+    bool inUsage = true;
+    while (std::getline(before, line)) {
+      const bool continuation = !line.empty() && line[0] == ' ';
+      if (inUsage && (usage.empty() || continuation)) {
+        const auto b = line.find_first_not_of(' ');
+        if (b == std::string::npos) continue;
+        const std::string text = line.substr(b);
+        // A second form of the command ("usage: A\n       B") starts a new line.
+        const bool newForm = !usage.empty() && text.rfind("pipescope-cli ", 0) == 0;
+        usage += (usage.empty() ? "" : newForm ? "\n" : " ") + text;
+        continue;
+      }
+      inUsage = false;
+      if (description.empty() && line.empty()) continue;
+      description += line + "\n";
+    }
+    while (!description.empty() && description.size() >= 2 && description.compare(description.size() - 2, 2, "\n\n") == 0)
+      description.pop_back();
+    if (usage.rfind("usage: ", 0) == 0) usage.erase(0, 7);  // one usage form per line
+    std::string epilogue = help.substr(last);
+    epilogue.erase(0, std::min(epilogue.find_first_not_of('\n'), epilogue.size()));
     out["commands"].push_back({{"name", c.name},
                                {"summary", c.summary},
                                {"usage", usage},
                                {"description", description},
-                               {"epilogue", help.substr(last)},
+                               {"epilogue", epilogue},
                                {"options", options}});
   }
   return out;

@@ -82,6 +82,17 @@ std::string renderOptions(const std::vector<OptionDoc>& options) {
   return out;
 }
 
+// One synopsis line per usage form; the forms may or may not repeat the program name.
+std::string synopsis(const std::string& program, const std::string& usage) {
+  std::string out;
+  std::istringstream forms(usage);
+  for (std::string form; std::getline(forms, form);) {
+    if (form.rfind(program + " ", 0) == 0) form.erase(0, program.size() + 1);
+    out += (out.empty() ? "" : ".br\n") + std::string(".B ") + troffEscape(program) + "\n" + troffEscape(form) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string renderManPage(const ProgramDoc& p, const ManPageText& text) {
@@ -90,8 +101,8 @@ std::string renderManPage(const ProgramDoc& p, const ManPageText& text) {
   out += ".\\\" Do not edit: change the options (app/cli, app/gui) and rebuild.\n";
   out += ".TH " + upper(p.program) + " 1 \"\" \"pipescope " + p.version + "\" \"User Commands\"\n";
   out += ".SH NAME\n" + troffEscape(p.program) + " \\- " + troffEscape(text.nameLine) + "\n";
-  out += ".SH SYNOPSIS\n.B " + troffEscape(p.program) + "\n" + troffEscape(p.usage) + "\n";
-  for (const auto& c : p.commands) out += ".br\n.B " + troffEscape(p.program) + "\n" + troffEscape(c.usage) + "\n";
+  out += ".SH SYNOPSIS\n" + synopsis(p.program, p.usage);
+  for (const auto& c : p.commands) out += ".br\n" + synopsis(p.program, c.usage);
   if (!p.description.empty()) out += ".SH DESCRIPTION\n" + renderProse(p.description);
   if (!p.options.empty()) out += ".SH OPTIONS\n" + renderOptions(p.options);
   if (!p.operands.empty()) {
@@ -102,8 +113,7 @@ std::string renderManPage(const ProgramDoc& p, const ManPageText& text) {
   if (!p.commands.empty()) {
     out += ".SH COMMANDS\n";
     for (const auto& c : p.commands) {
-      out += ".SS \"" + troffEscape(c.name) + "\"\n" + troffEscape(c.summary) + "\n.PP\n.B " + troffEscape(p.program) +
-             "\n" + troffEscape(c.usage) + "\n";
+      out += ".SS \"" + troffEscape(c.name) + "\"\n" + troffEscape(c.summary) + "\n.PP\n" + synopsis(p.program, c.usage);
       if (!c.description.empty()) out += ".PP\n" + renderProse(c.description);
       if (!c.options.empty()) out += renderOptions(c.options);
       if (!c.epilogue.empty()) out += ".PP\n" + renderProse(c.epilogue);

@@ -26,8 +26,16 @@ bool OptionDoc::takesFile() const {
 bool OptionDoc::takesDirectory() const { return value == "DIR"; }
 
 bool CommandDoc::takesFileOperands() const {
-  static const std::regex operand(R"((^|\s)(FILE|IN|OUT|TRACE)(\s|$))");
-  return std::regex_search(usage, operand);
+  // An operand is FILE, IN or OUT standing alone, not the value of the option before it
+  // ("analyze FILE" and "convert IN OUT" take files; "calibrate --out FILE" does not).
+  std::istringstream words(usage);
+  std::string previous;
+  for (std::string w; words >> w; previous = w) {
+    const bool operand = w == "FILE" || w == "IN" || w == "OUT" || w == "[FILE]";
+    const bool afterOption = previous.rfind("-", 0) == 0 || previous.rfind("[-", 0) == 0;
+    if (operand && !afterOption) return true;
+  }
+  return false;
 }
 
 namespace {
