@@ -50,7 +50,8 @@ nlohmann::json optionCatalogue(const std::string& version) {
     nlohmann::json options = nlohmann::json::array();
     for (const auto& table : recorder.tables())
       for (const auto& o : table.options)
-        options.push_back({{"name", o.name}, {"value", o.valueName}, {"help", o.help}, {"group", o.group}});
+        options.push_back(
+            {{"name", o.name}, {"value", o.valueName}, {"help", o.help}, {"group", o.group}, {"choices", o.choices}});
     // The text around the option tables: usage line, description before, exit status and examples after.
     std::size_t first = help.size(), last = 0;
     for (const auto& table : recorder.tables()) {

@@ -17,11 +17,12 @@ namespace pipescope::cli {
 
 void OptionSet::value(std::string name, std::string valueName, std::string help,
                       std::function<void(const std::string&)> apply) {
-  options_.push_back({std::move(name), std::move(valueName), std::move(help), std::move(apply), group_});
+  options_.push_back({std::move(name), std::move(valueName), std::move(help), std::move(apply), group_, {}});
 }
 
 void OptionSet::flag(std::string name, std::string help, std::function<void()> apply) {
-  options_.push_back({std::move(name), {}, std::move(help), [f = std::move(apply)](const std::string&) { f(); }, group_});
+  options_.push_back(
+      {std::move(name), {}, std::move(help), [f = std::move(apply)](const std::string&) { f(); }, group_, {}});
 }
 
 const Option* OptionSet::find(std::string_view name) const {

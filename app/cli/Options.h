@@ -24,12 +24,16 @@ struct Option {
   std::string help;       ///< what it does, its unit and its range
   std::function<void(const std::string& value)> apply;  ///< flags get ""
   std::string group;      ///< heading in --help
+  std::vector<std::string> choices;  ///< words shell completion offers (a preset's names); may be empty
 };
 
 class OptionSet {
  public:
   void value(std::string name, std::string valueName, std::string help, std::function<void(const std::string&)> apply);
   void flag(std::string name, std::string help, std::function<void()> apply);
+  /// The words shell completion offers for the option added last, where its help text
+  /// does not already list them as "a|b|c" (preset and profile names).
+  void choices(std::vector<std::string> words) { options_.back().choices = std::move(words); }
   /// Following options are listed under this heading in help().
   void group(std::string heading) { group_ = std::move(heading); }
 

@@ -34,11 +34,14 @@ std::string bashValueArms(const std::vector<OptionDoc>& options, const std::stri
   std::string arms;
   for (const auto& o : options) {
     if (o.value.empty()) continue;
-    if (o.takesFile())
+    const auto c = o.choices();
+    if (!c.empty() && o.takesFile())  // NAME|FILE: a built-in name or a file
+      arms += indent + "--" + o.name + ") COMPREPLY=($(compgen -W '" + join(c) + "' -- \"$cur\") $(compgen -f -- \"$cur\")); return ;;\n";
+    else if (o.takesFile())
       files.push_back("--" + o.name);
     else if (o.takesDirectory())
       dirs.push_back("--" + o.name);
-    else if (auto c = o.choices(); !c.empty())
+    else if (!c.empty())
       arms += indent + "--" + o.name + ") COMPREPLY=($(compgen -W '" + join(c) + "' -- \"$cur\")); return ;;\n";
     else
       free.push_back("--" + o.name);
@@ -50,14 +53,14 @@ std::string bashValueArms(const std::vector<OptionDoc>& options, const std::stri
 }
 
 // zsh _arguments descriptions sit inside [...] within a single-quoted word.
-std::string zshDescription(const std::string& help) {
+std::string zshDescription(const std::string& help, bool inBrackets = true) {
   std::string d = help.substr(0, help.find_first_of(";("));
   while (!d.empty() && (d.back() == ' ' || d.back() == ',')) d.pop_back();
   if (d.size() > 70) d = d.substr(0, 67) + "...";
   std::string out;
   for (char c : d) {
     if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':' || c == '\\') out += std::string("\\") + c;
+    else if (inBrackets && (c == '[' || c == ']' || c == ':' || c == '\\')) out += std::string("\\") + c;
     else out += c;
   }
   return out;
@@ -71,9 +74,13 @@ std::string zshOptionSpecs(const std::vector<OptionDoc>& options, const std::str
     if (!o.value.empty()) {
       std::string valueName = o.value;
       std::replace(valueName.begin(), valueName.end(), ':', ' ');
-      if (o.takesFile()) action = ":" + valueName + ":_files";
+      const auto c = o.choices();
+      if (!c.empty() && o.takesFile())
+        // The spec is single-quoted: '\\'' closes, adds a quote, reopens.
+        action = ":" + valueName + ":_alternative '\\''names:name:(" + join(c) + ")'\\'' '\\''files:file:_files'\\''";
+      else if (o.takesFile()) action = ":" + valueName + ":_files";
       else if (o.takesDirectory()) action = ":" + valueName + ":_files -/";
-      else if (auto c = o.choices(); !c.empty()) action = ":" + valueName + ":(" + join(c) + ")";
+      else if (!c.empty()) action = ":" + valueName + ":(" + join(c) + ")";
       else action = ":" + valueName + ": ";
     }
     const std::string eq = o.value.empty() ? "" : "=";
@@ -94,6 +101,7 @@ std::string renderBashCompletion(const ProgramDoc& p) {
   s += "# bash completion for " + p.program + "\n";
   s += "# Generated at build time by pipescope-docgen from the program's option definitions.\n";
   s += fn + "() {\n";
+  s += "  COMPREPLY=()\n";
   s += "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
   s += "  # --option=value: bash splits at '=' (COMP_WORDBREAKS), so look one word further back.\n";
   s += "  if [[ $cur == = ]]; then cur=\"\"; elif [[ $prev == = && $COMP_CWORD -ge 2 ]]; then prev=\"${COMP_WORDS[COMP_CWORD-2]}\"; fi\n";
@@ -161,7 +169,7 @@ std::string renderZshCompletion(const ProgramDoc& p) {
     }
     s += "    '1:command:->command' \\\n    '*::argument:->argument'\n";
     s += "  case $state in\n    command)\n      local -a commands=(\n";
-    for (const auto& c : p.commands) s += "        '" + c.name + ":" + zshDescription(c.summary) + "'\n";
+    for (const auto& c : p.commands) s += "        '" + c.name + ":" + zshDescription(c.summary, false) + "'\n";
     s += "      )\n      _describe -t commands '" + p.program + " command' commands\n      ;;\n";
     s += "    argument)\n      case $line[1] in\n";
     for (const auto& c : p.commands) {

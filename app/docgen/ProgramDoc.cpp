@@ -9,6 +9,7 @@ namespace pipescope::docgen {
 
 std::vector<std::string> OptionDoc::choices() const {
   if (value.empty()) return {};
+  if (!namedChoices.empty()) return namedChoices;
   // The help text names the allowed words as "a|b|c" (e.g. "sim|cuda|auto").
   static const std::regex list(R"(([a-z][a-z0-9-]*)(\|[a-z][a-z0-9-]*)+)");
   std::smatch m;
@@ -49,7 +50,11 @@ std::vector<OptionDoc> optionsFrom(const nlohmann::json& list) {
   if (!list.is_array()) return out;
   for (const auto& o : list) {
     if (text(o, "name").empty()) throw std::runtime_error("an option without a name in the catalogue");
-    out.push_back({text(o, "name"), text(o, "short"), text(o, "value"), text(o, "help"), text(o, "group")});
+    OptionDoc d{text(o, "name"), text(o, "short"), text(o, "value"), text(o, "help"), text(o, "group"), {}};
+    if (auto c = o.find("choices"); c != o.end() && c->is_array())
+      for (const auto& w : *c)
+        if (w.is_string()) d.namedChoices.push_back(w.get<std::string>());
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -110,11 +115,11 @@ ProgramDoc programFromQtHelp(const std::string& program, const std::string& vers
       if (!trim(line).empty()) p.description += trim(line) + "\n";
     } else if (part == Part::Options && std::regex_match(line, m, optionLine) && (m[1].matched || m[2].matched)) {
       OptionDoc o{m[2].matched ? m[2].str() : m[1].str(), m[2].matched ? m[1].str() : std::string(),
-                  m[3].str(), trim(m[4].str()), ""};
+                  m[3].str(), trim(m[4].str()), "", {}};
       p.options.push_back(o);
       current = &p.options.back();
     } else if (part == Part::Options && std::regex_match(line, m, shortOnly)) {
-      p.options.push_back({m[1].str(), "", m[2].str(), trim(m[3].str()), ""});
+      p.options.push_back({m[1].str(), "", m[2].str(), trim(m[3].str()), "", {}});
       current = &p.options.back();
     } else if (part == Part::Arguments && std::regex_match(line, m, argumentLine)) {
       p.operands.push_back(m[1].str());

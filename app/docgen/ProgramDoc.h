@@ -14,8 +14,9 @@ struct OptionDoc {
   std::string value;      ///< value placeholder ("N", "FILE"); empty for a flag
   std::string help;       ///< what it does, with its unit and range
   std::string group;      ///< heading it is listed under; empty for none
+  std::vector<std::string> namedChoices;  ///< words the program lists for completion (preset names)
 
-  /// The words a shell can offer for the value: "a|b|c" found in the help text.
+  /// The words a shell can offer for the value: namedChoices, else "a|b|c" found in the help text.
   std::vector<std::string> choices() const;
   /// The value names a file or directory (FILE, IN, OUT, DIR, FILE.json, NAME|FILE).
   bool takesFile() const;
