@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,12 @@ std::pair<int, std::string> shell(const std::string& command) {
   while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   const int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// The CLI's generated file, and the app's where the build has the UI.
+std::vector<std::string> pages(const char* cli, const char* gui) {
+  if (PIPESCOPE_GUI_DOCS) return {cli, gui};
+  return {cli};
 }
 
 bool have(const char* tool) { return shell(std::string("command -v ") + tool).first == 0; }
@@ -74,8 +81,7 @@ TEST(GeneratedManPage, DocumentsEveryCommandAndOptionOfTheCli) {
 
 TEST(GeneratedManPage, RendersWithoutWarnings) {
   if (!have("groff")) GTEST_SKIP() << "groff not installed";
-  for (std::string page : {"pipescope-cli.1", std::string(PIPESCOPE_GUI_DOCS ? "pipescope.1" : "")}) {
-    if (page.empty()) continue;
+  for (const std::string& page : pages("pipescope-cli.1", "pipescope.1")) {
     const auto [rc, out] = shell("LC_ALL=C groff -man -Tascii -ww -z '" + kDir + "/" + page + "'");
     EXPECT_EQ(rc, 0) << page << ": " << out;
     EXPECT_TRUE(out.empty()) << page << ": " << out;
@@ -114,8 +120,7 @@ TEST(GeneratedCompletion, BashCompletesCommandsOptionsAndChoices) {
 
 TEST(GeneratedCompletion, ZshCompletionIsValidZsh) {
   if (!have("zsh")) GTEST_SKIP() << "zsh not installed";
-  for (std::string f : {"_pipescope-cli", std::string(PIPESCOPE_GUI_DOCS ? "_pipescope" : "")}) {
-    if (f.empty()) continue;
+  for (const std::string& f : pages("_pipescope-cli", "_pipescope")) {
     const std::string text = readFile(kDir + "/" + f);
     EXPECT_EQ(text.rfind("#compdef ", 0), 0u) << f;
     const auto [rc, out] = shell("zsh -n '" + kDir + "/" + f + "'");
@@ -128,8 +133,7 @@ TEST(GeneratedCompletion, ZshCompletionIsValidZsh) {
 }
 
 TEST(GeneratedCompletion, BashScriptsAreValidBash) {
-  for (std::string f : {"pipescope-cli.bash", std::string(PIPESCOPE_GUI_DOCS ? "pipescope.bash" : "")}) {
-    if (f.empty()) continue;
+  for (const std::string& f : pages("pipescope-cli.bash", "pipescope.bash")) {
     const auto [rc, out] = shell("bash -n '" + kDir + "/" + f + "'");
     EXPECT_EQ(rc, 0) << f << ": " << out;
   }
