@@ -15,12 +15,13 @@ set(CPACK_PACKAGE_NAME pipescope)
 set(CPACK_PACKAGE_VENDOR "pipescope")
 set(CPACK_PACKAGE_CONTACT "pipescope maintainers <pipescope@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "live view of how a CPU-GPU pipeline spends its time")
-set(CPACK_PACKAGE_DESCRIPTION
-    "pipescope runs a configurable CPU-GPU pipeline (preprocessing, host-to-device copy, GPU compute,\n"
-    "device-to-host copy, postprocessing) on a simulator of measured GPUs, draws every operation on a\n"
-    "live timeline, and explains what limited it. pipescope-cli does the same headless. This package\n"
-    "is built without the CUDA backend (its cuBLAS and CUPTI libraries are not in Debian); build from\n"
-    "source with the CUDA toolkit to run on a real GPU.")
+# One string: set() with several would join them with ';'.
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "pipescope runs a configurable CPU-GPU pipeline (preprocessing, host-to-device copy, GPU compute, "
+  "device-to-host copy, postprocessing) on a simulator of measured GPUs, draws every operation on a "
+  "live timeline, and explains what limited it. pipescope-cli does the same headless. This package "
+  "is built without the CUDA backend (its cuBLAS and CUPTI libraries are not in Debian); build from "
+  "source with the CUDA toolkit to run on a real GPU.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # pipescope_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
