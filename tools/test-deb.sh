@@ -24,7 +24,7 @@ if [ -z "$deb" ]; then
 fi
 [ -f "$deb" ] || { echo "test-deb.sh: no package found (${deb:-build/package/pipescope_*.deb})" >&2; exit 1; }
 echo "== package: $deb"
-dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
+dpkg-deb -f "$deb"
 
 if [ ! -x "$cache/usr/bin/apt-get" ]; then
   echo "== debootstrap bookworm into $cache (once)"
