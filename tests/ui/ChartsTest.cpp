@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <QImage>
+#include <algorithm>
 #include <QPainter>
 
 #include "charts/Downsample.h"
@@ -70,4 +71,22 @@ TEST(Charts, RenderToPaintsSomethingIntoTheTarget) {
     for (int x = 0; x < image.width(); x += 3)
       if (image.pixel(x, y) != qRgb(255, 255, 255)) ++nonWhite;
   EXPECT_GT(nonWhite, 500);
+}
+
+TEST(Charts, ChartsWithoutDataSaySoInsteadOfAFlatLine) {
+  ThroughputCharts charts;
+  EXPECT_EQ(charts.emptyNotes().size(), 3) << "cleared: every chart says it has no data yet";
+  charts.setTimeSeries(rampSeries(1));  // one bin draws no line
+  EXPECT_EQ(charts.emptyNotes().size(), 3);
+  charts.setTimeSeries(rampSeries(20));
+  EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
+  TimeSeries noBatches = rampSeries(20);
+  std::fill(noBatches.samplesPerSec.begin(), noBatches.samplesPerSec.end(), 0.0);
+  std::fill(noBatches.h2dGBps.begin(), noBatches.h2dGBps.end(), 0.0);
+  std::fill(noBatches.d2hGBps.begin(), noBatches.d2hGBps.end(), 0.0);
+  charts.setTimeSeries(noBatches);
+  const QStringList notes = charts.emptyNotes();
+  ASSERT_EQ(notes.size(), 2) << notes.join("|").toStdString();
+  EXPECT_EQ(notes[0], "Throughput (no batches)");
+  EXPECT_EQ(notes[1], "Copy bandwidth (wall) (no copies)");
 }
