@@ -36,6 +36,10 @@ bool Expectation::holds(const std::vector<Metrics>& results) const {
   if (against >= 0 && std::size_t(against) >= results.size()) return false;
   const double v = metricValue(results[std::size_t(run)], metric);
   const double ref = against >= 0 ? metricValue(results[std::size_t(against)], metric) : threshold;
+  return holdsOn(v, ref);
+}
+
+bool Expectation::holdsOn(double v, double ref) const {
   switch (relation) {
     case Relation::Less: return v < ref * (1.0 - margin);
     case Relation::Greater: return v > ref * (1.0 + margin);

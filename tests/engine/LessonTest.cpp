@@ -51,7 +51,7 @@ TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
   ASSERT_TRUE(out.ok()) << out.error;
   ASSERT_EQ(out.metrics.size(), lesson.runs.size());
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
-    EXPECT_EQ(out.runs[i].outcome.state, RunState::Finished);
+    EXPECT_EQ(out.runs[i].trace()->outcome().state, RunState::Finished);
     EXPECT_GT(out.metrics[i].batches, 0);
   }
   for (const auto& e : lesson.expectations)
