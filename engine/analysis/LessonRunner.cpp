@@ -21,7 +21,7 @@ bool LessonOutcome::anyUnclear() const {
 
 std::string MeasuredRun::where() const {
   if (measured) return "measured on " + device;
-  if (legacy) return "simulated: " + profile + " (a legacy what-if: a device that exists only in the simulator)";
+  if (legacy) return "simulated: " + profile + " (exists only in the simulator)";
   return "simulated: " + profile;
 }
 

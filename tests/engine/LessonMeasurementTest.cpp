@@ -142,7 +142,7 @@ TEST(LessonMeasurement, LegacyRunsStayOnTheSimulatorOnceAndAreLabelled) {
       EXPECT_EQ(m.reps.size(), 1u);  // the simulator gives the same run every time
       EXPECT_EQ(m.profile, order.runs[i].profile);
       EXPECT_FALSE(m.predicted.has_value());
-      EXPECT_NE(m.where().find("legacy what-if"), std::string::npos) << m.where();
+      EXPECT_NE(m.where().find("only in the simulator"), std::string::npos) << m.where();
       EXPECT_EQ(m.trace()->device().backend, "simulator");
     }
   }
