@@ -108,8 +108,11 @@ void LessonPlayer::onMeasured(std::shared_ptr<const LessonOutcome> outcome) {
   if (!outcome->ok()) {
     const QString why = QString::fromStdString(outcome->error);
     end();
-    emit failed(why.contains("stopped") ? tr("The lesson was stopped while measuring. Press Run to start it again.")
-                                        : tr("The lesson could not be measured: %1").arg(why));
+    emit failed(why.contains("stopped")
+                    ? tr("The lesson was stopped while measuring. Press Run to start it again.")
+                    : tr("The lesson could not be measured: %1\nTo play it anyway, pick “the simulator (live)” "
+                         "under Run on.")
+                          .arg(why));
     return;
   }
   measured_ = std::move(outcome);
