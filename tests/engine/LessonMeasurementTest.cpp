@@ -105,20 +105,27 @@ TEST(LessonMeasurement, RepeatsMeasuredRunsAfterAWarmUpAndJudgesClaimsOnTheirMed
 }
 
 TEST(LessonMeasurement, AClaimSmallerThanTheRunToRunSpreadIsNotShownClearly) {
-  // Lesson 3 claims the two runs take about the same time (within 5%); with ±15%
-  // run-to-run noise that cannot be told either way.
+  // Lesson 3 claims async on one stream is neither 25% faster nor 5% slower than
+  // blocking copies; with ±15% run-to-run noise neither can be told. Its C2050
+  // what-if runs on the simulator: no spread, a clear verdict.
   const Lesson& async = *findLesson("async-one-stream");
   NoisyGpu* gpu = nullptr;
+  // Warm-up, then per repetition the two measured runs (the what-ifs run once, simulated).
   const LessonOutcome out = runLesson(async, onNoisyGpu({1.0, 1.0, 0.85, 1.15, 1.15, 0.85, 1.0}, &gpu));
   ASSERT_TRUE(out.ok()) << out.error;
-  bool unclear = false;
-  for (const ClaimVerdict& c : out.checks)
-    if (c.metric == MetricId::Makespan) {
+  int unclear = 0;
+  for (std::size_t i = 0; i < out.checks.size(); ++i) {
+    const ClaimVerdict& c = out.checks[i];
+    if (c.metric != MetricId::Makespan) continue;
+    if (async.runs[std::size_t(async.expectations[i].run)].profile.empty()) {
       EXPECT_EQ(c.verdict, Verdict::Unclear) << formatClaim(c);
       EXPECT_NE(formatClaim(c).find("not shown clearly on this GPU"), std::string::npos);
-      unclear = true;
+      ++unclear;
+    } else {
+      EXPECT_EQ(c.verdict, Verdict::Holds) << formatClaim(c);
     }
-  EXPECT_TRUE(unclear);
+  }
+  EXPECT_EQ(unclear, 2);
   EXPECT_TRUE(out.anyUnclear());
   EXPECT_FALSE(out.allHold());
 }

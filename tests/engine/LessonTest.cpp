@@ -43,6 +43,31 @@ TEST(Lessons, IssueOrderRunsOnTheLegacyProfilesAndTheCurrentOne) {
   EXPECT_EQ(profiles, (std::set<std::string>{"c1060-like", "c2050-like", ""}));
 }
 
+// Lessons teach what is true on the card the user has: a run on a legacy device is
+// labelled as a what-if, and no prediction question hangs on one.
+TEST(Lessons, LegacyRunsAreLabelledWhatIfsAndPredictionsAreAboutThisGpu) {
+  for (const Lesson& l : builtinLessons()) {
+    for (const LessonRun& r : l.runs)
+      if (!r.profile.empty()) {
+        EXPECT_NE(r.label.find("legacy what-if"), std::string::npos) << l.id << ": " << r.label;
+      }
+    for (const PredictionChoice& c : l.prediction.choices)
+      for (const Expectation& e : c.when) {
+        EXPECT_TRUE(l.runs[std::size_t(e.run)].profile.empty()) << l.id << ": " << c.text;
+        if (e.against >= 0) {
+          EXPECT_TRUE(l.runs[std::size_t(e.against)].profile.empty()) << l.id << ": " << c.text;
+        }
+      }
+  }
+  // Lesson 3 keeps the old "same time" claim as a what-if on the device it was true on.
+  const Lesson* async = findLesson("async-one-stream");
+  ASSERT_NE(async, nullptr);
+  bool legacyClaim = false;
+  for (const Expectation& e : async->expectations)
+    legacyClaim = legacyClaim || (e.relation == Relation::About && async->runs[std::size_t(e.run)].profile == "c2050-like");
+  EXPECT_TRUE(legacyClaim);
+}
+
 class EachLesson : public ::testing::TestWithParam<int> {};
 
 TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
