@@ -7,7 +7,7 @@
 # Writes under $OUT:
 #   lesson-N.txt    what `pipescope-cli lessons --run N --backend cuda` prints (runs,
 #                   predictions beside them, numbers, claims with verdicts)
-#   lesson-N.json   the same as JSON (every repetition's makespan, every verdict's spreads)
+#   lesson-N.json   a second measurement, as JSON (every repetition's makespan, every verdict's spreads)
 #   claims.md       one markdown row per claim: lesson, claim, verdict on this GPU with
 #                   the medians and spreads it was judged on (paste into the table)
 #   predictions.md  one row per measured run: median, spread, prediction, error

@@ -51,7 +51,8 @@ void printLesson(const Lesson& l) {
 
 void printOutcome(const Lesson& lesson, const LessonOutcome& out) {
   std::cout << "\n" << wrap(formatLessonSetting(out), 100, 0) << "\n";
-  std::cout << "\nRuns (makespan, median of the repetitions):\n" << formatLessonRuns(out);
+  std::cout << "\nRuns (makespan" << (out.reps > 1 ? ", median of the repetitions" : "") << "):\n"
+            << formatLessonRuns(out);
   std::cout << "\nNumbers afterwards" << (out.reps > 1 ? " (the median repetition of each run)" : "") << ":\n"
             << out.numbers;
   const int answer = lesson.prediction.answer;
