@@ -65,11 +65,11 @@ TEST_P(LessonsGpu, ClaimsAreJudgedOnTheMeasuredRuns) {
   std::cout << report;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllLessons, LessonsGpu, ::testing::Range(0, 9), [](const auto& info) {
-  std::string id = builtinLessons()[std::size_t(info.param)].id;
+INSTANTIATE_TEST_SUITE_P(AllLessons, LessonsGpu, ::testing::Range(0, 9), [](const auto& param) {
+  std::string id = builtinLessons()[std::size_t(param.param)].id;
   for (char& c : id)
     if (c == '-') c = '_';
-  return std::to_string(info.param + 1) + "_" + id;
+  return std::to_string(param.param + 1) + "_" + id;
 });
 
 }  // namespace

@@ -162,11 +162,18 @@ void LessonPlayer::onRunCompleted(std::shared_ptr<Trace> trace) {
     // Later: every other listener sees this run complete before the next one starts,
     // and in slow motion the finished run stays on screen for a moment.
     QTimer::singleShot(slowMotion_ ? kPauseMs : 0, this, [this] {
-      if (playing()) measured_ ? startReplay() : startRun();
+      if (!playing()) return;
+      if (measured_)
+        startReplay();
+      else
+        startRun();
     });
     return;
   }
-  measured_ ? finishMeasured() : finishLive();
+  if (measured_)
+    finishMeasured();
+  else
+    finishLive();
 }
 
 void LessonPlayer::finishLive() {

@@ -11,6 +11,7 @@
 // The user's backend choice in the control panel is put back when the lesson ends.
 #include <QObject>
 #include <QString>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
