@@ -190,7 +190,7 @@ void LessonsPanel::showLesson() {
   lookFor_->setText(q(l.lookFor));
   QStringList runs;
   for (const LessonRun& r : l.runs)
-    runs << (r.profile.empty() ? q(r.label) : tr("%1 (simulated %2, a legacy what-if)").arg(q(r.label), q(r.profile)));
+    runs << (r.profile.empty() ? q(r.label) : tr("%1 (simulated %2)").arg(q(r.label), q(r.profile)));
   runsLabel_->setText(tr("Runs: %1").arg(runs.join(" · ")));
   question_->setText(q(l.prediction.question));
   for (QAbstractButton* b : choices_->buttons()) {
@@ -264,7 +264,7 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   setting_->setVisible(!result.setting.isEmpty());
   QStringList runs = result.runs.split('\n', Qt::SkipEmptyParts);
   for (QString& line : runs) line = line.trimmed();
-  measuredRuns_->setText(runs.isEmpty() ? QString() : tr("Runs (median of the repetitions):\n%1").arg(runs.join('\n')));
+  measuredRuns_->setText(runs.isEmpty() ? QString() : (result.measured ? tr("Runs (median of the repetitions):\n%1") : tr("Runs:\n%1")).arg(runs.join('\n')));
   measuredRuns_->setVisible(!runs.isEmpty());
   QStringList checks;
   for (const ClaimVerdict& c : result.checks) {
