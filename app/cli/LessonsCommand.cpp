@@ -95,10 +95,12 @@ int lessonsMain(const std::vector<std::string>& args) {
                 "simulator device profile for the 'this GPU' runs on the simulator (default h200); legacy runs "
                 "keep their own",
                 [&](const std::string& v) { backend.simulatorProfile = v; });
+  options.choices(builtinProfileNames());
   options.value("predict", "NAME|FILE",
                 "profile whose predictions stand beside the measured runs (default: the built-in calibrated "
                 "profile of this GPU's model, e.g. h100-calibrated on an H100)",
                 [&](const std::string& v) { predict = v; });
+  options.choices(builtinProfileNames());
   options.flag("json", "print the lesson list, or the lesson and its results, as JSON", [&] { json = true; });
   if (wantsHelp(args)) {
     std::cout << help(options);

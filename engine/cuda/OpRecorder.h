@@ -100,6 +100,7 @@ class OpRecorder {
   std::pair<std::uint64_t, std::int64_t> calLast_{};
   double slope_ = 1.0;
   std::int64_t lastCalibrationNs_ = 0;
+  std::int64_t lastFlushNs_ = 0;
   std::unordered_map<std::uint64_t, GpuInterval> intervals_;
   Event refEvent_;
   std::int64_t refEventHostNs_ = 0;
@@ -110,6 +111,7 @@ class OpRecorder {
   std::vector<std::int32_t> doneBatches_;
   std::vector<std::int64_t> lastEnd_;  // per stream: end of its latest recorded op
   std::vector<std::optional<Held>> held_;
+  std::vector<std::int64_t> pendingPerStream_;  // per stream: its ops in pending_
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 };
