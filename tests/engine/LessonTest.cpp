@@ -89,6 +89,22 @@ TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
 
 INSTANTIATE_TEST_SUITE_P(Lessons, EachLesson, ::testing::Range(0, 9));
 
+// The lessons teach what holds on today's cards: every claim holds on the profiles
+// calibrated on an H100 and an H200 (the real cards: docs/analysis.md, "Claims on an
+// H100 and an H200").
+TEST(Lessons, EveryClaimHoldsOnTheCalibratedH100AndH200Profiles) {
+  for (const char* name : {"h100-calibrated", "h200-calibrated"}) {
+    const auto profile = builtinProfile(name);
+    ASSERT_TRUE(profile) << name;
+    for (const Lesson& lesson : builtinLessons()) {
+      const LessonOutcome out = runLesson(lesson, *profile);
+      ASSERT_TRUE(out.ok()) << name << " " << lesson.id << ": " << out.error;
+      for (const ClaimVerdict& c : out.checks) EXPECT_TRUE(c.holds()) << name << " " << lesson.id << ": " << c.claim;
+      EXPECT_EQ(out.observedChoice, lesson.prediction.answer) << name << " " << lesson.id;
+    }
+  }
+}
+
 TEST(Lessons, ExpectationsCompareWithMarginsAndThresholds) {
   Metrics a, b;
   a.makespanNs = 100;
