@@ -1,10 +1,14 @@
-// `pipescope-cli lessons`: the guided lessons, listed or run on the simulator.
+// `pipescope-cli lessons`: the guided lessons, listed, or run on the GPU at hand
+// (repeated, claims judged on the medians with their spread, the model's prediction
+// beside each run) or on the simulator.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "Commands.h"
 #include "Options.h"
 #include "analysis/AnalysisJson.h"
+#include "analysis/LessonReport.h"
 #include "analysis/LessonRunner.h"
 #include "sim/DeviceProfile.h"
 
@@ -13,17 +17,23 @@ namespace pipescope::cli {
 namespace {
 
 std::string help(const OptionSet& options) {
-  return "usage: pipescope-cli lessons [--run N|ID] [--profile NAME|FILE] [--json]\n"
+  return "usage: pipescope-cli lessons [--run N|ID] [--backend sim|cuda|auto] [--device N] [--reps K]\n"
+         "                             [--profile NAME|FILE] [--predict NAME|FILE] [--json]\n"
          "\n"
-         "Lists the guided lessons, or runs one on the simulator: what to look for, the question to answer\n"
-         "before the run, then the numbers of the runs and whether they show what the lesson claims.\n" +
+         "Lists the guided lessons, or runs one: what to look for, the question to answer before the run,\n"
+         "then the runs, the numbers and whether they show what the lesson claims. On a GPU each run is\n"
+         "repeated (--reps) after a warm-up; a claim is judged on the medians, and one whose outcome flips\n"
+         "within the run-to-run spread is reported as 'not shown clearly on this GPU'. Beside each measured\n"
+         "run stands the simulator's prediction on the calibrated profile of the same GPU model. Runs on\n"
+         "legacy GPUs (the C1060-like and C2050-like runs of the issue-order lesson) are always simulated.\n" +
          options.help() +
-         "\nExit status: 0 listed or ran (even when the effect did not show on the chosen profile),\n"
-         "1 a run failed, 2 bad option or unknown lesson.\n"
+         "\nExit status: 0 listed or ran (even when the effect did not show on this device),\n"
+         "1 a run failed (or --backend cuda without a usable GPU), 2 bad option or unknown lesson.\n"
          "\nExamples:\n"
          "  pipescope-cli lessons\n"
-         "  pipescope-cli lessons --run 4\n"
-         "  pipescope-cli lessons --run issue-order --profile pcie4-desktop --json\n";
+         "  pipescope-cli lessons --run 4                        # on the GPU if there is one\n"
+         "  pipescope-cli lessons --run 4 --backend cuda --reps 5\n"
+         "  pipescope-cli lessons --run issue-order --backend sim --profile pcie4-desktop --json\n";
 }
 
 std::string indent(const std::string& text) { return "  " + wrap(text, 98, 2) + "\n"; }
@@ -35,19 +45,61 @@ void printLesson(const Lesson& l) {
     std::cout << "  " << char('a' + i) << ") " << l.prediction.choices[i].text << "\n";
   std::cout << "\nRuns:\n";
   for (const auto& r : l.runs)
-    std::cout << "  " << r.label << (r.profile.empty() ? "" : " (profile " + r.profile + ")") << "\n";
+    std::cout << "  " << r.label << (r.profile.empty() ? "" : " (simulated " + r.profile + ", a legacy what-if)")
+              << "\n";
+}
+
+void printOutcome(const Lesson& lesson, const LessonOutcome& out) {
+  std::cout << "\n" << wrap(formatLessonSetting(out), 100, 0) << "\n";
+  std::cout << "\nRuns (makespan" << (out.reps > 1 ? ", median of the repetitions" : "") << "):\n"
+            << formatLessonRuns(out);
+  std::cout << "\nNumbers afterwards" << (out.reps > 1 ? " (the median repetition of each run)" : "") << ":\n"
+            << out.numbers;
+  const int answer = lesson.prediction.answer;
+  std::cout << "\nAnswer: " << char('a' + answer) << ") " << lesson.prediction.choices[std::size_t(answer)].text;
+  if (out.observedChoice >= 0 && out.observedChoice != answer)
+    std::cout << "; on " << (out.measured() ? "this GPU" : "this profile") << " the numbers say "
+              << char('a' + out.observedChoice) << ") " << lesson.prediction.choices[std::size_t(out.observedChoice)].text;
+  else if (out.observedChoice < 0)
+    std::cout << "; none of the answers fits these runs exactly";
+  std::cout << "\n\nWhat the lesson claims:\n";
+  for (const auto& c : out.checks) std::cout << "  [" << verdictMark(c.verdict) << "] " << formatClaim(c) << "\n";
+  if (out.anyUnclear())
+    std::cout << "\nSome effects are smaller than this GPU's run-to-run spread: more repetitions (--reps) or a\n"
+                 "larger run may show them, or they are too small to teach on this card.\n";
+  if (!out.allHold() && !out.anyUnclear())
+    std::cout << "\nNot every claim holds on " << (out.measured() ? "this GPU" : "profile '" + out.device.profile + "'")
+              << ": the effect depends on the device, which is a lesson too.\n";
 }
 
 int lessonsMain(const std::vector<std::string>& args) {
-  std::string which, profileName = "h200";
+  std::string which, predict;
+  BackendOptions backend;  // auto: the GPU when present
+  int reps = 3;
   bool json = false;
   OptionSet options;
   options.group("Options");
-  options.value("run", "N|ID", "run lesson N (1-9) or the lesson with this id on the simulator",
-                [&](const std::string& v) { which = v; });
+  options.value("run", "N|ID", "run lesson N (1-9) or the lesson with this id", [&](const std::string& v) { which = v; });
+  options.value("backend", "KIND",
+                "where the lesson's 'this GPU' runs go: cuda, sim, or auto (default: the GPU when one is "
+                "present, otherwise the simulator, and it says which)",
+                [&](const std::string& v) {
+                  backend.choice = parseChoice<BackendChoice>("backend", v, parseBackendChoice, "sim|cuda|auto");
+                });
+  options.value("device", "N", "CUDA device index, 0..63 (default 0)",
+                [&](const std::string& v) { backend.cudaDevice = int(parseInteger("device", v, 0, 63)); });
+  options.value("reps", "K",
+                "repetitions of each run on a GPU, 1..50 (default 3); the simulator is deterministic and runs once",
+                [&](const std::string& v) { reps = int(parseInteger("reps", v, 1, 50)); });
   options.value("profile", "NAME|FILE",
-                "device profile for the runs that use the current GPU (default h200); legacy runs keep their own",
-                [&](const std::string& v) { profileName = v; });
+                "simulator device profile for the 'this GPU' runs on the simulator (default h200); legacy runs "
+                "keep their own",
+                [&](const std::string& v) { backend.simulatorProfile = v; });
+  options.choices(builtinProfileNames());
+  options.value("predict", "NAME|FILE",
+                "profile whose predictions stand beside the measured runs (default: the built-in calibrated "
+                "profile of this GPU's model, e.g. h100-calibrated on an H100)",
+                [&](const std::string& v) { predict = v; });
   options.choices(builtinProfileNames());
   options.flag("json", "print the lesson list, or the lesson and its results, as JSON", [&] { json = true; });
   if (wantsHelp(args)) {
@@ -64,8 +116,9 @@ int lessonsMain(const std::vector<std::string>& args) {
     return usage(e.what());
   }
   std::string error;
-  const auto profile = loadDeviceProfile(profileName, error);
-  if (!profile) return usage("--profile = '" + profileName + "': " + error);
+  if (!loadDeviceProfile(backend.simulatorProfile, error))
+    return usage("--profile = '" + backend.simulatorProfile + "': " + error);
+  if (!predict.empty() && !loadDeviceProfile(predict, error)) return usage("--predict = '" + predict + "': " + error);
 
   if (which.empty()) {
     if (json) {
@@ -82,24 +135,23 @@ int lessonsMain(const std::vector<std::string>& args) {
   }
   const Lesson* lesson = findLesson(which);
   if (!lesson) return usage("--run = '" + which + "': no such lesson; 'pipescope-cli lessons' lists them (1-9)");
-  const LessonOutcome out = runLesson(*lesson, *profile);
+
+  LessonRunOptions run = lessonOnBackend(backend);
+  run.reps = reps;
+  run.predictProfile = predict;
+  if (::isatty(STDERR_FILENO))
+    run.progress = [](const LessonProgress& p) {
+      std::cerr << "\r\033[K" << "run " << p.step + 1 << "/" << p.steps << ": " << p.label;
+      if (p.reps > 1) std::cerr << " (repetition " << p.rep + 1 << "/" << p.reps << ")";
+      std::cerr.flush();
+    };
+  const LessonOutcome out = runLesson(*lesson, run);
+  if (run.progress) std::cerr << "\r\033[K";
   if (json) {
     std::cout << lessonOutcomeToJson(*lesson, out).dump(2) << "\n";
   } else {
     printLesson(*lesson);
-    if (out.ok()) {
-      std::cout << "\nNumbers afterwards:\n" << out.numbers;
-      const int answer = lesson->prediction.answer;
-      std::cout << "\nAnswer: " << char('a' + answer) << ") " << lesson->prediction.choices[std::size_t(answer)].text;
-      if (out.observedChoice >= 0 && out.observedChoice != answer)
-        std::cout << "; on this profile the numbers say " << char('a' + out.observedChoice) << ") "
-                  << lesson->prediction.choices[std::size_t(out.observedChoice)].text;
-      std::cout << "\n\nWhat the lesson claims:\n";
-      for (const auto& c : out.checks) std::cout << "  [" << (c.holds ? "yes" : "NO ") << "] " << c.claim << "\n";
-      if (!out.allHold())
-        std::cout << "\nNot every claim holds on profile '" << profile->name
-                  << "': the effect depends on the device, which is a lesson too.\n";
-    }
+    if (out.ok()) printOutcome(*lesson, out);
   }
   if (!out.ok()) {
     std::cerr << "pipescope-cli lessons: " << out.error << "\n";
@@ -109,7 +161,7 @@ int lessonsMain(const std::vector<std::string>& args) {
 }
 
 const bool registered = registerCommand(
-    {"lessons", "list the guided lessons or run one on the simulator, with the numbers afterwards", lessonsMain});
+    {"lessons", "list the guided lessons or run one on the GPU or the simulator, with the claims checked", lessonsMain});
 
 }  // namespace
 

@@ -156,17 +156,53 @@ json lessonToJson(const Lesson& l) {
           {"expectations", expectations}};
 }
 
+namespace {
+
+json metricsJson(const Metrics& m) {
+  json figures = json::object();
+  for (const auto& info : allMetrics()) figures[std::string(info.key)] = metricValue(m, info.id);
+  figures["bottleneck"] = toString(m.bottleneck);
+  return figures;
+}
+
+json spreadJson(const Spread& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
+
+}  // namespace
+
 json lessonOutcomeToJson(const Lesson& lesson, const LessonOutcome& o) {
   json j = lessonToJson(lesson);
   json results = json::array();
-  for (std::size_t i = 0; i < o.metrics.size(); ++i) {
-    json figures = json::object();
-    for (const auto& info : allMetrics()) figures[std::string(info.key)] = metricValue(o.metrics[i], info.id);
-    figures["bottleneck"] = toString(o.metrics[i].bottleneck);
-    results.push_back({{"label", lesson.runs[i].label}, {"profile", o.profiles[i]}, {"metrics", figures}});
+  for (std::size_t i = 0; i < o.runs.size(); ++i) {
+    const MeasuredRun& m = o.runs[i];
+    json reps = json::array();
+    for (const Metrics& r : m.reps) reps.push_back(r.makespanNs);
+    json run{{"label", lesson.runs[i].label},
+             {"profile", m.profile.empty() ? json(nullptr) : json(m.profile)},
+             {"device", m.device},
+             {"where", m.where()},
+             {"measured", m.measured},
+             {"legacy", m.legacy},
+             {"metrics", metricsJson(m.metrics())},
+             {"makespan_ns", spreadJson(m.makespan)},
+             {"repetitions_makespan_ns", reps}};
+    run["predicted"] = m.predicted ? json{{"profile", o.predictionProfile}, {"metrics", metricsJson(*m.predicted)}}
+                                   : json(nullptr);
+    results.push_back(run);
   }
   json checks = json::array();
-  for (const auto& c : o.checks) checks.push_back({{"claim", c.claim}, {"holds", c.holds}});
+  for (const auto& c : o.checks)
+    checks.push_back({{"claim", c.claim},
+                      {"holds", c.holds()},
+                      {"verdict", toString(c.verdict)},
+                      {"metric", std::string(metricInfo(c.metric).key)},
+                      {"value", spreadJson(c.valueSpread)},
+                      {"reference", spreadJson(c.referenceSpread)}});
+  j["backend"] = o.device.backend;
+  j["device"] = o.device.summary();
+  j["backend_note"] = o.backendNote.empty() ? json(nullptr) : json(o.backendNote);
+  j["repetitions"] = o.reps;
+  j["prediction_profile"] = o.predictionProfile.empty() ? json(nullptr) : json(o.predictionProfile);
+  j["prediction_note"] = o.predictionNote.empty() ? json(nullptr) : json(o.predictionNote);
   j["results"] = results;
   j["checks"] = checks;
   j["observed_choice"] = o.observedChoice;

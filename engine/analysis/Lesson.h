@@ -38,6 +38,9 @@ struct Expectation {
   /// "makespan of '4 streams' is at least 30% lower than of '1 stream'".
   std::string describe(const std::vector<LessonRun>& runs) const;
   bool holds(const std::vector<Metrics>& results) const;
+  /// The relation on two figures: the claim's metric on its run, and the reference
+  /// (the other run's figure, or the threshold).
+  bool holdsOn(double value, double reference) const;
 };
 
 struct PredictionChoice {

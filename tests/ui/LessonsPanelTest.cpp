@@ -2,6 +2,7 @@
 // completion, shows its numbers, and says whether the prediction was right.
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QPushButton>
 #include <QSignalSpy>
 
@@ -139,5 +140,73 @@ TEST(LessonsPanel, StopEndsTheLessonAndKeepsWhatWasRecorded) {
   EXPECT_EQ(f.done.count(), 0);
   EXPECT_GT(f.w.currentTrace()->ops().publishedCount(), 0u);
   EXPECT_EQ(f.w.controlPanel().backendOptions().simulatorSlowdown, 1.0);  // the user's choice is back
+  EXPECT_TRUE(f.panel.runButton()->isEnabled());
+}
+
+namespace {
+BackendOptions autoBackend() {
+  BackendOptions b = simulator();
+  b.choice = BackendChoice::Auto;
+  return b;
+}
+}  // namespace
+
+// Auto (the Controls default) measures the runs first, then replays them in the main
+// window: on the GPU when there is one, on the simulator (which says so) otherwise.
+TEST(LessonsPanel, AutoMeasuresTheRunsThenReplaysThemAndJudgesTheMeasurements) {
+  LessonFixture f;
+  f.w.controlPanel().setBackendOptions(autoBackend());
+  ASSERT_TRUE(f.panel.selectLesson(2));
+  f.panel.choose(builtinLessons()[1].prediction.answer);
+  ASSERT_TRUE(f.runLesson()) << f.panel.statusText().toStdString();
+  const auto measured = f.panel.player().measured();
+  ASSERT_TRUE(measured);
+  const LessonResult& r = f.panel.lastResult();
+  ASSERT_EQ(r.traces.size(), 2u);
+  EXPECT_EQ(r.traces[1], measured->runs[1].trace());  // the results are the measured runs...
+  const auto shown = f.w.currentTrace();             // ...the window shows their replay
+  EXPECT_NE(shown, r.traces[1]);
+  EXPECT_NE(shown->device().note.find("replay"), std::string::npos) << shown->device().note;
+  EXPECT_EQ(shown->ops().publishedCount(), r.traces[1]->ops().publishedCount());
+  EXPECT_DOUBLE_EQ(computeMetrics(*shown).makespanNs, r.metrics[1].makespanNs);
+  ASSERT_EQ(r.checks.size(), measured->checks.size());
+  for (std::size_t i = 0; i < r.checks.size(); ++i) EXPECT_EQ(r.checks[i].verdict, measured->checks[i].verdict);
+  const QString where = f.panel.measuredText();
+  EXPECT_TRUE(where.contains("Measured on") || where.contains("no usable CUDA GPU") ||
+              where.contains("no CUDA backend"))
+      << where.toStdString();
+  EXPECT_TRUE(f.panel.checksText().contains("checked on")) << f.panel.checksText().toStdString();
+  EXPECT_EQ(f.w.controlPanel().backendOptions().choice, BackendChoice::Auto);  // the user's choice is back
+}
+
+TEST(LessonsPanel, SlowMotionReplayBuildsTheTimelineUpAndStops) {
+  LessonFixture f;
+  f.w.controlPanel().setBackendOptions(autoBackend());
+  f.panel.player().setSlowMotion(true);  // the replay takes about kWatchSeconds
+  f.panel.choose(0);
+  f.panel.run();
+  ASSERT_TRUE(waitFor([&] { return f.panel.player().measured() != nullptr || !f.panel.player().playing(); }));
+  ASSERT_TRUE(f.panel.player().playing()) << f.panel.statusText().toStdString();
+  const auto recorded = f.panel.player().measured()->runs[0].trace();
+  ASSERT_TRUE(waitFor([&] { return f.w.currentTrace() && f.w.currentTrace()->ops().publishedCount() > 0; }));
+  EXPECT_LT(f.w.currentTrace()->ops().publishedCount(), recorded->ops().publishedCount());  // still building up
+  EXPECT_TRUE(f.panel.statusText().contains("replay")) << f.panel.statusText().toStdString();
+  f.panel.player().stop();
+  ASSERT_TRUE(waitFor([&] { return !f.panel.player().playing(); }));
+  EXPECT_TRUE(f.panel.statusText().contains("stopped")) << f.panel.statusText().toStdString();
+  EXPECT_EQ(f.done.count(), 0);
+}
+
+TEST(LessonsPanel, ThisGpuWithoutAGpuSaysWhatIsWrong) {
+  BackendOptions cuda;
+  cuda.choice = BackendChoice::Cuda;
+  if (makeBackend(cuda).backend) GTEST_SKIP() << "this machine has a usable GPU";
+  LessonFixture f;
+  f.panel.backendBox()->setCurrentIndex(2);  // this GPU
+  EXPECT_EQ(f.panel.player().backendChoice(), BackendChoice::Cuda);
+  f.panel.choose(0);
+  f.panel.run();
+  ASSERT_TRUE(waitFor([&] { return !f.panel.player().playing(); }));
+  EXPECT_TRUE(f.panel.statusText().contains("could not be measured")) << f.panel.statusText().toStdString();
   EXPECT_TRUE(f.panel.runButton()->isEnabled());
 }

@@ -10,9 +10,11 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "MainWindow.h"
+#include "analysis/LessonReport.h"
 #include "compare/CompareController.h"
 #include "run/RunController.h"
 
@@ -84,7 +86,8 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   stop_ = new QPushButton(tr("Stop"));
   slowMotion_ = new QCheckBox(tr("slow motion"));
   slowMotion_->setChecked(true);
-  slowMotion_->setToolTip(tr("Simulated runs take about %1 s each, so you can watch them on the timeline")
+  slowMotion_->setToolTip(tr("Simulated runs, and replays of runs measured on the GPU, take about %1 s each, so "
+                              "you can watch them on the timeline")
                               .arg(LessonPlayer::kWatchSeconds));
   connect(slowMotion_, &QCheckBox::toggled, player_, &LessonPlayer::setSlowMotion);
   runRow->addWidget(run_);
@@ -92,15 +95,42 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   runRow->addWidget(slowMotion_);
   runRow->addStretch(1);
   layout->addLayout(runRow);
+  auto* whereRow = new QHBoxLayout;
+  whereRow->addWidget(new QLabel(tr("Run on:")));
+  backend_ = new QComboBox;
+  backend_->setObjectName("lessonBackend");
+  backend_->addItem(tr("the backend chosen in Controls"));
+  backend_->addItem(tr("the simulator (live)"), int(BackendChoice::Simulator));
+  backend_->addItem(tr("this GPU (measured, then replayed)"), int(BackendChoice::Cuda));
+  backend_->setToolTip(tr("On the GPU every run is measured first (each repeated, claims judged on the medians), "
+                          "then replayed on the timeline at the slow-motion pace. Runs on legacy GPUs are "
+                          "always simulated."));
+  connect(backend_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    player_->setBackendChoice(i == 0 ? std::nullopt
+                                     : std::optional<BackendChoice>(BackendChoice(backend_->itemData(i).toInt())));
+  });
+  whereRow->addWidget(backend_, 1);
+  whereRow->addWidget(new QLabel(tr("repetitions:")));
+  reps_ = new QSpinBox;
+  reps_->setRange(1, 20);
+  reps_->setValue(player_->repetitions());
+  reps_->setToolTip(tr("Each run on the GPU is repeated this often; the simulator runs once (it is deterministic)"));
+  connect(reps_, &QSpinBox::valueChanged, player_, &LessonPlayer::setRepetitions);
+  whereRow->addWidget(reps_);
+  layout->addLayout(whereRow);
   status_ = wrapped("lessonStatus");
   layout->addWidget(status_);
 
   results_ = new QGroupBox(tr("What happened"));
   auto* resultsLayout = new QVBoxLayout(results_);
   feedback_ = wrapped("lessonFeedback");
+  setting_ = wrapped("lessonSetting");
+  measuredRuns_ = wrapped("lessonMeasuredRuns");
   numbers_ = wrapped("lessonNumbers");
   checks_ = wrapped("lessonChecks");
   resultsLayout->addWidget(feedback_);
+  resultsLayout->addWidget(setting_);
+  resultsLayout->addWidget(measuredRuns_);
   resultsLayout->addWidget(numbers_);
   resultsLayout->addWidget(checks_);
   auto* showRow = new QHBoxLayout;
@@ -136,6 +166,7 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
     status_->setText(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
     updateButtons();
   });
+  connect(player_, &LessonPlayer::progress, status_, &QLabel::setText);
   connect(player_, &LessonPlayer::finished, this, &LessonsPanel::onFinished);
   connect(player_, &LessonPlayer::failed, this, &LessonsPanel::onFailed);
   connect(&window.runController(), &RunController::runStarted, this, &LessonsPanel::updateButtons);
@@ -191,6 +222,8 @@ void LessonsPanel::updateButtons() {
   stop_->setEnabled(playing);
   list_->setEnabled(!playing);
   for (QAbstractButton* b : choices_->buttons()) b->setEnabled(!playing);
+  backend_->setEnabled(!playing);
+  reps_->setEnabled(!playing);
   previous_->setEnabled(!playing && currentLesson() > 1);
   next_->setEnabled(!playing && currentLesson() < int(builtinLessons().size()));
 }
@@ -227,10 +260,21 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   QStringList lines = result.numbers.split('\n', Qt::SkipEmptyParts);
   for (QString& line : lines) line = line.trimmed();  // the engine indents for a terminal
   numbers_->setText(lines.join('\n'));
+  setting_->setText(result.setting);
+  setting_->setVisible(!result.setting.isEmpty());
+  QStringList runs = result.runs.split('\n', Qt::SkipEmptyParts);
+  for (QString& line : runs) line = line.trimmed();
+  measuredRuns_->setText(runs.isEmpty() ? QString() : (result.measured ? tr("Runs (median of the repetitions):\n%1") : tr("Runs:\n%1")).arg(runs.join('\n')));
+  measuredRuns_->setVisible(!runs.isEmpty());
   QStringList checks;
-  for (const ExpectationCheck& c : result.checks)
-    checks << (c.holds ? QStringLiteral("✓ ") : QStringLiteral("✗ ")) + q(c.claim);
-  checks_->setText(tr("The lesson's claims, checked on these runs:\n%1").arg(checks.join('\n')));
+  for (const ClaimVerdict& c : result.checks) {
+    const QString mark = c.verdict == Verdict::Holds   ? QStringLiteral("✓ ")
+                         : c.verdict == Verdict::Fails ? QStringLiteral("✗ ")
+                                                       : QStringLiteral("? ");
+    checks << mark + q(formatClaim(c));
+  }
+  checks_->setText(tr("The lesson's claims, checked on %1:\n%2")
+                       .arg(result.measured ? tr("the measured runs") : tr("these runs"), checks.join('\n')));
   showRun_->clear();
   for (std::size_t i = 0; i < l.runs.size() && i < result.traces.size(); ++i) showRun_->addItem(q(l.runs[i].label));
   showRun_->setCurrentIndex(showRun_->count() - 1);
@@ -264,6 +308,7 @@ void LessonsPanel::compareFirstAndLast() {
 
 QString LessonsPanel::feedbackText() const { return feedback_->text(); }
 QString LessonsPanel::numbersText() const { return numbers_->text(); }
+QString LessonsPanel::measuredText() const { return setting_->text() + "\n" + measuredRuns_->text(); }
 QString LessonsPanel::checksText() const { return checks_->text(); }
 QString LessonsPanel::statusText() const { return status_->text(); }
 

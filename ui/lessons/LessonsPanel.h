@@ -13,6 +13,7 @@ class QComboBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QSpinBox;
 class QVBoxLayout;
 
 namespace pipescope::ui {
@@ -34,10 +35,14 @@ class LessonsPanel : public QWidget {
 
   LessonPlayer& player() { return *player_; }
   QPushButton* runButton() const { return run_; }
+  /// "Run on": 0 = the control panel's backend, 1 = the simulator, 2 = this GPU.
+  QComboBox* backendBox() const { return backend_; }
   QPushButton* nextButton() const { return next_; }
   QPushButton* previousButton() const { return previous_; }
   QString feedbackText() const;
   QString numbersText() const;
+  /// Where the runs ran and each measured run's median, spread and prediction.
+  QString measuredText() const;
   QString checksText() const;
   QString statusText() const;
   const LessonResult& lastResult() const { return result_; }
@@ -64,11 +69,15 @@ class LessonsPanel : public QWidget {
   QVBoxLayout* choicesLayout_;
   QButtonGroup* choices_;
   QCheckBox* slowMotion_;
+  QComboBox* backend_;
+  QSpinBox* reps_;
   QPushButton* run_;
   QPushButton* stop_;
   QLabel* status_;
   QWidget* results_;
   QLabel* feedback_;
+  QLabel* setting_;
+  QLabel* measuredRuns_;
   QLabel* numbers_;
   QLabel* checks_;
   QComboBox* showRun_;

@@ -33,7 +33,7 @@ RunController::~RunController() {
 }
 
 bool RunController::ensureBackend(const BackendOptions& options) {
-  if (engine_ && sameBackend(options, engineOptions_)) return true;
+  if (engine_ && !callersBackend_ && sameBackend(options, engineOptions_)) return true;
   BackendSelection selection = makeBackend(options);
   if (!selection.backend) {
     emit errorOccurred(tr("No backend to run on: %1").arg(QString::fromStdString(selection.error)));
@@ -41,6 +41,7 @@ bool RunController::ensureBackend(const BackendOptions& options) {
   }
   engine_ = std::make_unique<EngineThread>(std::move(selection.backend));
   engineOptions_ = options;
+  callersBackend_ = false;
   return true;
 }
 
@@ -60,6 +61,21 @@ bool RunController::start(const PipelineConfig& config, const BackendOptions& ba
     return false;
   }
   if (!ensureBackend(backend)) return false;
+  return launch(config);
+}
+
+bool RunController::start(const PipelineConfig& config, std::unique_ptr<Backend> backend) {
+  if (running()) {
+    emit errorOccurred(tr("A run is in progress: stop it before starting another."));
+    return false;
+  }
+  if (!backend) return false;
+  engine_ = std::make_unique<EngineThread>(std::move(backend));
+  callersBackend_ = true;
+  return launch(config);
+}
+
+bool RunController::launch(const PipelineConfig& config) {
   try {
     const std::uint64_t maxOps = config.runsUntilStopped() ? kEndlessRunMaxOps : 0;
     trace_ = engine_->start(config, maxOps);

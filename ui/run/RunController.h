@@ -35,6 +35,9 @@ class RunController : public QObject {
   /// through errorOccurred and nothing starts. Returns whether the run started.
   bool start(const PipelineConfig& config, const BackendOptions& backend);
   bool start(const PipelineConfig& config, const BackendChoice& backend);
+  /// Starts a run on a backend made by the caller (the lesson player's replay of a
+  /// measured run); the next start with BackendOptions makes its own again.
+  bool start(const PipelineConfig& config, std::unique_ptr<Backend> backend);
   /// Asks the run to stop; returns at once. runFinished follows on a later tick.
   void stop();
   /// Queues a configuration for the next batch boundary of the live run; an invalid
@@ -55,9 +58,11 @@ class RunController : public QObject {
  private:
   void onTimer();
   bool ensureBackend(const BackendOptions& options);
+  bool launch(const PipelineConfig& config);
 
   std::unique_ptr<EngineThread> engine_;
   BackendOptions engineOptions_;
+  bool callersBackend_ = false;  // engine_ runs a backend start(config, backend) was given
   std::shared_ptr<Trace> trace_;
   QTimer timer_;
   bool live_ = false;           // a run was started and its end not yet reported
