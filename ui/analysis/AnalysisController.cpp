@@ -5,6 +5,7 @@
 
 #include "MainWindow.h"
 #include "analysis/AnalysisFormat.h"
+#include "analysis/RunAnalysis.h"
 #include "analysis/LimitsSection.h"
 #include "analysis/WaitAnalysisModel.h"
 #include "analysis/WaitCauseLegend.h"
@@ -96,7 +97,10 @@ std::vector<TimelineMarker> AnalysisController::boundMarkers(const Limits& l) {
 }
 
 void AnalysisController::onMetrics(const Metrics& m) {
-  const Limits limits = computeLimits(m);
+  Limits limits = computeLimits(m);
+  // An imported trace without iterations says why, once, where the limits would be.
+  if (trace_)
+    if (const std::string none = noIterationsSentence(*trace_, m.batches); !none.empty()) limits.positionSentence = none;
   section_->setLimits(limits);
   // Markers only once the run is over: a live run's bound moves with every batch.
   const bool live = window_.runController().running();
