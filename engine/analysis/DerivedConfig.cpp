@@ -175,6 +175,10 @@ DerivedConfig deriveConfig(const Trace& trace, const Metrics& metrics, const Dev
         break;
     }
   }
+  if (f.hostNs > 0)
+    d.notes.push_back("the host's time per iteration is CPU work per byte here: in a sweep it grows with the batch, "
+                      "while a framework's per-kernel dispatch does not, so bigger batches are predicted "
+                      "conservatively");
   if (std::fabs(d.error) > 0.10)
     d.notes.push_back("the simulation misses the trace by more than 10%: the device profile's copy rates or "
                       "latencies differ from the traced machine's");

@@ -31,7 +31,9 @@ RunAnalysis analyseRun(const Trace& trace, const Metrics& metrics, const DeviceP
     in.profile = *adviceProfile;
     in.metrics = &metrics;
     in.waits = &r.waits;
-    r.advice = advise(in, {}, stop);
+    AdviceOptions options;
+    options.cpuStagesAreDispatch = imported;
+    r.advice = advise(in, options, stop);
   }
   return r;
 }

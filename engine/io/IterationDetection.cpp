@@ -178,8 +178,7 @@ IterationInfo assignIterations(std::vector<Op>& ops, const std::vector<std::stri
     }
   }
   std::stable_sort(markers.begin(), markers.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
-  if (markers.size() > std::size_t(std::numeric_limits<std::int32_t>::max())) markers.resize(1);
-  info.count = std::int64_t(markers.size());
+  info.count = std::int64_t(markers.size());  // < 2^31: a trace holds at most kMaxTraceOps ops
 
   // Host windows (host markers), or GPU marker starts per stream (GPU markers).
   Windows windows;

@@ -305,6 +305,15 @@ void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
       break;
     }
     case Bottleneck::HostBound: {
+      if (busiest->lane < c.laneHasHostRanges.size() && c.laneHasHostRanges[busiest->lane]) {
+        // An imported program's own thread: Python and its framework issuing the work.
+        m.bottleneckSentence = "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) +
+                               " of the time dispatching work (CPU ops and the CUDA calls they make) while kernels "
+                               "run " + pctText(m.computeBusy) +
+                               "; fewer, larger GPU operations per iteration (a bigger batch, fused or captured "
+                               "kernels) would help most.";
+        break;
+      }
       const bool apiDominates = c.apiNsPerLane[busiest->lane] > c.cpuNsPerLane[busiest->lane];
       m.bottleneckSentence =
           "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) + " of the time " +
@@ -364,9 +373,13 @@ Metrics computeMetrics(const MetricsInput& in) {
   const Intervals holds = mergeIntervals(c.holdsHost);
   const double holdsNs = totalLength(holds);
   // Imported host ranges minus the waits inside them (syncs, blocking copies).
+  // Only what lies within the pipeline's span counts: ranges before the first GPU op or
+  // API call (setup, the profiler's own spans) are not part of the measured makespan.
   const Intervals waits = c.hostRanges.empty() ? Intervals{} : uniteMerged(mergeIntervals(c.syncs), holds);
+  const Intervals pipelineSpan = c.ops > 0 ? Intervals{{c.first, c.last}} : Intervals{};
   const Intervals hostDispatch =
-      c.hostRanges.empty() ? Intervals{} : subtractMerged(mergeIntervals(c.hostRanges), waits);
+      c.hostRanges.empty() ? Intervals{}
+                           : subtractMerged(intersectMerged(mergeIntervals(c.hostRanges), pipelineSpan), waits);
   double submitSum = 0, workerSum = 0;
   int submitLanes = 0, workerLanes = 0;
   for (std::size_t i = 0; i < in.lanes.size(); ++i) {
@@ -375,7 +388,7 @@ Metrics computeMetrics(const MetricsInput& in) {
     double busyNs = totalLength(busy);
     // |busy \ holds| = |busy U holds| - |holds|: a blocking copy call is waiting, not working.
     if (lane.kind == LaneKind::HostSubmit && holdsNs > 0) busyNs = totalLength(uniteMerged(busy, holds)) - holdsNs;
-    if (c.laneHasHostRanges[i]) busyNs = totalLength(subtractMerged(busy, waits));
+    if (c.laneHasHostRanges[i]) busyNs = totalLength(subtractMerged(intersectMerged(busy, pipelineSpan), waits));
     const double fraction = perWall(busyNs);
     m.lanes.push_back({lane.id, lane.kind, lane.name, busyNs, fraction});
     if (lane.kind == LaneKind::HostSubmit) submitSum += fraction, ++submitLanes;

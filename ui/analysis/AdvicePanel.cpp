@@ -114,8 +114,9 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     if (derived && !derived->ok()) {
       result.error = derived->failure;
     } else {
-      if (derived) in.config = derived->config;
-      result = advise(in, AdviceOptions{}, stop);
+      AdviceOptions options;
+      if (derived) in.config = derived->config, options.cpuStagesAreDispatch = true;
+      result = advise(in, options, stop);
     }
     if (stop.stop_requested()) return;
     QMetaObject::invokeMethod(
