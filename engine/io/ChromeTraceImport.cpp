@@ -435,6 +435,10 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
           const std::string& api = ev.strings[slices[it->second].name];
           if (isCopyKind(op.kind) && api.find("emcpy") != std::string::npos && api.find("Async") == std::string::npos)
             op.flags |= kOpBlockingCall;
+          // A pageable or blocking copy holds the host in its call until the data is staged
+          // or copied: the call is a wait (the wait analysis calls it pageable staging).
+          if (isCopyKind(op.kind) && (op.flags & (kOpPageable | kOpBlockingCall)) && cls[it->second].role == SliceRole::Api)
+            ops[it->second].kind = OpKind::HostSync;
         }
       }
       op.ready = std::clamp(prevEnd, op.submit, op.start);

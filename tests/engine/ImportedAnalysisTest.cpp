@@ -67,6 +67,7 @@ TEST(ImportedWaits, PageableCopiesHoldTheHost) {
                 ev("kernel", "k1", 0, 7, 40, 10, onStream(7, 3)));
   const Found copy = find(*t, "Memcpy HtoD (Pageable -> Device)");
   EXPECT_TRUE(copy.op.flags & kOpPageable);
+  EXPECT_EQ(find(*t, "cudaMemcpyAsync").op.kind, OpKind::HostSync) << "the host waits in a pageable copy's call";
   const WaitAnalysis w = analyzeWaits(*t);
   EXPECT_GT(w.waitNs(find(*t, "k1").index, WaitCause::PageableStaging), 20000);
 }
@@ -82,11 +83,14 @@ TEST(ImportedWaits, BlockingMemcpyCallsMarkTheirCopies) {
 
 TEST(ImportedMetrics, HostRangesCountAsHostWorkWithoutTheirWaits) {
   // One step of 100 µs on the host; a sync of 30 µs inside it is waiting, not work.
+  // The pipeline's ops span the whole step (0..100 µs): host time outside them would not count.
   auto t = load(ev("user_annotation", "ProfilerStep#1", 1, 1, 0, 100) + "," +
                 ev("cpu_op", "aten::item", 1, 1, 10, 50) + "," +
-                ev("cuda_runtime", "cudaLaunchKernel", 1, 1, 1, 1, corr(1)) + "," +
+                ev("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 1, corr(1)) + "," +
                 ev("kernel", "k", 0, 7, 5, 10, onStream(7, 1)) + "," +
-                ev("cuda_runtime", "cudaStreamSynchronize", 1, 1, 20, 30, corr(2)));
+                ev("cuda_runtime", "cudaStreamSynchronize", 1, 1, 20, 30, corr(2)) + "," +
+                ev("cuda_runtime", "cudaLaunchKernel", 1, 1, 90, 1, corr(3)) + "," +
+                ev("kernel", "k2", 0, 7, 95, 5, onStream(7, 3)));
   const Metrics m = computeMetrics(*t);
   ASSERT_EQ(m.batches, 1);
   EXPECT_DOUBLE_EQ(m.hostPerBatchNs, 70000.0);

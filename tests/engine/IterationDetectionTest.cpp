@@ -117,7 +117,8 @@ TEST(IterationDetection, NamedMarkerOverridesTheGuess) {
   EXPECT_EQ(t->iterations().count, 3);
   EXPECT_EQ(t->iterations().marker, "model");
   EXPECT_EQ(t->iterations().source, "--iteration-marker");
-  EXPECT_EQ(batchOf(*t, "k"), kNoBatch) << "launched in cpu_to_gpu, before the first 'model'";
+  EXPECT_EQ(batchOf(*t, "cpu_to_gpu"), kNoBatch) << "before the first 'model'";
+  EXPECT_EQ(batchOf(*t, "k"), 0) << "launched at 21 µs, inside the first 'model'";
 }
 
 TEST(IterationDetection, UnknownMarkerSaysWhichRangesExist) {
