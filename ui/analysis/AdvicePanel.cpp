@@ -110,8 +110,10 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     AdviceInput in{trace->config(), profile, &metrics, &waits};
     AdviceResult result;
     std::optional<DerivedConfig> derived;
-    if (imported) derived = deriveConfig(*trace, metrics, profile, stop);
-    if (derived && !derived->ok()) {
+    if (imported && metrics.batches > 0) derived = deriveConfig(*trace, metrics, profile, stop);
+    if (imported && metrics.batches <= 0) {
+      result.error = "no iterations were found in this trace, so there is nothing to simulate (the limits say why)";
+    } else if (derived && !derived->ok()) {
       result.error = derived->failure;
     } else {
       AdviceOptions options;
