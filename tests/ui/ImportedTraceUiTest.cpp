@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QDir>
+#include <cmath>
 #include <QFile>
 #include <QLineEdit>
 #include <QMenu>
