@@ -4,6 +4,7 @@
 // events; the derived configuration reproduces the fixture on the simulator.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "analysis/DerivedConfig.h"
@@ -99,6 +100,43 @@ TEST(ImportedMetrics, HostRangesCountAsHostWorkWithoutTheirWaits) {
   auto g = load(ev("gpu_user_annotation", "ProfilerStep#1", 0, 7, 0, 100) + "," +
                 ev("kernel", "k", 0, 7, 5, 10, onStream(7, 1)));
   EXPECT_DOUBLE_EQ(computeMetrics(*g).hostPerBatchNs, 0.0);
+}
+
+TEST(ImportedAdvice, PageableOneStreamTraceIsAdvisedPinnedMemory) {
+  // Four steps: an 8 MiB pageable copy at ~8 GB/s (the host held in its call), then a
+  // 0.5 ms kernel, on one stream: the derived configuration is pageable, 1 stream, and
+  // the simulator predicts pinned memory helps.
+  std::string e;
+  for (int i = 0; i < 4; ++i) {
+    const double t0 = i * 2000.0;
+    const int c = 3 * i + 1;  // correlation ids of the copy, the kernel and the sync
+    if (i) e += ",";
+    e += ev("user_annotation", "ProfilerStep#" + std::to_string(i), 1, 1, t0, 2000) + "," +
+         ev("cuda_runtime", "cudaMemcpyAsync", 1, 1, t0 + 10, 1060, corr(c)) + "," +
+         ev("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, t0 + 15, 1050, onStream(7, c, 8 << 20)) + "," +
+         ev("cuda_runtime", "cudaLaunchKernel", 1, 1, t0 + 1080, 5, corr(c + 1)) + "," +
+         ev("kernel", "model", 0, 7, t0 + 1090, 500, onStream(7, c + 1)) + "," +
+         ev("cuda_runtime", "cudaStreamSynchronize", 1, 1, t0 + 1090, 505, corr(c + 2));
+  }
+  auto t = load(e);
+  ASSERT_EQ(t->iterations().count, 4);
+  const Metrics m = computeMetrics(*t);
+  const auto profile = builtinProfile("h200-calibrated");
+  ASSERT_TRUE(profile);
+  const RunAnalysis a = analyseRun(*t, m, &*profile);
+  ASSERT_TRUE(a.derived && a.derived->ok()) << (a.derived ? a.derived->failure : "none");
+  EXPECT_EQ(a.derived->config.memory, HostMemory::Pageable);
+  EXPECT_EQ(a.derived->config.streams, 1);
+  EXPECT_LT(std::fabs(a.derived->error), 0.10) << a.derived->simulatedNsPerIteration << " vs "
+                                               << a.derived->traceNsPerIteration;
+  ASSERT_TRUE(a.advice);
+  ASSERT_FALSE(a.advice->items.empty());
+  bool pinned = false;
+  for (const auto& item : a.advice->items) {
+    pinned = pinned || item.kind == AdviceKind::PinnedMemory;
+    EXPECT_NE(item.kind, AdviceKind::MoreCpuWorkers) << "the CPU stages stand for the program's dispatch";
+  }
+  EXPECT_TRUE(pinned) << a.advice->items.front().sentence;
 }
 
 // ---------------------------------------------------------------------------------

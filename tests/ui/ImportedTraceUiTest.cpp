@@ -17,6 +17,7 @@
 #include "MainWindow.h"
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
+#include "analysis/LimitsBar.h"
 #include "analysis/LimitsSection.h"
 #include "analysis/WhatIfAction.h"
 #include "controls/ControlPanel.h"
@@ -27,6 +28,7 @@
 
 using namespace pipescope;
 using namespace pipescope::ui;
+using pipescope::ui::testing::waitFor;
 
 namespace {
 
