@@ -16,6 +16,10 @@ Writes, each small enough to keep in the repository gzipped:
   random-generation.json       a loop whose iterations start with a record_function
                        named random_generation (no other stage names)
   with-stack.json      2 steps with with_stack=True (Python call-stack events)
+  record-shapes.json   the stages on 2 streams with record_shapes=True (batch size
+                       read from the layers' input shapes)
+  gpu-bound.json       ResNet-50 training-like loop at batch 64, pinned, 2 streams,
+                       no per-iteration sync (the GPU is the critical resource)
 A README.txt in OUTDIR says what each file holds and on which GPU it was made.
 """
 import gzip
@@ -105,6 +109,30 @@ def main():
                  schedule=schedule(wait=0, warmup=1, active=2, repeat=1)) as prof:
         stage_loop(m, 2, True, 3, prof)
     export(prof, os.path.join(out, "with-stack.json"))
+
+    # 6. record_shapes: "Input Dims" on every CPU op.
+    with profile(activities=acts, record_shapes=True) as prof:
+        stage_loop(m, 2, True, ITERS)
+    export(prof, os.path.join(out, "record-shapes.json"))
+
+    # 7. GPU-bound: a heavier model, larger batch, no host sync inside the loop.
+    big = torchvision.models.resnet50(weights=None).cuda().eval()
+    xs = [torch.rand(64, 3, 224, 224).pin_memory() for _ in range(2)]
+    streams = [torch.cuda.Stream() for _ in range(2)]
+    with torch.no_grad():
+        for s_, x in zip(streams, xs):  # warm-up
+            with torch.cuda.stream(s_):
+                big(x.to("cuda", non_blocking=True))
+        torch.cuda.synchronize()
+        with profile(activities=acts) as prof:
+            for i in range(ITERS):
+                s_ = streams[i % 2]
+                with torch.cuda.stream(s_):
+                    with record_function("iteration"):
+                        y = big(xs[i % 2].to("cuda", non_blocking=True))
+                        y.sum()
+            torch.cuda.synchronize()
+    export(prof, os.path.join(out, "gpu-bound.json"))
 
     for name in os.listdir(out):
         p = os.path.join(out, name)

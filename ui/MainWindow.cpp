@@ -17,6 +17,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "analysis/WhatIfAction.h"
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
 #include "analysis/WaitCauseLegend.h"
@@ -110,6 +111,7 @@ AnalysisController& MainWindow::analysis() { return *analysis_; }
 CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
+WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
@@ -238,6 +240,9 @@ void MainWindow::createMenus() {
   runMenu->addSeparator();
   runMenu->addAction(compare_->pinAction());
   runMenu->addAction(compare_->clearAction());
+  runMenu->addSeparator();
+  whatIf_ = new WhatIfAction(*this);  // an opened PyTorch trace's workload on the sweep
+  runMenu->addAction(whatIf_->action());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

@@ -19,6 +19,7 @@ class QMenu;
 namespace pipescope::ui {
 
 class AdvicePanel;
+class WhatIfAction;
 class AnalysisController;
 class CompareController;
 class LessonsPanel;
@@ -61,6 +62,7 @@ class MainWindow : public QMainWindow {
   CompareController& compare();
   LessonsPanel& lessons();
   AdvicePanel& advice();
+  WhatIfAction& whatIf();
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
@@ -126,6 +128,7 @@ class MainWindow : public QMainWindow {
   CompareController* compare_ = nullptr;
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
+  WhatIfAction* whatIf_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;
   QMenu* viewMenu_ = nullptr;

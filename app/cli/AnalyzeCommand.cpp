@@ -1,12 +1,19 @@
 // `pipescope-cli analyze FILE`: opens any trace pipescope reads (its own format, the
 // JSON form of `run --trace`, Chrome/Perfetto or PyTorch profiler JSON, plain or
-// gzip) and prints the same summary as a run.
+// gzip, or a tensorboard_trace_handler folder) and prints the same summary as a run:
+// metrics, limits, wait causes and, for imported traces with iterations, the derived
+// configuration and the advice the simulator predicts for it.
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
 #include "Options.h"
 #include "RunSummary.h"
+#include "analysis/AnalysisJson.h"
+#include "analysis/DerivedConfig.h"
+#include "config/ConfigJson.h"
+#include "io/AtomicFile.h"
 #include "io/TraceFiles.h"
 #include "metrics/Metrics.h"
 
@@ -14,26 +21,88 @@ namespace pipescope::cli {
 
 namespace {
 
-int analyzeMain(const std::vector<std::string>& args) {
+struct AnalyzeRequest {
   bool json = false;
-  OptionSet options;
-  options.flag("json", "print the summary as JSON (the same fields as 'run --json')", [&json] { json = true; });
+  ImportOptions import;
+  std::string worker;
+  std::string profile;
+  std::string derivePath;
+  bool noAdvice = false;
+};
+
+OptionSet analyzeOptions(AnalyzeRequest& r) {
+  OptionSet o;
+  o.flag("json", "print the summary as JSON (the same fields as 'run --json', with the analysis)",
+         [&r] { r.json = true; });
+  o.group("Imported traces (PyTorch profiler, Chrome/Perfetto)");
+  o.value("iteration-marker", "NAME",
+          "the range (record_function / NVTX) that starts an iteration, when the automatic choice (ProfilerStep#N, "
+          "else the first range of a repeating sequence) is wrong",
+          [&r](const std::string& v) {
+            if (v.empty()) throw UsageError("--iteration-marker needs the name of a range");
+            r.import.iterations.marker = v;
+          });
+  o.value("batch-size", "N", "samples per iteration, for samples/s and the derived configuration (1..1048576)",
+          [&r](const std::string& v) { r.import.batchSize = parseInteger("batch-size", v, 1, 1 << 20); });
+  o.value("worker", "NAME",
+          "when FILE is a folder of tensorboard_trace_handler files, the one whose name contains NAME",
+          [&r](const std::string& v) { r.worker = v; });
+  o.value("profile", "NAME|FILE",
+          "device profile for the derived configuration and the advice (default: the calibrated built-in profile "
+          "of the trace's GPU, else h200; the summary says which)",
+          [&r](const std::string& v) { r.profile = v; });
+  o.value("derive-config", "FILE.json",
+          "write the pipescope configuration that reproduces one iteration on the simulator; "
+          "'pipescope-cli sweep --config FILE.json' sweeps it",
+          [&r](const std::string& v) {
+            if (v.empty()) throw UsageError("--derive-config needs a file name");
+            r.derivePath = v;
+          });
+  o.flag("no-advice", "skip the derived configuration and the advice (no simulations)", [&r] { r.noAdvice = true; });
+  return o;
+}
+
+std::string iterationsLine(const IterationInfo& it, std::int64_t batches) {
+  if (batches <= 0) return "none found (see Limits)";
+  std::string s = std::to_string(batches) + " from " + it.source + ", each starting at '" + it.marker + "'";
+  if (it.samplesPerIteration > 0)
+    s += "; " + std::to_string(it.samplesPerIteration) + " samples each (" + it.samplesSource + ")";
+  else
+    s += "; batch size unknown (--batch-size N gives samples/s)";
+  return s;
+}
+
+int analyzeMain(const std::vector<std::string>& args) {
+  AnalyzeRequest req;
+  OptionSet options = analyzeOptions(req);
   if (wantsHelp(args)) {
-    std::cout << "usage: pipescope-cli analyze FILE [--json]\n\n"
-                 "Opens a trace and prints the metrics summary a run prints: lanes, ops, makespan, bandwidth,\n"
-                 "overlap, ideal bound and bottleneck. FILE may be a .pipescope trace, the JSON written by\n"
-                 "'run --trace x.json', or a Chrome trace event JSON (Perfetto, chrome://tracing, the PyTorch\n"
-                 "profiler), plain or gzip-compressed; the format is detected from the content.\n\n"
+    std::cout << "usage: pipescope-cli analyze FILE|FOLDER [--json] [--iteration-marker NAME] [--batch-size N]\n"
+                 "                             [--profile NAME] [--derive-config FILE.json]\n\n"
+                 "Opens a trace and prints the summary a run prints: metrics, ideal bound, limits, wait causes and\n"
+                 "bottleneck. FILE may be a .pipescope trace, the JSON written by 'run --trace x.json', or a Chrome\n"
+                 "trace event JSON (Perfetto, chrome://tracing, the PyTorch profiler's export_chrome_trace or\n"
+                 "tensorboard_trace_handler *.pt.trace.json), plain or gzip-compressed; the format is detected from\n"
+                 "the content. A folder stands for the profiler trace in it (--worker picks one of several).\n\n"
+                 "Imported traces: each iteration (ProfilerStep#N, a repeating sequence of record_function ranges,\n"
+                 "or --iteration-marker) is a batch; the summary then derives the pipescope configuration that\n"
+                 "reproduces one iteration on the simulator and the advice for it (docs/analysis.md).\n\n"
               << options.help();
     return kExitOk;
   }
   std::vector<std::string> rest;
   std::string path;
-  for (const auto& a : args) {
-    if (a.rfind("--", 0) == 0 || path.size() > 0)
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) == 0) {
       rest.push_back(a);
-    else
+      // An option's value follows it unless given as --name=value.
+      for (const auto& o : options.options())
+        if (a == "--" + o.name && !o.valueName.empty() && i + 1 < args.size()) rest.push_back(args[++i]);
+    } else if (path.empty()) {
       path = a;
+    } else {
+      rest.push_back(a);
+    }
   }
   try {
     options.parse(rest);
@@ -45,35 +114,93 @@ int analyzeMain(const std::vector<std::string>& args) {
   std::shared_ptr<Trace> trace;
   TraceFileFormat format{};
   try {
+    path = resolveTracePath(path, req.worker);
     format = detectTraceFileFormat(path);
-    trace = loadTraceFile(path);
+    trace = loadTraceFile(path, req.import);
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
     return kExitRunFailed;
   }
+  const bool imported = trace->configHistory().empty();
   RunReport report;
-  report.configKnown = !trace->configHistory().empty();
+  report.configKnown = !imported;
   report.config = trace->config();
   report.device = trace->device();
   report.outcome = trace->outcome();
   report.metrics = computeMetrics(*trace);
-  if (json) {
+
+  std::optional<DeviceProfile> profile;
+  std::string profileWhy;
+  if (!req.noAdvice || !req.derivePath.empty()) {
+    profile = imported ? profileForTrace(report.device, req.profile, profileWhy)
+                       : (req.profile.empty() ? std::nullopt : loadDeviceProfile(req.profile, profileWhy));
+    if (!profile && !req.profile.empty()) {
+      std::cerr << "pipescope-cli analyze: --profile = '" << req.profile << "': " << profileWhy << "\n";
+      return kExitUsage;
+    }
+  }
+  report.analysis = analyseRun(*trace, report.metrics, req.noAdvice && req.derivePath.empty() ? nullptr
+                                                       : profile ? &*profile
+                                                                 : nullptr);
+  if (req.noAdvice && report.analysis) report.analysis->advice.reset();
+
+  const IterationInfo iterations = trace->iterations();
+  const std::optional<DerivedConfig>& derived = report.analysis->derived;
+  if (!req.derivePath.empty()) {
+    if (!imported) {
+      // A native run carries its configuration: write it, nothing to derive.
+      writeFileAtomically(req.derivePath, [&](std::ostream& out) { out << configToJson(trace->config()).dump(2) << "\n"; });
+    } else if (!derived || !derived->ok()) {
+      std::cerr << "pipescope-cli analyze: cannot write " << req.derivePath << ": "
+                << (derived ? derived->failure
+                            : "no configuration can be derived without iterations" +
+                                  (iterations.why.empty() ? std::string() : ": " + iterations.why))
+                << "\n";
+      return kExitRunFailed;
+    } else {
+      try {
+        writeFileAtomically(req.derivePath,
+                            [&](std::ostream& out) { out << configToJson(derived->config).dump(2) << "\n"; });
+      } catch (const std::exception& e) {
+        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
+        return kExitRunFailed;
+      }
+    }
+  }
+
+  if (req.json) {
     nlohmann::json j = summaryJson(report);
     j["file"] = path;
     j["format"] = std::string(toString(format));
     j["lane_count"] = trace->laneCount();
     j["op_count"] = trace->ops().publishedCount();
+    if (imported)
+      j["iterations"] = {{"count", report.metrics.batches},
+                         {"source", iterations.source},
+                         {"marker", iterations.marker},
+                         {"why_none", iterations.why},
+                         {"samples_per_iteration", iterations.samplesPerIteration}};
+    j["profile"] = profile ? nlohmann::json(profile->name) : nlohmann::json(nullptr);
     std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << "Trace " << path << " (" << toString(format) << "): " << trace->laneCount() << " lanes, "
-              << trace->ops().publishedCount() << " ops\n"
-              << formatSummary(report);
+    return kExitOk;
+  }
+  std::cout << "Trace " << path << " (" << toString(format) << "): " << trace->laneCount() << " lanes, "
+            << trace->ops().publishedCount() << " ops\n";
+  if (imported) std::cout << "Iterations\n  " << wrap(iterationsLine(iterations, report.metrics.batches), 100, 2) << "\n";
+  std::cout << formatSummary(report);
+  if (imported && derived) {
+    std::cout << "Derived configuration (" << profileWhy << ")\n";
+    for (const auto& line : describeDerivedConfig(*derived)) std::cout << "  " << wrap(line, 100, 2) << "\n";
+    if (!req.derivePath.empty())
+      std::cout << "  written to " << req.derivePath << "; 'pipescope-cli sweep --config " << req.derivePath
+                << " --profile " << derived->profileName << "' sweeps batch size x streams\n";
   }
   return kExitOk;
 }
 
 const bool registered = registerCommand(
-    {"analyze", "open a trace file (own, Chrome/Perfetto, PyTorch profiler) and print its metrics", analyzeMain});
+    {"analyze", "open a trace file (own, Chrome/Perfetto, PyTorch profiler) and print its metrics and analysis",
+     analyzeMain});
 
 }  // namespace
 

@@ -98,7 +98,10 @@ std::string formatSummary(const RunReport& r) {
   const Metrics& m = r.metrics;
   std::string s;
   if (!r.configKnown) {
-    s += "Configuration\n  not recorded in this trace (imported): samples and the ideal bound are unknown\n";
+    s += m.batches > 0 ? "Configuration\n  not recorded in this trace (imported): its iterations are the batches; "
+                         "the derived configuration stands for it\n"
+                       : "Configuration\n  not recorded in this trace (imported): samples and the ideal bound are "
+                         "unknown\n";
   } else {
     s += "Configuration" + (r.presetName.empty() ? std::string() : " (preset " + r.presetName + ")") + "\n";
     s += row("transfers", std::string(toString(c.mode)) + ", " + std::string(toString(c.memory)) + " host memory, " +

@@ -44,8 +44,9 @@ SweepOptionParser::SweepOptionParser() {
   using namespace sweep_limits;
   sweep_.group("Grid (comma-separated lists; every combination is one point)");
   sweep_.value("batch", "SIZES",
-               "batch sizes in bytes, e.g. 1M,4M,16M,64M (units K, M, G, binary); each must be a whole number of "
-               "samples of --sample-bytes (default 512K). Required",
+               "batch sizes in bytes, e.g. 1M,4M,16M,64M (units K, M, G, binary; without it, --config's batch "
+               "x1/4, x1/2, x1, x2, x4); each must be a whole number of "
+               "samples of --sample-bytes (default 512K). Required unless --config is given",
                [this](const std::string& v) { batchList_ = v; });
   sweep_.value("streams", "COUNTS", "stream counts, e.g. 1,2,4,8 (each 1.." + std::to_string(limits::kMaxStreams) +
                                         "; default 1,2,4,8)",
@@ -143,9 +144,15 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
   request_.backend = run.backend;
   request_.presetName = run.presetName;
 
-  if (batchList_.empty()) throw UsageError("--batch is required: the batch sizes to sweep, e.g. --batch 1M,4M,16M,64M");
-  const auto sizes = listOrUsage([&] { return parseSizeList("--batch", batchList_); });
-  request_.spec.batchSamples = listOrUsage([&] { return batchSamplesFor("--batch", sizes, run.config.sampleBytes); });
+  if (batchList_.empty() && run.configFiles.empty())
+    throw UsageError("--batch is required: the batch sizes to sweep, e.g. --batch 1M,4M,16M,64M (or give --config "
+                     "FILE, e.g. one written by 'analyze --derive-config', to sweep around its batch size)");
+  if (batchList_.empty()) {
+    request_.spec.batchSamples = batchSamplesAround(run.config);  // its batch x1/4 .. x4
+  } else {
+    const auto sizes = listOrUsage([&] { return parseSizeList("--batch", batchList_); });
+    request_.spec.batchSamples = listOrUsage([&] { return batchSamplesFor("--batch", sizes, run.config.sampleBytes); });
+  }
   request_.spec.streams = listOrUsage([&] { return parseCountList("--streams", streamList_); });
   if (!memoryList_.empty()) request_.spec.memories = listOrUsage([&] { return parseMemoryList("--memory", memoryList_); });
   if (!modelList_.empty()) request_.spec.models = listOrUsage([&] { return parseModelList("--model", modelList_); });
@@ -168,6 +175,7 @@ std::string SweepOptionParser::help() const {
       base.value(o.name, o.valueName, o.help, [](const std::string&) {}), base.choices(o.choices);
   }
   return "usage: pipescope-cli sweep --batch SIZES [--streams COUNTS] [options]\n"
+         "       pipescope-cli sweep --config FILE.json [--streams COUNTS] [options]\n"
          "\n"
          "Runs the pipeline for every combination of batch size and stream count (and, optionally, host memory\n"
          "type and model preset), each point after a warm-up and repeated for a spread, then prints a table and\n"
@@ -180,6 +188,8 @@ std::string SweepOptionParser::help() const {
          "\nExamples:\n"
          "  pipescope-cli sweep --backend sim --batch 1M,4M,16M,64M --streams 1,2,4,8\n"
          "  pipescope-cli sweep --batch 4M,16M --streams 1,2,4 --memory pageable,pinned --csv sweep.csv\n"
+         "  pipescope-cli sweep --config derived.json --profile h200-calibrated   (a PyTorch trace's what-if:\n"
+         "      'pipescope-cli analyze trace.json --derive-config derived.json' writes it)\n"
          "  pipescope-cli sweep --backend cuda --batch 1M,4M,16M,64M --batches 20 --predict h200 --json sweep.json\n";
 }
 

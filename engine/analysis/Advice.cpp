@@ -82,7 +82,7 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
           "needs 4x the buffer memory per stream");
     }
   }
-  if (c.preprocessOpsPerByte > 0 || c.postprocessOpsPerByte > 0) {
+  if ((c.preprocessOpsPerByte > 0 || c.postprocessOpsPerByte > 0) && !options.cpuStagesAreDispatch) {
     for (int factor : {2, 4}) {
       PipelineConfig n = c;
       n.cpuWorkers = std::min(c.cpuWorkers * factor, limits::kMaxCpuWorkers);
@@ -97,7 +97,8 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
     add(AdviceKind::KeepResident, "keep the input data on the GPU", "residency: every-batch -> resident", n,
         "only if the same data is used again by later batches");
   }
-  if (options.workloadChanges && c.roiFraction > 0.25 && c.d2hBytes() > 0 && c.usesCopies()) {
+  if (options.workloadChanges && !options.cpuStagesAreDispatch && c.roiFraction > 0.25 && c.d2hBytes() > 0 &&
+      c.usesCopies()) {
     PipelineConfig n = c;
     n.roiFraction = 0.25;
     add(AdviceKind::RoiCopyBack, "copy back only a region of interest (a quarter of the output)",

@@ -56,6 +56,10 @@ struct AdviceOptions {
   /// Include changes that alter what the program computes or moves (keep data
   /// resident, copy back a region of interest).
   bool workloadChanges = true;
+  /// The CPU stages stand for an imported program's own dispatch work (a derived
+  /// configuration, analysis/DerivedConfig.h): changes that would only split or shrink
+  /// those stages (more CPU workers, a smaller copy-back) are not advice for it.
+  bool cpuStagesAreDispatch = false;
 };
 
 struct AdviceInput {

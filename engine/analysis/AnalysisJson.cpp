@@ -107,10 +107,24 @@ json adviceToJson(const AdviceResult& a) {
           {"error", a.error.empty() ? json(nullptr) : json(a.error)}};
 }
 
+json derivedConfigToJson(const DerivedConfig& d) {
+  if (!d.ok()) return {{"error", d.failure}};
+  return {{"config", configToJson(d.config)},
+          {"profile", d.profileName},
+          {"trace_ns_per_iteration", d.traceNsPerIteration},
+          {"simulated_ns_per_iteration", d.simulatedNsPerIteration},
+          {"error", d.error},
+          {"simulations", d.simulations},
+          {"host_ns_per_iteration", d.hostNsPerIteration},
+          {"kernel_ns_per_iteration", d.kernelNsPerIteration},
+          {"notes", d.notes}};
+}
+
 json runAnalysisToJson(const RunAnalysis& r) {
   return {{"limits", limitsToJson(r.limits)},
           {"waits", waitSummaryToJson(r.waits, r.waitSentences)},
-          {"advice", r.advice ? adviceToJson(*r.advice) : json(nullptr)}};
+          {"advice", r.advice ? adviceToJson(*r.advice) : json(nullptr)},
+          {"derived_config", r.derived ? derivedConfigToJson(*r.derived) : json(nullptr)}};
 }
 
 json comparisonToJson(const ComparisonTable& t) {

@@ -13,6 +13,8 @@ nlohmann::json waitSummaryToJson(const WaitSummary& summary, const std::vector<s
 nlohmann::json adviceToJson(const AdviceResult& advice);
 /// {"limits": ..., "waits": ..., "advice": ... (null when not computed)}.
 nlohmann::json runAnalysisToJson(const RunAnalysis& analysis);
+/// An imported trace's derived configuration: the configuration, the profile, the fit.
+nlohmann::json derivedConfigToJson(const DerivedConfig& derived);
 nlohmann::json comparisonToJson(const ComparisonTable& table);
 nlohmann::json lessonToJson(const Lesson& lesson);
 nlohmann::json lessonOutcomeToJson(const Lesson& lesson, const LessonOutcome& outcome);

@@ -25,10 +25,21 @@ std::string hostParts(const Metrics& m) {
   for (const auto& lane : m.lanes) workers += lane.kind == LaneKind::HostWorker ? 1 : 0;
   const StageTimes& o = m.perBatchOccupancy;
   std::string s;
+  // No worker lanes: an imported program, whose host work is its own dispatch.
+  if (workers == 0 && o.preprocessNs + o.postprocessNs > 0)
+    return "dispatch (CPU ops, Python) " + formatNs(o.preprocessNs + o.postprocessNs) + ", API calls " +
+           formatNs(o.apiNs);
   if (o.preprocessNs + o.postprocessNs > 0)
     s = "CPU stages " + formatNs(o.preprocessNs + o.postprocessNs) + " on " + std::to_string(std::max(workers, 1)) +
         (workers == 1 ? " worker" : " workers") + ", ";
   return s + "API calls " + formatNs(o.apiNs);
+}
+
+// An imported program's host work: dispatch ranges, no CPU worker lanes.
+bool importedHost(const Metrics& m) {
+  for (const auto& lane : m.lanes)
+    if (lane.kind == LaneKind::HostWorker) return false;
+  return m.perBatchOccupancy.preprocessNs + m.perBatchOccupancy.postprocessNs > 0;
 }
 
 }  // namespace
@@ -116,9 +127,9 @@ Limits computeLimits(const Metrics& m) {
     case LimitZone::AtFullOverlap:
       l.positionSentence =
           measured + ", at the full-overlap bound (" + limits + "): " +
-          (l.critical == CriticalResource::Host
-               ? "only less host work per batch helps (more CPU workers, less CPU work, fewer API calls)."
-               : "only faster engines or less work help.");
+          (l.critical != CriticalResource::Host ? "only faster engines or less work help."
+           : importedHost(m) ? "only less host work per iteration helps (fewer, larger GPU operations)."
+                             : "only less host work per batch helps (more CPU workers, less CPU work, fewer API calls).");
       break;
     case LimitZone::Unknown: l.positionSentence = "The run took no time."; break;
   }

@@ -4,6 +4,13 @@
 
 namespace pipescope {
 
+std::string noIterationsSentence(const Trace& trace, std::int64_t batches) {
+  if (!trace.configHistory().empty() || batches > 0) return {};
+  const std::string why = trace.iterations().why;
+  if (why.empty()) return {};
+  return "No iterations were found, so there are no limits to compare with: " + why + ".";
+}
+
 RunAnalysis analyseRun(const Trace& trace, const Metrics& metrics, const DeviceProfile* adviceProfile,
                        std::stop_token stop) {
   RunAnalysis r;
@@ -13,13 +20,20 @@ RunAnalysis analyseRun(const Trace& trace, const Metrics& metrics, const DeviceP
   const WaitAnalysis waits = analyzeWaits(view, lanes);
   r.waits = summarizeWaits(waits, view, lanes);
   r.waitSentences = describeSummary(r.waits);
-  if (adviceProfile && !trace.configHistory().empty()) {
+  const bool imported = trace.configHistory().empty();
+  if (const std::string none = noIterationsSentence(trace, metrics.batches); !none.empty())
+    r.limits.positionSentence = none;
+  if (imported && adviceProfile && metrics.batches > 0) r.derived = deriveConfig(trace, metrics, *adviceProfile, stop);
+  const bool haveConfig = !imported || (r.derived && r.derived->ok());
+  if (adviceProfile && haveConfig) {
     AdviceInput in;
-    in.config = trace.config();
+    in.config = imported ? r.derived->config : trace.config();
     in.profile = *adviceProfile;
     in.metrics = &metrics;
     in.waits = &r.waits;
-    r.advice = advise(in, {}, stop);
+    AdviceOptions options;
+    options.cpuStagesAreDispatch = imported;
+    r.advice = advise(in, options, stop);
   }
   return r;
 }

@@ -211,9 +211,15 @@ class WaitAnalyzer {
     for (std::size_t s = 0; s < syncs_.ops.size(); ++s) {
       const Op& sync = view_[syncs_.ops[s]];
       Index target = kNone;
+      // A waiting call that launched a GPU op itself (an imported pageable or blocking
+      // copy's cudaMemcpy) waited for that op.
+      if (sync.correlation != 0) {
+        auto own = byCorrelation_.find(sync.correlation);
+        if (own != byCorrelation_.end()) target = own->second;
+      }
       // The API call on the same lane that ended last at or before the sync began.
       auto it = std::upper_bound(apis_.starts.begin(), apis_.starts.end(), sync.start);
-      for (int look = 0; it != apis_.starts.begin() && look < 4; ++look) {
+      for (int look = 0; target == kNone && it != apis_.starts.begin() && look < 4; ++look) {
         --it;
         const Op& api = view_[apis_.ops[std::size_t(it - apis_.starts.begin())]];
         if (api.lane != sync.lane || api.end > sync.start) continue;

@@ -27,6 +27,9 @@ struct ChromeSlice {
   std::int8_t kind = -1;         ///< args.kind as OpKind, -1 when absent
   std::uint8_t flags = 0;        ///< args.flags
   bool mirror = false;           ///< args.mirror: a copy of an op shown on its engine lane
+  // PyTorch record_shapes: the shape of the op's first input (args["Input Dims"][0]).
+  std::int64_t inputFirstDim = -1;  ///< its first dimension (the batch, for most layers)
+  std::uint8_t inputRank = 0;       ///< its number of dimensions (0: not recorded)
 };
 
 struct ChromeThread {

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "io/IterationDetection.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope {
@@ -138,6 +139,8 @@ struct Classified {
 Classified classify(const std::string& cat, const std::string& name) {
   const std::string c = lower(cat);
   Classified r;
+  if (c == "user_annotation" || c == "gpu_user_annotation" || c == "nvtx") r.flags |= kOpUserRange;
+  if (c == "cpu_op" || c == "user_annotation" || c == "python_function" || c == "nvtx") r.flags |= kOpHostWork;
   if (c == "kernel") {
     r.role = SliceRole::Gpu;
     r.kind = OpKind::Kernel;
@@ -155,7 +158,8 @@ Classified classify(const std::string& cat, const std::string& name) {
     r.kind = OpKind::Memset;
   } else if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime" || c == "driver") {
     r.role = SliceRole::Api;
-    r.kind = OpKind::ApiCall;
+    // cudaStreamSynchronize, cudaDeviceSynchronize, cuCtxSynchronize...: the host waits.
+    r.kind = name.find("Synchronize") != std::string::npos ? OpKind::HostSync : OpKind::ApiCall;
   }
   return r;
 }
@@ -197,7 +201,39 @@ std::vector<std::uint8_t> subLanes(const std::vector<std::uint32_t>& order, cons
   return out;
 }
 
-std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
+// record_shapes=True: the batch is the first dimension of a layer's input. The most
+// common one over the layers (convolutions, linear layers, matrix products) that
+// recorded an input of rank >= 2; other ops' shapes (weights, scalars) say nothing.
+void batchFromInputShapes(const ChromeEvents& ev, IterationInfo& it) {
+  static const char* const kLayers[] = {"aten::conv", "aten::linear", "aten::addmm", "aten::matmul", "aten::bmm"};
+  std::map<std::int64_t, std::int64_t> votes;
+  std::map<std::int64_t, std::string> example;
+  for (const ChromeSlice& s : ev.slices) {
+    if (s.inputRank < 2 || s.inputFirstDim <= 0) continue;
+    const std::string& name = ev.strings[s.name];
+    bool layer = false;
+    for (const char* p : kLayers) layer = layer || name.rfind(p, 0) == 0;
+    if (!layer) continue;
+    ++votes[s.inputFirstDim];
+    example.emplace(s.inputFirstDim, name);
+  }
+  if (votes.empty()) return;
+  auto best = votes.begin();
+  for (auto i = votes.begin(); i != votes.end(); ++i)
+    if (i->second > best->second) best = i;
+  it.samplesPerIteration = best->first;
+  it.samplesSource = "input shapes: first dimension of " + std::to_string(best->second) + " layer inputs (e.g. " +
+                     example[best->first] + ")";
+}
+
+// PyTorch's layout: a GPU op's thread id is its stream.
+std::int64_t tidNumber(const std::string& tid) {
+  char* end = nullptr;
+  const long long v = std::strtoll(tid.c_str(), &end, 10);
+  return (end != nullptr && *end == '\0' && v >= 0 && v <= INT32_MAX) ? v : 0;
+}
+
+std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& options) {
   auto& slices = ev.slices;
   if (slices.empty())
     fail(ev, "no timed events (complete 'X' or begin/end 'B'/'E' events) among " + std::to_string(ev.eventCount) +
@@ -270,12 +306,7 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
     if (cls[i].role != SliceRole::Gpu) continue;
     const ChromeThread& t = ev.threads[slices[i].thread];
     std::int64_t stream = slices[i].stream;
-    if (stream < 0) {
-      // No args.stream: the thread id is the stream in PyTorch's layout.
-      char* end = nullptr;
-      const long long v = std::strtoll(t.tid.c_str(), &end, 10);
-      stream = (end != nullptr && *end == '\0' && v >= 0 && v <= INT32_MAX) ? v : 0;
-    }
+    if (stream < 0) stream = tidNumber(t.tid);  // no args.stream
     byStream[GpuKey{t.pid, stream}].push_back(i);
   }
   std::map<GpuKey, std::uint16_t> streamLane;
@@ -293,6 +324,12 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
     streamLane[key] = trace->lane(LaneKind::Stream, streamIndex++, name);
     streamNumber[key] = allSmall ? std::int16_t(key.stream) : compact++;
   }
+  // The stream number a GPU-side user range covers (the numbering of the GPU ops).
+  auto gpuStreamOf = [&](const std::string& pid, std::int64_t stream) -> std::int16_t {
+    auto it = streamNumber.find(GpuKey{pid, stream});
+    if (it != streamNumber.end()) return it->second;
+    return std::int16_t(std::clamp<std::int64_t>(stream, 0, std::numeric_limits<std::int16_t>::max()));
+  };
   struct EngineLanes {
     std::uint16_t h2d = kNoLane, d2h = kNoLane, compute = kNoLane;
   };
@@ -372,6 +409,11 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
     op.name = internCapped(*trace, ev.strings[s.name], op.kind);
     if (cls[i].role != SliceRole::Gpu) {
       op.lane = laneOf[i];
+      const ChromeThread& t = ev.threads[s.thread];
+      if (gpuPids.count(t.pid) > 0) {
+        op.flags &= std::uint8_t(~kOpHostWork);  // a range on the GPU's timeline: not host time
+        if (op.flags & kOpUserRange) op.stream = gpuStreamOf(t.pid, s.stream >= 0 ? s.stream : tidNumber(t.tid));
+      }
     } else {
       op.bytes = s.bytes > 0 ? std::uint64_t(s.bytes) : 0;
     }
@@ -387,13 +429,32 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
       op.engineLane = op.kind == OpKind::CopyH2D ? e.h2d : op.kind == OpKind::CopyD2H ? e.d2h : e.compute;
       if (op.correlation != 0) {
         auto it = apiByCorrelation.find(op.correlation);
-        if (it != apiByCorrelation.end()) op.submit = std::min(op.start, slices[it->second].ts - origin);
+        if (it != apiByCorrelation.end()) {
+          op.submit = std::min(op.start, slices[it->second].ts - origin);
+          // cudaMemcpy / cuMemcpyHtoD (no "Async"): the host waited for the copy.
+          const std::string& api = ev.strings[slices[it->second].name];
+          if (isCopyKind(op.kind) && api.find("emcpy") != std::string::npos && api.find("Async") == std::string::npos)
+            op.flags |= kOpBlockingCall;
+          // A pageable or blocking copy holds the host in its call until the data is staged
+          // or copied: the call is a wait (the wait analysis calls it pageable staging).
+          if (isCopyKind(op.kind) && (op.flags & (kOpPageable | kOpBlockingCall)) && cls[it->second].role == SliceRole::Api)
+            ops[it->second].kind = OpKind::HostSync;
+        }
       }
       op.ready = std::clamp(prevEnd, op.submit, op.start);
       prevEnd = std::max(prevEnd, op.end);
     }
   }
   std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
+  IterationInfo iterations = assignIterations(ops, trace->names(), options.iterations);
+  if (options.batchSize > 0) {
+    iterations.samplesPerIteration = options.batchSize;
+    iterations.samplesSource = "--batch-size";
+  } else if (iterations.count > 0) {
+    batchFromInputShapes(ev, iterations);
+  }
+  trace->setCompletedBatches(iterations.count);
+  trace->setIterations(std::move(iterations));
   TraceStore& store = trace->ops();
   for (const Op& op : ops) store.append(op);
   store.publish();
@@ -421,9 +482,9 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev) {
 
 }  // namespace
 
-std::shared_ptr<Trace> importChromeEvents(ChromeEvents events) {
+std::shared_ptr<Trace> importChromeEvents(ChromeEvents events, const ImportOptions& options) {
   if (events.pipescope.is_object()) return importPipescopeExport(events);
-  return importGeneric(events);
+  return importGeneric(events, options);
 }
 
 }  // namespace pipescope

@@ -13,15 +13,24 @@
 //
 // Files written by pipescope's own Chrome export carry each op's fields and each
 // lane's identity in args, and are read back without loss.
+//
+// User ranges (cat user_annotation / gpu_user_annotation / nvtx) carry kOpUserRange,
+// GPU-side ones the stream they cover; host CPU ranges (cpu_op, python_function, user
+// ranges) carry kOpHostWork so the host's time per iteration counts in the ideal
+// bound; synchronisation calls become HostSync ops; a copy launched by a blocking
+// cudaMemcpy carries kOpBlockingCall.
 #include <memory>
 
 #include "io/ChromeEvents.h"
+#include "io/ImportOptions.h"
 #include "io/TraceFileError.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
 
 /// Throws TraceFileError (naming the file and event) when the events are inconsistent.
-std::shared_ptr<Trace> importChromeEvents(ChromeEvents events);
+/// Traces other than pipescope's own export get their iterations found
+/// (io/IterationDetection.h): each iteration becomes a batch.
+std::shared_ptr<Trace> importChromeEvents(ChromeEvents events, const ImportOptions& options = {});
 
 }  // namespace pipescope

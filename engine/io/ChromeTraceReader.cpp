@@ -14,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Build, Skip };
+// Dims: inside args["Input Dims"] (PyTorch record_shapes), whose first input's shape is kept.
+enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Build, Skip, Dims };
 
 /// One JSON scalar as the SAX parser delivers it.
 struct Scalar {
@@ -221,6 +222,20 @@ class ChromeSax {
         push(Frame::Build);
         return true;
       case Frame::Args:
+        if (k == "Input Dims" && !object) {
+          push(Frame::Dims);
+          dimsDepth_ = 1;
+          dimsInput_ = -1;
+          return true;
+        }
+        push(Frame::Skip);
+        return true;
+      case Frame::Dims:
+        // [[16, 3, 224, 224], [64, 3, 7, 7], ...]: depth 2 is one input's shape.
+        if (!object && dimsDepth_ == 1) ++dimsInput_;
+        push(object ? Frame::Skip : Frame::Dims);
+        ++dimsDepth_;
+        return true;
       case Frame::Skip: push(Frame::Skip); return true;
     }
     return true;
@@ -228,6 +243,7 @@ class ChromeSax {
 
   bool onEnd() {
     const Frame f = stack_.back();
+    if (f == Frame::Dims) --dimsDepth_;
     stack_.pop_back();
     key_.pop_back();
     if (f == Frame::Event) finishEvent();
@@ -251,6 +267,16 @@ class ChromeSax {
       case Frame::Events: ++out_.eventCount; failEvent(std::string("expected an event object, got ") + v.typeName());
       case Frame::Event: eventField(key_.back(), v); return true;
       case Frame::Args: argField(key_.back(), v); return true;
+      case Frame::Dims:
+        // The first input's shape: its rank and its first (batch) dimension.
+        if (dimsDepth_ == 2 && dimsInput_ == 0 && (v.type == Scalar::Int || v.type == Scalar::UInt)) {
+          ChromeSlice& sl = pending_.slice;
+          // Shapes are only a hint: an odd value is ignored, never an error.
+          const std::int64_t d = v.type == Scalar::Int ? v.i : v.u > (1ull << 40) ? -1 : std::int64_t(v.u);
+          if (sl.inputRank == 0) sl.inputFirstDim = d >= 0 && d <= (std::int64_t(1) << 40) ? d : -1;
+          sl.inputRank = std::uint8_t(std::min(255, sl.inputRank + 1));
+        }
+        return true;
       case Frame::Build: try { builder_.scalar(v.toJson());
         } catch (const std::length_error& e) {
           failAt(std::string("\"") + buildKey_ + "\": " + e.what());
@@ -533,6 +559,8 @@ class ChromeSax {
   JsonTextSource& src_;
   ChromeEvents& out_;
   std::vector<Frame> stack_;
+  int dimsDepth_ = 0;   // nesting inside "Input Dims"
+  int dimsInput_ = -1;  // which input's shape is being read
   std::vector<std::string> key_;
   Pending pending_;
   JsonValueBuilder builder_;

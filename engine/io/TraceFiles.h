@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "io/ImportOptions.h"
 #include "io/TraceFileError.h"
 #include "trace/Trace.h"
 
@@ -27,11 +30,25 @@ TraceFileFormat detectTraceFileFormat(const std::string& path);
 /// Same for bytes in memory (fuzzers, tests).
 std::optional<TraceFileFormat> detectTraceFormatFromHead(std::string_view head);
 
-/// Opens any supported trace. Throws TraceFileError or TraceLoadCancelled.
+/// Opens any supported trace. Throws TraceFileError or TraceLoadCancelled. The file's
+/// head is read once: the format is detected from the same source the reader parses.
 std::shared_ptr<Trace> loadTraceFile(const std::string& path, const LoadControl& control = {});
+/// The same, with what the importer cannot know (iteration marker, batch size).
+std::shared_ptr<Trace> loadTraceFile(const std::string& path, const ImportOptions& options,
+                                     const LoadControl& control = {});
+
+/// The trace files torch.profiler.tensorboard_trace_handler wrote into `folder`
+/// (*.pt.trace.json, plain or .gz; its plugins/profile/<run>/ subfolders too), sorted.
+std::vector<std::string> profilerTraceFilesIn(const std::string& folder);
+/// A file stays itself; a folder becomes its one profiler trace, or the one whose name
+/// contains `worker` when it holds several. Throws TraceFileError listing the files
+/// when the choice is ambiguous or the folder holds none.
+std::string resolveTracePath(const std::string& path, const std::string& worker = {});
 
 /// Opens a trace held in memory (fuzzers, tests); `name` stands for the file in messages.
 std::shared_ptr<Trace> loadTraceFromBytes(std::string bytes, const std::string& name, const LoadControl& control = {});
+std::shared_ptr<Trace> loadTraceFromBytes(std::string bytes, const std::string& name, const ImportOptions& options,
+                                          const LoadControl& control = {});
 
 /// Output format by extension: .pipescope, .json (Chrome trace), .csv (ops);
 /// nullopt for anything else.

@@ -46,4 +46,20 @@ Intervals uniteMerged(const Intervals& a, const Intervals& b) {
   return mergeIntervals(std::move(all));
 }
 
+Intervals subtractMerged(const Intervals& a, const Intervals& b) {
+  Intervals out;
+  std::size_t j = 0;
+  for (const Interval& x : a) {
+    std::int64_t t = x.first;
+    while (j < b.size() && b[j].second <= t) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < x.second; ++k) {
+      if (b[k].first > t) out.emplace_back(t, b[k].first);
+      t = std::max(t, b[k].second);
+      if (t >= x.second) break;
+    }
+    if (t < x.second) out.emplace_back(t, x.second);
+  }
+  return out;
+}
+
 }  // namespace pipescope

@@ -18,5 +18,7 @@ double totalLength(const Intervals& merged);
 Intervals intersectMerged(const Intervals& a, const Intervals& b);
 /// Union of two merged interval lists (result merged).
 Intervals uniteMerged(const Intervals& a, const Intervals& b);
+/// The time of `a` that `b` does not cover (both merged; result merged).
+Intervals subtractMerged(const Intervals& a, const Intervals& b);
 
 }  // namespace pipescope

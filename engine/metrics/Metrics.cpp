@@ -45,6 +45,8 @@ namespace {
 // Host work: what a thread spends its own time on. Syncs are waiting, annotations
 // carry no pipeline meaning, GPU kinds run elsewhere.
 bool isHostWork(OpKind k) { return !isGpuKind(k) && k != OpKind::HostSync && k != OpKind::Annotation; }
+// Imported host ranges (CPU ops, user ranges) in which the thread was dispatching work.
+bool isImportedHostWork(const Op& op) { return op.kind == OpKind::Annotation && (op.flags & kOpHostWork) != 0; }
 
 // A copy whose API call holds the host until the copy is done (blocking cudaMemcpy,
 // or any pageable copy): the submit thread is waiting then, not working.
@@ -63,6 +65,8 @@ struct BatchStages {
 struct Collected {
   Intervals h2d, d2h, kernel, gpuAll, holdsHost;
   Intervals preprocess, postprocess, api;   // host work: CPU stages (any worker), API calls on host lanes
+  Intervals hostRanges, syncs;              // imported host work (kOpHostWork) and the host's waits in it
+  std::vector<char> laneHasHostRanges;
   std::vector<Intervals> perLane;           // by lane id: what the lane is busy with
   std::vector<double> apiNsPerLane, cpuNsPerLane;  // host lanes: API calls vs CPU stages
   StageTimes sums;                          // stage duration sums (not yet per batch)
@@ -83,8 +87,19 @@ Collected collect(const MetricsInput& in) {
   for (std::size_t i = 0; i < in.lanes.size(); ++i) laneKind[i] = in.lanes[i].kind;
   const bool windowed = in.toNs > in.fromNs;
 
+  c.laneHasHostRanges.assign(in.lanes.size(), 0);
   in.ops.forEach([&](const Op& op) {
-    if (op.kind == OpKind::Annotation || op.end < op.start) return;  // inconsistent imports are skipped
+    if (op.end < op.start) return;  // inconsistent imports are skipped
+    if (op.kind == OpKind::Annotation) {
+      if (!isImportedHostWork(op) || op.lane >= laneKind.size() || !isHostLane(laneKind[op.lane])) return;
+      std::int64_t s = op.start, e = op.end;
+      if (windowed) s = std::max(s, in.fromNs), e = std::min(e, in.toNs);
+      if (e <= s) return;
+      c.hostRanges.emplace_back(s, e);  // busy time only: the makespan is the pipeline's ops'
+      c.perLane[op.lane].emplace_back(s, e);
+      c.laneHasHostRanges[op.lane] = 1;
+      return;
+    }
     std::int64_t s = op.start, e = op.end;
     if (windowed) {
       s = std::max(s, in.fromNs);
@@ -137,6 +152,7 @@ Collected collect(const MetricsInput& in) {
     }
     if (isGpuKind(op.kind)) c.gpuAll.emplace_back(s, e);
     if (holdsHost(op)) c.holdsHost.emplace_back(s, e);
+    if (op.kind == OpKind::HostSync) c.syncs.emplace_back(s, e);
     if (isCopyKind(op.kind) && (op.flags & kOpPageable)) c.pageableCopies = true;
 
     if (op.lane < c.perLane.size()) {
@@ -183,19 +199,28 @@ StageTimes shortestBatch(const Collected& c, const StageTimes& mean) {
 
 // Per-batch occupancy of each resource (Metrics::perBatchOccupancy). The host's parts
 // never count one instant twice, so their sum is its busy time, never above the makespan.
-StageTimes occupancy(const Collected& c, double n, double h2dNs, double kernelNs, double d2hNs, const Intervals& holds) {
+StageTimes occupancy(const Collected& c, double n, double h2dNs, double kernelNs, double d2hNs, const Intervals& holds,
+                     const Intervals& hostDispatch) {
   const Intervals pre = mergeIntervals(c.preprocess), post = mergeIntervals(c.postprocess);
   const Intervals cpu = uniteMerged(pre, post);
   const Intervals notApi = uniteMerged(cpu, holds);  // CPU stages, or a blocking copy holding the host
   const double preNs = totalLength(pre), cpuNs = totalLength(cpu);
-  const double apiNs = totalLength(uniteMerged(mergeIntervals(c.api), notApi)) - totalLength(notApi);
+  const Intervals api = mergeIntervals(c.api);
+  const Intervals notDispatch = uniteMerged(api, notApi);
+  const double apiNs = totalLength(notDispatch) - totalLength(notApi);
+  // Imported traces: the framework's dispatch (CPU ops, Python) around the API calls.
+  // It runs beside its own iteration's GPU work (launches are asynchronous), so it is
+  // host work *after* issue, like postprocessing: it counts in the host's work but not
+  // in the fill before the GPU stages (that keeps the bound below the makespan).
+  const double dispatchNs =
+      hostDispatch.empty() ? 0.0 : totalLength(uniteMerged(hostDispatch, notDispatch)) - totalLength(notDispatch);
   StageTimes o;
   // Summed durations count ops that ran side by side twice; the union never does.
   o.h2dNs = std::min(c.sums.h2dNs, h2dNs) / n;
   o.kernelNs = std::min(c.sums.kernelNs, kernelNs) / n;
   o.d2hNs = std::min(c.sums.d2hNs, d2hNs) / n;
   o.preprocessNs = preNs / n;
-  o.postprocessNs = (cpuNs - preNs) / n;
+  o.postprocessNs = (cpuNs - preNs + dispatchNs) / n;
   o.apiNs = apiNs / n;
   return o;
 }
@@ -286,6 +311,15 @@ void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
       break;
     }
     case Bottleneck::HostBound: {
+      if (busiest->lane < c.laneHasHostRanges.size() && c.laneHasHostRanges[busiest->lane]) {
+        // An imported program's own thread: Python and its framework issuing the work.
+        m.bottleneckSentence = "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) +
+                               " of the time dispatching work (CPU ops and the CUDA calls they make) while kernels "
+                               "run " + pctText(m.computeBusy) +
+                               "; fewer, larger GPU operations per iteration (a bigger batch, fused or captured "
+                               "kernels) would help most.";
+        break;
+      }
       const bool apiDominates = c.apiNsPerLane[busiest->lane] > c.cpuNsPerLane[busiest->lane];
       m.bottleneckSentence =
           "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) + " of the time " +
@@ -307,7 +341,7 @@ Metrics computeMetrics(const MetricsInput& in) {
   m.ops = c.ops;
   m.copyEngines = effectiveCopyEngines(in.device, in.lanes);
   m.batches = countBatches(in, c);
-  m.samples = in.config ? m.batches * std::int64_t(in.config->batchSamples) : 0;
+  m.samples = in.config ? m.batches * std::int64_t(in.config->batchSamples) : m.batches * in.samplesPerBatch;
   if (c.ops > 0) {
     m.firstNs = c.first;
     m.lastNs = c.last;
@@ -344,6 +378,14 @@ Metrics computeMetrics(const MetricsInput& in) {
 
   const Intervals holds = mergeIntervals(c.holdsHost);
   const double holdsNs = totalLength(holds);
+  // Imported host ranges minus the waits inside them (syncs, blocking copies).
+  // Only what lies within the pipeline's span counts: ranges before the first GPU op or
+  // API call (setup, the profiler's own spans) are not part of the measured makespan.
+  const Intervals waits = c.hostRanges.empty() ? Intervals{} : uniteMerged(mergeIntervals(c.syncs), holds);
+  const Intervals pipelineSpan = c.ops > 0 ? Intervals{{c.first, c.last}} : Intervals{};
+  const Intervals hostDispatch =
+      c.hostRanges.empty() ? Intervals{}
+                           : subtractMerged(intersectMerged(mergeIntervals(c.hostRanges), pipelineSpan), waits);
   double submitSum = 0, workerSum = 0;
   int submitLanes = 0, workerLanes = 0;
   for (std::size_t i = 0; i < in.lanes.size(); ++i) {
@@ -352,6 +394,7 @@ Metrics computeMetrics(const MetricsInput& in) {
     double busyNs = totalLength(busy);
     // |busy \ holds| = |busy U holds| - |holds|: a blocking copy call is waiting, not working.
     if (lane.kind == LaneKind::HostSubmit && holdsNs > 0) busyNs = totalLength(uniteMerged(busy, holds)) - holdsNs;
+    if (c.laneHasHostRanges[i]) busyNs = totalLength(subtractMerged(intersectMerged(busy, pipelineSpan), waits));
     const double fraction = perWall(busyNs);
     m.lanes.push_back({lane.id, lane.kind, lane.name, busyNs, fraction});
     if (lane.kind == LaneKind::HostSubmit) submitSum += fraction, ++submitLanes;
@@ -368,7 +411,7 @@ Metrics computeMetrics(const MetricsInput& in) {
     // run side by side (kernels of different streams sharing the SMs at their tails, a
     // GPU with several copy engines per direction, the workers' shares of a CPU stage)
     // summed durations count that time twice and the "bound" could exceed the makespan.
-    m.perBatchOccupancy = occupancy(c, n, m.h2dBusyNs, kernelNs, m.d2hBusyNs, holds);
+    m.perBatchOccupancy = occupancy(c, n, m.h2dBusyNs, kernelNs, m.d2hBusyNs, holds, hostDispatch);
     m.shortestBatch = shortestBatch(c, m.perBatchOccupancy);
   }
   const IdealBound bound = computeIdealBound(m.perBatchOccupancy, m.shortestBatch, m.batches, m.copyEngines);
@@ -388,6 +431,7 @@ MetricsInput inputFor(const Trace& trace) {
   in.lanes = trace.lanes();
   if (!trace.configHistory().empty()) in.config = trace.config();
   in.device = trace.device();
+  in.samplesPerBatch = trace.iterations().samplesPerIteration;
   return in;
 }
 }  // namespace

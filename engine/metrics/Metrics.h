@@ -44,7 +44,7 @@ struct LaneBusy {
 
 struct Metrics {
   std::int64_t batches = 0;
-  std::int64_t samples = 0;     ///< 0 when the trace has no configuration (imported)
+  std::int64_t samples = 0;     ///< 0 when neither a configuration nor a batch size is known (imported)
   std::int64_t ops = 0;
   std::int64_t firstNs = 0;     ///< earliest op start
   std::int64_t lastNs = 0;      ///< latest op end
@@ -111,6 +111,9 @@ struct MetricsInput {
   DeviceInfo device;
   /// Batches the run completed; 0 counts the batches whose last op ends in the window.
   std::int64_t completedBatches = 0;
+  /// Samples per batch where there is no configuration (imported traces: --batch-size or
+  /// the trace's input shapes, IterationInfo); 0 = unknown.
+  std::int64_t samplesPerBatch = 0;
   /// Window [fromNs, toNs): ops are clipped to it. toNs <= fromNs means the whole trace.
   std::int64_t fromNs = 0;
   std::int64_t toNs = 0;

@@ -119,4 +119,17 @@ std::string formatSizeList(const std::vector<std::uint64_t>& sizes) {
   return out;
 }
 
+std::vector<int> batchSamplesAround(const PipelineConfig& config) {
+  std::vector<int> out;
+  const std::int64_t s = config.batchSamples;
+  for (std::int64_t quarters : {1, 2, 4, 8, 16}) {
+    if ((s * quarters) % 4 != 0) continue;
+    const std::int64_t samples = s * quarters / 4;
+    if (samples < 1 || samples > limits::kMaxBatchSamples) continue;
+    if (std::uint64_t(samples) * config.sampleBytes > limits::kMaxBatchBytes) continue;
+    out.push_back(int(samples));
+  }
+  return out;
+}
+
 }  // namespace pipescope

@@ -24,6 +24,11 @@ std::vector<int> batchSamplesFor(std::string_view option, const std::vector<std:
                                  std::uint64_t sampleBytes);
 
 /// "1 MiB,4 MiB" style round trip for the UI: sizes as the shortest unit spelling ("1M,4M").
+/// Batch sizes around a configuration's own, in samples: x1/4, x1/2, x1, x2, x4 of its
+/// batchSamples, those that are whole and within the limits (the what-if of a derived
+/// configuration, `sweep --config` without --batch).
+std::vector<int> batchSamplesAround(const PipelineConfig& config);
+
 std::string formatSizeList(const std::vector<std::uint64_t>& sizes);
 
 }  // namespace pipescope

@@ -37,6 +37,12 @@ enum OpFlag : std::uint8_t {
   kOpMapped = 1 << 2,       ///< kernel read host memory directly (zero-copy)
   kOpManaged = 1 << 3,      ///< managed memory (page migration)
   kOpEventTimed = 1 << 4,   ///< start/end came from CUDA events, not CUPTI
+  /// Imported host range in which the thread was working (a CPU op, a Python function, a
+  /// user range): counts as host time, where no synchronisation ran inside it.
+  kOpHostWork = 1 << 5,
+  /// Imported user annotation (record_function, NVTX range): what iterations are found
+  /// from. Host side with stream == kNoStream, GPU side with the stream it covers.
+  kOpUserRange = 1 << 6,
 };
 
 struct Op {

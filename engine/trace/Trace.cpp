@@ -145,4 +145,14 @@ std::int64_t Trace::completedBatches() const {
   return completedBatches_;
 }
 
+void Trace::setIterations(IterationInfo info) {
+  std::lock_guard lock(mutex_);
+  iterations_ = std::move(info);
+}
+
+IterationInfo Trace::iterations() const {
+  std::lock_guard lock(mutex_);
+  return iterations_;
+}
+
 }  // namespace pipescope

@@ -25,6 +25,18 @@ struct RunOutcome {
   bool operator==(const RunOutcome&) const = default;
 };
 
+/// How the iterations of an imported trace were found (engine/io/IterationDetection.h):
+/// each iteration is a batch (Op::batch), so imported traces get the batch analysis.
+struct IterationInfo {
+  std::int64_t count = 0;        ///< iterations found (0: see `why`)
+  std::string source;            ///< "ProfilerStep#N ranges", "host user ranges", "GPU user ranges", "--iteration-marker"
+  std::string marker;            ///< the range name that starts an iteration ("ProfilerStep#*", "cpu_to_gpu")
+  std::string why;               ///< when count == 0: why none was found and what to do
+  std::int64_t samplesPerIteration = 0;  ///< 0 = unknown (--batch-size, or the trace's input shapes)
+  std::string samplesSource;     ///< "--batch-size", "input shapes of aten::conv2d", ...
+  bool operator==(const IterationInfo&) const = default;
+};
+
 /// A configuration that took effect from `firstBatch` on (live changes).
 struct ConfigChange {
   std::int32_t firstBatch = 0;
@@ -69,6 +81,10 @@ class Trace {
   void setCompletedBatches(std::int64_t n);
   std::int64_t completedBatches() const;
 
+  /// Imported traces: how their iterations (batches) were found; empty for native runs.
+  void setIterations(IterationInfo info);
+  IterationInfo iterations() const;
+
  private:
   mutable std::mutex mutex_;
   std::vector<ConfigChange> configs_;
@@ -78,6 +94,7 @@ class Trace {
   std::unordered_map<std::string, std::uint16_t> nameIndex_;
   RunOutcome outcome_;
   std::int64_t completedBatches_ = 0;
+  IterationInfo iterations_;
   TraceStore ops_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "MainWindow.h"
 #include "analysis/AnalysisFormat.h"
+#include "analysis/DerivedConfig.h"
 #include "analysis/WaitAnalysis.h"
 #include "analysis/WaitSummary.h"
 #include "controls/ControlPanel.h"
@@ -85,9 +86,12 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     show(std::move(none), generation_);
     return;
   }
+  // An imported trace is advised on its derived configuration, on the profile of its
+  // own GPU (analysis/DerivedConfig.h); a run on the controls' profile.
+  const bool imported = trace->configHistory().empty();
   const std::string profileName = window_.controlPanel().backendOptions().simulatorProfile;
   std::string error;
-  auto profile = loadDeviceProfile(profileName, error);
+  auto profile = imported ? profileForTrace(trace->device(), "", error) : loadDeviceProfile(profileName, error);
   if (!profile) {
     none.error = error + tr(". Pick a device profile in the Controls' backend section").toStdString();
     show(std::move(none), generation_);
@@ -97,14 +101,25 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
   computing_ = true;
   if (worker_.joinable()) worker_.join();  // stop was requested: returns within one simulated run
   const std::uint64_t generation = generation_;
-  worker_ = std::jthread([this, trace, profile = std::move(*profile), generation](std::stop_token stop) {
+  worker_ = std::jthread([this, trace, imported, profile = std::move(*profile), generation](std::stop_token stop) {
     // Evidence from the measured run, then the candidates on the simulator.
     const Metrics metrics = computeMetrics(*trace);
     const TraceView ops = trace->ops().snapshot();
     const std::vector<Lane> lanes = trace->lanes();
     const WaitSummary waits = summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
     AdviceInput in{trace->config(), profile, &metrics, &waits};
-    AdviceResult result = advise(in, AdviceOptions{}, stop);
+    AdviceResult result;
+    std::optional<DerivedConfig> derived;
+    if (imported && metrics.batches > 0) derived = deriveConfig(*trace, metrics, profile, stop);
+    if (imported && metrics.batches <= 0) {
+      result.error = "no iterations were found in this trace, so there is nothing to simulate (the limits say why)";
+    } else if (derived && !derived->ok()) {
+      result.error = derived->failure;
+    } else {
+      AdviceOptions options;
+      if (derived) in.config = derived->config, options.cpuStagesAreDispatch = true;
+      result = advise(in, options, stop);
+    }
     if (stop.stop_requested()) return;
     QMetaObject::invokeMethod(
         this, [this, result = std::move(result), generation]() mutable { show(std::move(result), generation); },

@@ -5,6 +5,7 @@
 
 #include "MainWindow.h"
 #include "analysis/AnalysisFormat.h"
+#include "analysis/RunAnalysis.h"
 #include "analysis/LimitsSection.h"
 #include "analysis/WaitAnalysisModel.h"
 #include "analysis/WaitCauseLegend.h"
@@ -96,7 +97,11 @@ std::vector<TimelineMarker> AnalysisController::boundMarkers(const Limits& l) {
 }
 
 void AnalysisController::onMetrics(const Metrics& m) {
-  const Limits limits = computeLimits(m);
+  Limits limits = computeLimits(m);
+  // An imported trace without iterations says why, once, where the limits would be.
+  // (The window's trace: the figures of a newly shown trace come before traceChanged.)
+  if (const auto shown = window_.currentTrace())
+    if (const std::string none = noIterationsSentence(*shown, m.batches); !none.empty()) limits.positionSentence = none;
   section_->setLimits(limits);
   // Markers only once the run is over: a live run's bound moves with every batch.
   const bool live = window_.runController().running();

@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMimeData>
 #include <QProgressDialog>
@@ -15,6 +16,7 @@
 #include <QTimer>
 
 #include "MainWindow.h"
+#include "files/OpenTraceDialog.h"
 #include "files/RecentFiles.h"
 #include "files/TraceLoadTask.h"
 
@@ -65,6 +67,9 @@ void TraceFileActions::addTo(QMenu* file, QAction* before) {
   auto* open = new QAction(tr("&Open trace…"), file);
   open->setShortcut(QKeySequence::Open);
   connect(open, &QAction::triggered, this, &TraceFileActions::openDialog);
+  auto* openFolder = new QAction(tr("Open profiler &folder…"), file);
+  openFolder->setToolTip(tr("A folder written by torch.profiler.tensorboard_trace_handler (*.pt.trace.json)"));
+  connect(openFolder, &QAction::triggered, this, &TraceFileActions::openFolderDialog);
   auto* save = new QAction(tr("&Save trace…"), file);
   save->setShortcut(QKeySequence::Save);
   connect(save, &QAction::triggered, this, [this] { saveDialog(TraceFileFormat::Native); });
@@ -74,6 +79,7 @@ void TraceFileActions::addTo(QMenu* file, QAction* before) {
     exportMenu->addAction(tr(e.label), this, [this, f] { saveDialog(f); });
   }
   file->insertAction(before, open);
+  file->insertAction(before, openFolder);
   file->insertMenu(before, recent_->menu(file));
   file->insertAction(before, save);
   file->insertMenu(before, exportMenu);
@@ -81,8 +87,14 @@ void TraceFileActions::addTo(QMenu* file, QAction* before) {
 }
 
 void TraceFileActions::openDialog() {
-  const QString path = QFileDialog::getOpenFileName(window_, tr("Open trace"), QString(), openFilter());
-  if (!path.isEmpty()) openFile(path);
+  OpenTraceDialog dialog(window_);
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
+  openFile(dialog.selectedFiles().first(), dialog.importOptions());
+}
+
+void TraceFileActions::openFolderDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(window_, tr("Open profiler folder"));
+  if (!dir.isEmpty()) openFile(dir);
 }
 
 void TraceFileActions::saveDialog(TraceFileFormat format) {
@@ -121,12 +133,26 @@ bool TraceFileActions::save(const QString& path, TraceFileFormat format, QString
   return ok;
 }
 
-void TraceFileActions::openFile(const QString& path) {
+void TraceFileActions::openFile(const QString& chosen, const ImportOptions& options) {
+  QString path = chosen;
+  if (QFileInfo(path).isDir() && window_->isVisible()) {
+    // Several workers' files: let the user pick one (headless, the load's error lists them).
+    QStringList files;
+    for (const auto& f : profilerTraceFilesIn(path.toStdString())) files << QString::fromStdString(f);
+    if (files.size() > 1) {
+      bool ok = false;
+      const QString pick = QInputDialog::getItem(window_, tr("Open profiler folder"),
+                                                 tr("This folder holds one trace per worker; open:"), files, 0, false,
+                                                 &ok);
+      if (!ok) return;
+      path = pick;
+    }
+  }
   if (task_) task_->cancel();
   task_.reset();  // joins the previous worker
   finishLoad();
   lastLoadShown_ = false;
-  task_ = std::make_unique<TraceLoadTask>(path);
+  task_ = std::make_unique<TraceLoadTask>(path, options);
   connect(task_.get(), &TraceLoadTask::loaded, this, &TraceFileActions::onLoaded);
   connect(task_.get(), &TraceLoadTask::failed, this, [this](const QString& m, const QString&) { onFailed(m); });
   connect(task_.get(), &TraceLoadTask::cancelled, this, [this](const QString& p) {

@@ -34,7 +34,10 @@ class TraceFileActions : public QObject {
 
   /// Starts loading `path` in the background; the trace is shown when done. A load
   /// already running is cancelled first.
-  void openFile(const QString& path);
+  /// `options` tell an imported trace its iteration marker and batch size. A folder of
+  /// tensorboard_trace_handler files opens its profiler trace (asks which when several
+  /// and the window is shown).
+  void openFile(const QString& path, const ImportOptions& options = {});
   /// Blocks (with events processed) until the current load ends; for tests and the
   /// screenshot mode. Returns true when a trace was shown.
   bool waitForLoad(int timeoutMs = 60000);
@@ -59,6 +62,7 @@ class TraceFileActions : public QObject {
 
  private:
   void openDialog();
+  void openFolderDialog();
   void saveDialog(TraceFileFormat format);
   void onLoaded(std::shared_ptr<Trace> trace, const QString& path);
   void onFailed(const QString& message);

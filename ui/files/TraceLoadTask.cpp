@@ -6,7 +6,8 @@
 
 namespace pipescope::ui::files {
 
-TraceLoadTask::TraceLoadTask(QString path, QObject* parent) : QObject(parent), path_(std::move(path)) {}
+TraceLoadTask::TraceLoadTask(QString path, ImportOptions options, QObject* parent)
+    : QObject(parent), path_(std::move(path)), options_(std::move(options)) {}
 
 TraceLoadTask::~TraceLoadTask() {
   if (thread_ != nullptr) {
@@ -19,12 +20,12 @@ bool TraceLoadTask::running() const { return thread_ != nullptr && thread_->isRu
 
 void TraceLoadTask::start() {
   const std::string path = path_.toStdString();
-  thread_ = QThread::create([this, path] {
+  thread_ = QThread::create([this, path, options = options_] {
     LoadControl control;
     control.cancel = &cancel_;
     control.progress = [this](double f) { progress_.store(f); };
     try {
-      result_ = loadTraceFile(path, control);
+      result_ = loadTraceFile(resolveTracePath(path), options, control);
     } catch (const TraceLoadCancelled&) {
       wasCancelled_ = true;
     } catch (const std::exception& e) {

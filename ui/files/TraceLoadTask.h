@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 
+#include "io/ImportOptions.h"
 #include "trace/Trace.h"
 
 class QThread;
@@ -16,7 +17,8 @@ namespace pipescope::ui::files {
 class TraceLoadTask : public QObject {
   Q_OBJECT
  public:
-  explicit TraceLoadTask(QString path, QObject* parent = nullptr);
+  /// `path` may be a tensorboard_trace_handler folder with one profiler trace in it.
+  explicit TraceLoadTask(QString path, ImportOptions options = {}, QObject* parent = nullptr);
   ~TraceLoadTask() override;  ///< cancels and joins a load still running
 
   void start();
@@ -35,6 +37,7 @@ class TraceLoadTask : public QObject {
   void onThreadFinished();
 
   QString path_;
+  ImportOptions options_;
   QThread* thread_ = nullptr;
   std::atomic<bool> cancel_{false};
   std::atomic<double> progress_{0.0};
