@@ -50,7 +50,7 @@ QString localFile(const QMimeData* mime) {
 TraceFileActions::TraceFileActions(MainWindow* window)
     : QObject(window), window_(window), recent_(new RecentFiles(this)) {
   connect(this, &TraceFileActions::traceOpened, recent_, &RecentFiles::add);
-  connect(recent_, &RecentFiles::openRequested, this, &TraceFileActions::openFile);
+  connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) { openFile(path); });
   window_->setAcceptDrops(true);
   window_->installEventFilter(this);
 }
