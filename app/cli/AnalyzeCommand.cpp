@@ -51,6 +51,9 @@ int analyzeMain(const std::vector<std::string>& args) {
     std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
     return kExitRunFailed;
   }
+  // A run that did not finish says why; a file cut off mid-stream says what was recovered.
+  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty())
+    std::cerr << "pipescope-cli analyze: " << path << ": " << toString(o.state) << ": " << o.message << "\n";
   RunReport report;
   report.configKnown = !trace->configHistory().empty();
   report.config = trace->config();

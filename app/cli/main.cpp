@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "InterruptGuard.h"
 
 using namespace pipescope::cli;
 
@@ -29,7 +30,11 @@ void printHelp(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: an interrupt that arrives while the options are parsed or the
+  // backend starts must stop the run, not be lost (InterruptGuard.h).
+  InterruptGuard::install();
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args.front().rfind("-", 0) == 0 || args.front() == "help") InterruptGuard::releaseToDefault();
   if (args.empty()) {
     printHelp(std::cerr);
     return kExitUsage;
@@ -49,6 +54,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : commandRegistry()) {
     if (c.name != args.front()) continue;
+    if (!c.stopsOnInterrupt) InterruptGuard::releaseToDefault();
     try {
       return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
     } catch (const std::exception& e) {
