@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -38,14 +39,23 @@ TEST_P(InterruptAt, StopsTheRunAndWritesTheTrace) {
   const int ms = GetParam();
   const std::string trace = scratch("int.pipescope");
   const auto t0 = std::chrono::steady_clock::now();
-  // At 0 and 10 ms the child may not have reached main() yet; it starts with SIGINT
-  // blocked so the interrupt waits for it instead of killing it in the dynamic loader
-  // (what a shell's Ctrl-C cannot do either: no program can catch it there).
-  CliProcess p(endlessRun(trace), /*blockSigint=*/ms < 50);
+  // The child may not have reached main() yet (on a loaded machine, even at 50 ms): it
+  // starts with SIGINT blocked, so the interrupt waits for it instead of killing it in
+  // the dynamic loader, where no program can catch a signal. From main() on, the
+  // interrupt must stop the run, wherever the program is.
+  CliProcess p(endlessRun(trace), /*blockSigint=*/true);
   ASSERT_TRUE(p.started());
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   ASSERT_EQ(::kill(p.pid(), SIGINT), 0);
+  // A lost interrupt would leave the endless run going: end it after 15 s.
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 1500 && !done; ++i) std::this_thread::sleep_for(10ms);
+    if (!done) ::kill(p.pid(), SIGKILL);
+  });
   const auto r = p.finish();
+  done = true;
+  watchdog.join();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.signal, 0) << "ended by signal " << r.signal << "; stderr: " << r.err;
   EXPECT_EQ(r.exitCode, 0) << r.err;
@@ -64,7 +74,7 @@ TEST_P(InterruptAt, StopsTheRunAndWritesTheTrace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, InterruptAt, ::testing::Values(0, 10, 50, 300),
-                         [](const auto& info) { return std::to_string(info.param) + "ms"; });
+                         [](const auto& p) { return std::to_string(p.param) + "ms"; });
 
 TEST(CliReliability, SlowdownHoldsForTheWholeRunAfterAnInterrupt) {
   const std::string trace = scratch("slow.pipescope");

@@ -123,7 +123,7 @@ TEST(TraceStream, DamageInsideAChunkIsAnErrorNotARecovery) {
 
 TEST(TraceStream, BoundedWindowStaysBoundedAndTheFileKeepsEveryOp) {
   ScratchDir dir;
-  const auto source = filetest::makeSimTrace(400);
+  const auto source = filetest::makeSimTrace(3000);
   const TraceView ops = source->ops().snapshot();
   ASSERT_GT(ops.size(), 5u * TraceStore::kChunkOps);
   auto trace = emptyCopy(*source, /*maxOps=*/TraceStore::kChunkOps);
@@ -148,7 +148,7 @@ TEST(TraceStream, BoundedWindowStaysBoundedAndTheFileKeepsEveryOp) {
 }
 
 TEST(TraceStream, WithoutAWriterTheWindowIsNotHeldBack) {
-  const auto source = filetest::makeSimTrace(200);
+  const auto source = filetest::makeSimTrace(3000);
   const TraceView ops = source->ops().snapshot();
   auto trace = emptyCopy(*source, TraceStore::kChunkOps);
   trace->ops().retainFrom(0);
