@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "config/ModelWork.h"
 #include "config/PipelineConfig.h"
 #include "cuda/CudaError.h"
 #include "cuda/CuptiTracer.h"
@@ -82,7 +83,7 @@ class MinimalPipeline {
       if (!tracer.start(why)) return 0;
     }
     const std::size_t nIn = c_.batchBytes() / 4, nOut = c_.outputBytes() / 4;
-    const std::uint32_t fmas = cuda::modelFmasPerElement(c_.modelFlopsPerByte);
+    const std::uint32_t fmas = modelFmasPerElement(c_.modelFlopsPerByte);
     std::size_t nextEvent = 0;
     // An op, bracketed by timing events when asked (pipescope's CUPTI-less timing).
     auto op = [&](cudaStream_t st, auto&& call) {

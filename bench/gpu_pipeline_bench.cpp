@@ -8,10 +8,11 @@
 // - the minimal reference (gpu_minimal_pipeline.h): the plainest correct pipeline for
 //   the same work; pipescope / minimal is everything pipescope adds, structure included.
 //
-// Usage: gpu_pipeline_bench [reps] [--streams-table] [--breakdown] [--mirror-table]
+// Usage: gpu_pipeline_bench [reps] [--streams-table] [--breakdown] [--mirror-table] [--long-runs]
 //   no table flag: the mirror table, the instrumentation breakdown and bandwidth;
 //   --streams-table: minimal, mirror and pipescope at 1, 2, 4, 8, 16 streams;
-//   --breakdown: the minimal reference with each of pipescope's differences alone.
+//   --breakdown: the minimal reference with each of pipescope's differences alone;
+//   --long-runs: pipescope's cost per batch over a long run of tiny batches (flat?).
 // Targets (docs/performance.md): pipescope within 2% of the minimal reference at every
 // stream count, >= 97% of the ideal bound at its best stream count, instrumentation
 // ratio (pipescope / mirror) <= 1.02 on every row, bandwidth within 2%.
@@ -25,6 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "config/ModelWork.h"
 #include "config/Presets.h"
 #include "cuda/CudaBackend.h"
 #include "cuda/CudaError.h"
@@ -103,7 +105,7 @@ class Reference {
   /// Makespan in ms: first call to last batch back on the host.
   double run() {
     const std::size_t nIn = c_.batchBytes() / 4, nOut = c_.outputBytes() / 4;
-    const std::uint32_t fmas = cuda::modelFmasPerElement(c_.modelFlopsPerByte);
+    const std::uint32_t fmas = modelFmasPerElement(c_.modelFlopsPerByte);
     const double t0 = nowMs();
     for (int b = 0; b < c_.batchCount; ++b) {
       Device& d = devices_[std::size_t(b % streams_)];
@@ -409,22 +411,83 @@ bool printStructureBreakdown(int reps) {
 
 }  // namespace
 
+
+// ----------------------------------------------------------------- long runs
+/// The submit thread's cost per batch must not grow with the run: a run of many tiny
+/// batches (72 KiB, 8 streams) timed per batch over its first and its last tenth, and
+/// against a run ten times shorter. Both ratios are ~1 when pipescope's own per-batch
+/// work is constant; before issue 17's fix they grew linearly (5000 batches: 12x).
+bool printLongRunTable(Backend& backend, int reps) {
+  PipelineConfig c;
+  c.batchSamples = 1;
+  c.sampleBytes = 72 * 1024;
+  c.streams = 8;
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pinned;
+  struct Run {
+    double perBatchUs = 0, firstUs = 0, lastUs = 0;
+  };
+  auto once = [&](int batches) -> Run {
+    PipelineConfig r = c;
+    r.batchCount = batches;
+    Trace trace;
+    trace.setConfig(r);
+    RunControl control;
+    const RunOutcome o = backend.run(r, trace, control);
+    Run out;
+    if (o.state != RunState::Finished) {
+      std::fprintf(stderr, "long run failed: %s\n", o.message.c_str());
+      return out;
+    }
+    // Batch b's first submit-thread op: when the host began issuing it.
+    std::vector<std::int64_t> begin(std::size_t(batches), INT64_MAX);
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    trace.ops().snapshot().forEach([&](const Op& op) {
+      first = std::min(first, op.start);
+      last = std::max(last, op.end);
+      if (op.kind == OpKind::ApiCall && op.batch >= 0 && op.batch < batches)
+        begin[std::size_t(op.batch)] = std::min(begin[std::size_t(op.batch)], op.start);
+    });
+    const std::size_t tenth = std::size_t(batches / 10);
+    out.perBatchUs = double(last - first) / 1e3 / batches;
+    out.firstUs = double(begin[tenth] - begin[0]) / 1e3 / double(tenth);
+    out.lastUs = double(begin[std::size_t(batches) - 1] - begin[std::size_t(batches) - 1 - tenth]) / 1e3 / double(tenth);
+    return out;
+  };
+  once(200);  // warm-up
+  std::vector<double> shortRun, longRun, firstTenth, lastTenth;
+  for (int i = 0; i < reps; ++i) {
+    shortRun.push_back(once(500).perBatchUs);
+    const Run l = once(5000);
+    longRun.push_back(l.perBatchUs);
+    firstTenth.push_back(l.firstUs);
+    lastTenth.push_back(l.lastUs);
+  }
+  std::printf("\nlong runs: 72 KiB batches, 8 streams, pinned, median of %d (µs per batch)\n\n", reps);
+  std::printf("| 500 batches | 5000 batches | 5000 / 500 | first tenth | last tenth | last / first |\n");
+  std::printf("| ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  const double s = median(shortRun), l = median(longRun), f = median(firstTenth), t = median(lastTenth);
+  std::printf("| %.2f | %.2f | %.3f | %.2f | %.2f | %.3f |\n", s, l, s > 0 ? l / s : 0, f, t, f > 0 ? t / f : 0);
+  return s > 0;
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
-  bool streamsTable = false, breakdown = false, mirrorTable = false;
+  bool streamsTable = false, breakdown = false, mirrorTable = false, longRuns = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--streams-table") streamsTable = true;
     else if (a == "--breakdown") breakdown = true;
     else if (a == "--mirror-table") mirrorTable = true;
+    else if (a == "--long-runs") longRuns = true;
     else if (!a.empty() && a.find_first_not_of("0123456789") == std::string_view::npos) reps = std::max(1, std::atoi(argv[i]));
     else {
       std::fprintf(stderr, "unknown argument '%s': usage gpu_pipeline_bench [reps] [--streams-table] [--breakdown] "
-                           "[--mirror-table]\n", argv[i]);
+                           "[--mirror-table] [--long-runs]\n", argv[i]);
       return 2;
     }
   }
-  if (!streamsTable && !breakdown) mirrorTable = true;
+  if (!streamsTable && !breakdown && !longRuns) mirrorTable = true;
   const CudaProbe probe = probeCuda();
   if (probe.status != CudaProbe::Status::Available) {
     std::printf("no CUDA device (%s): nothing to measure\n", probe.message.c_str());
@@ -442,6 +505,7 @@ int main(int argc, char** argv) {
               dev.driverVersion.c_str(), dev.runtimeVersion.c_str());
   if (streamsTable && !printStreamsTable(*backend, reps)) return 1;
   if (breakdown && !printStructureBreakdown(reps)) return 1;
+  if (longRuns && !printLongRunTable(*backend, reps)) return 1;
   if (!mirrorTable) return 0;
 
   PipelineConfig base;  // 32 batches of 64 x 512 KiB = 32 MiB, default flops/byte (kernel ~ copy on an H200)

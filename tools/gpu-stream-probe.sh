@@ -41,7 +41,7 @@ echo "gpu tests rc=$?" >>"$R"
 grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|: bound" "$OUT/gpu-tests.log" | head -40 >>"$R"
 
 stamp "bench, $REPS reps"
-tables="--streams-table --breakdown"
+tables="--streams-table --breakdown --long-runs"
 [ "${MIRROR:-1}" = 1 ] && tables="$tables --mirror-table"
 # shellcheck disable=SC2086  # the flags are words
 timeout 300 $B/bench/gpu_pipeline_bench "$REPS" $tables >>"$R" 2>&1

@@ -88,7 +88,7 @@ int calibrateMain(const std::vector<std::string>& args) {
     // No random validation set is used for fitting, so any seed can judge the profile.
     profile.fitConfigurations =
         "calibration micro-benchmarks and fitting runs (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 "
-        "stream); no random validation set";
+        "stream, and 64 KiB in 8 chunks x 8 streams); no random validation set";
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;

@@ -4,21 +4,11 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include "config/ModelWork.h"
 #include "cuda/Kernels.h"
+#include "cuda/NvtxRange.h"
 
 namespace pipescope::cuda {
-
-namespace {
-
-class NvtxRange {
- public:
-  explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
-  ~NvtxRange() { nvtxRangePop(); }
-  NvtxRange(const NvtxRange&) = delete;
-  NvtxRange& operator=(const NvtxRange&) = delete;
-};
-
-}  // namespace
 
 /// Issues one GPU op through `call`: its API call on the submit lane, the op on the
 /// batch's stream lane and its engine's lane.

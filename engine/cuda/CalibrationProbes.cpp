@@ -93,34 +93,56 @@ GemmCalibration calibrateGemm(ModelPreset preset, cudaStream_t stream, CuptiTrac
                                        static_cast<const float*>(x.get()), g.width, &beta,
                                        static_cast<float*>(y.get()), g.width));
   };
+  // Each size's calls are queued behind a long kernel, so the GPU runs them back to
+  // back: their GPU time, not the host's call rate (small GEMMs are shorter than the
+  // call that issues them), while the host's time per call is taken in the same loop,
+  // with a CUPTI external correlation id around each call as the backend does.
+  const std::size_t holdFloats = std::min<std::size_t>(maxBytes, 32 * kMiB) / sizeof(float);
+  const std::uint32_t holdFmas = modelFmasPerElement(3200.0);
+  auto hold = [&] {
+    for (int i = 0; i < 4; ++i)  // about 7 ms on an H100: longer than 100 calls take to issue
+      PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(x.get()), holdFloats, static_cast<float*>(y.get()),
+                                       holdFloats, holdFmas, stream));
+  };
+  Event a = Event::create(true), b = Event::create(true);
+  std::uint64_t id = 1ull << 40;  // apart from the calibration's other ids
   GemmCalibration out;
+  std::vector<double> callNs;
   std::string line = std::string(toString(preset)) + " GEMM layer (" + std::to_string(g.width) + " wide), us by rows:";
+  std::string calls = "; cublasSgemm call, us by rows:";
   // Rows from a 16 KiB activation up to the largest batch, x4 per step.
   for (std::size_t rows = std::max<std::size_t>(16, 16 * kKiB / rowBytes); rows * rowBytes <= maxBytes; rows *= 4) {
     const double estimateNs = 5000 + 2.0 * double(rows) * g.width * g.width / 100e3;  // at ~100 TFLOP/s
     const int n = int(std::clamp(20e6 / estimateNs, 5.0, 100.0));
-    const double period = gpuPeriodNs(stream, n, [&] { sgemm(rows); });
-    const double ns = std::max(1.0, period - kernelGapNs);
-    out.curve.push_back({rows, ns});
-    line += " " + std::to_string(rows) + "=" + fmt(ns / 1e3, 1);
-  }
-  // Host cost of the call as the backend makes it: CUPTI on, an external correlation
-  // id around it; tiny GEMMs so the GPU never holds the queue up.
-  const std::size_t tinyRows = out.curve.front().rows;
-  std::vector<double> per;
-  std::uint64_t id = 1ull << 40;  // apart from the calibration's other ids
-  for (int round = 0; round < 7; ++round) {
-    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::int64_t a = steadyNowNs();
-    for (int i = 0; i < 30; ++i) {
-      if (tracer.active()) tracer.push(++id);
-      sgemm(tinyRows);
-      if (tracer.active()) tracer.pop();
+    sgemm(rows);  // warm-up: cuBLAS picks and loads its kernel for this shape
+    std::vector<double> gpu, host;
+    for (int rep = 0; rep < 3; ++rep) {
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+      hold();
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), stream));
+      const std::int64_t t0 = steadyNowNs();
+      for (int i = 0; i < n; ++i) {
+        if (tracer.active()) tracer.push(++id);
+        sgemm(rows);
+        if (tracer.active()) tracer.pop();
+      }
+      host.push_back(double(steadyNowNs() - t0) / n);
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), stream));
+      PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(b.get()));
+      float ms = 0;
+      PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+      gpu.push_back(double(ms) * 1e6 / n);
     }
-    per.push_back(double(steadyNowNs() - a) / 30.0);
+    const double ns = std::max(1.0, median(gpu) - kernelGapNs);
+    out.curve.push_back({rows, ns});
+    callNs.push_back(median(host));
+    line += " " + std::to_string(rows) + "=" + fmt(ns / 1e3, 1);
+    calls += " " + std::to_string(rows) + "=" + fmt(callNs.back() / 1e3, 1);
   }
   PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  out.callNs = median(per);
+  // One call cost for every size (the profile has one): the median over the sizes.
+  out.callNs = median(callNs);
+  line += calls;
   if (log) log(line + "; cublasSgemm call " + fmt(out.callNs) + " ns");
   return out;
 }

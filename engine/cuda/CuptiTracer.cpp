@@ -1,5 +1,6 @@
 #include "cuda/CuptiTracer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +23,11 @@ struct Shared {
   std::mutex mutex;
   std::unordered_map<std::uint32_t, std::uint64_t> corrToExternal;  // CUPTI correlation -> our id
   std::unordered_map<std::uint32_t, GpuInterval> corrTimes;         // CUPTI correlation -> GPU interval
+  // Correlations whose records arrived since the last collect(): collect() looks only
+  // at these, so its cost follows what arrived, not what is still waiting (CUPTI may
+  // deliver the external-correlation records of a whole run only at its end).
+  std::vector<std::uint32_t> newExternal, newTimes;
+  std::size_t pruneAt = 4096;  ///< corrToExternal size that triggers the next prune
   std::uint64_t dropped = 0;
   bool callbacksRegistered = false;
 };
@@ -34,6 +40,11 @@ void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end) {
   if (into.records == 0 || start < into.start) into.start = start;
   if (into.records == 0 || end > into.end) into.end = end;
   ++into.records;
+}
+
+void gpuRecord(Shared& s, std::uint32_t correlation, std::uint64_t start, std::uint64_t end) {
+  merge(s.corrTimes[correlation], start, end);
+  s.newTimes.push_back(correlation);
 }
 
 void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
@@ -51,23 +62,26 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
       switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
           auto* r = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(record);
-          if (r->externalKind == kOurKind) s.corrToExternal[r->correlationId] = r->externalId;
+          if (r->externalKind == kOurKind) {
+            s.corrToExternal[r->correlationId] = r->externalId;
+            s.newExternal.push_back(r->correlationId);
+          }
           break;
         }
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
           auto* r = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* r = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
-          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
           auto* r = reinterpret_cast<CUpti_ActivityMemset4*>(record);
-          if (r->start != 0 && r->end >= r->start) merge(s.corrTimes[r->correlationId], r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
           break;
         }
         default: break;  // runtime/driver API records exist only to carry the external ids
@@ -107,6 +121,9 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     std::lock_guard lock(s.mutex);
     s.corrToExternal.clear();
     s.corrTimes.clear();
+    s.newExternal.clear();
+    s.newTimes.clear();
+    s.pruneAt = 4096;
     s.dropped = 0;
   }
   if (!s.callbacksRegistered) {
@@ -172,21 +189,31 @@ std::uint64_t CuptiTracer::flushNs() { return gFlushNs.load(); }
 void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, std::uint64_t firstLiveId) {
   Shared& s = shared();
   std::lock_guard lock(s.mutex);
-  for (auto it = s.corrTimes.begin(); it != s.corrTimes.end();) {
-    auto ext = s.corrToExternal.find(it->first);
-    if (ext == s.corrToExternal.end()) {
-      ++it;
-      continue;
-    }
+  // A GPU interval moves to `out` once both its records are here; only correlations
+  // that just got one of the two can have become complete.
+  auto match = [&](std::uint32_t correlation) {
+    auto times = s.corrTimes.find(correlation);
+    if (times == s.corrTimes.end()) return;
+    auto ext = s.corrToExternal.find(correlation);
+    if (ext == s.corrToExternal.end()) return;
     GpuInterval& dst = out[ext->second];
-    const GpuInterval& src = it->second;
+    const GpuInterval& src = times->second;
     if (dst.records == 0 || src.start < dst.start) dst.start = src.start;
     if (dst.records == 0 || src.end > dst.end) dst.end = src.end;
     dst.records += src.records;
-    it = s.corrTimes.erase(it);
+    s.corrTimes.erase(times);
+  };
+  for (std::uint32_t c : s.newTimes) match(c);
+  for (std::uint32_t c : s.newExternal) match(c);
+  s.newTimes.clear();
+  s.newExternal.clear();
+  // External ids of finished ops are kept for records that may still come; dropping
+  // them only when the map has doubled keeps this linear over the run.
+  if (s.corrToExternal.size() >= s.pruneAt) {
+    for (auto it = s.corrToExternal.begin(); it != s.corrToExternal.end();)
+      it = it->second < firstLiveId ? s.corrToExternal.erase(it) : std::next(it);
+    s.pruneAt = std::max<std::size_t>(4096, 2 * s.corrToExternal.size());
   }
-  for (auto it = s.corrToExternal.begin(); it != s.corrToExternal.end();)
-    it = it->second < firstLiveId ? s.corrToExternal.erase(it) : std::next(it);
 }
 
 std::uint64_t CuptiTracer::droppedRecords() const {

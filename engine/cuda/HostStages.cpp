@@ -6,20 +6,9 @@
 
 #include "cuda/CpuWork.h"
 #include "cuda/CudaError.h"
+#include "cuda/NvtxRange.h"
 
 namespace pipescope::cuda {
-
-namespace {
-
-class NvtxRange {
- public:
-  explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
-  ~NvtxRange() { nvtxRangePop(); }
-  NvtxRange(const NvtxRange&) = delete;
-  NvtxRange& operator=(const NvtxRange&) = delete;
-};
-
-}  // namespace
 
 void HostStages::configure(const PipelineConfig& config, const PipelineLanes& lanes) {
   config_ = config;

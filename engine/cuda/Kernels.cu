@@ -40,11 +40,6 @@ __global__ void modelKernel(const float* __restrict__ in, std::size_t nIn, float
 
 }  // namespace
 
-std::uint32_t modelFmasPerElement(double flopsPerByte) {
-  const double fmas = std::max(0.0, flopsPerByte) * 4.0 / 2.0;
-  return std::uint32_t(std::llround(fmas / 4.0)) * 4u;
-}
-
 cudaError_t loadKernels() {
   cudaFuncAttributes attributes{};
   const cudaError_t err = cudaFuncGetAttributes(&attributes, normalizeKernel);

@@ -21,7 +21,4 @@ cudaError_t launchModel(const float* in, std::size_t nIn, float* out, std::size_
 /// otherwise take ~1 ms and show up in the first batch (it is set-up, not the pipeline).
 cudaError_t loadKernels();
 
-/// FMAs per element for a flops-per-byte knob (rounded, multiple of the 4 chains).
-std::uint32_t modelFmasPerElement(double flopsPerByte);
-
 }  // namespace pipescope::cuda

@@ -12,6 +12,11 @@ namespace pipescope::cuda {
 namespace {
 // How often the CUPTI-to-host clock map is refreshed while running.
 constexpr std::int64_t kCalibrateIntervalNs = 20'000'000;
+// How often CUPTI's buffers are flushed while running. Its own periodic flush
+// delivers only full buffers, and the external-correlation records of a run sat in
+// a partly filled one until the run ended: the live view showed no GPU op, and every
+// op stayed pending, for a whole run (hours, for an unbounded one).
+constexpr std::int64_t kFlushIntervalNs = 100'000'000;
 }  // namespace
 
 OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
@@ -20,11 +25,15 @@ OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
       // Sized for the most streams: ops of an earlier configuration may still be pending.
       lastEnd_(std::size_t(limits::kMaxStreams), 0),
       held_(std::size_t(limits::kMaxStreams)),
-      emittedEnd_(std::size_t(limits::kMaxStreams), INT64_MIN) {}
+      emittedEnd_(std::size_t(limits::kMaxStreams), INT64_MIN),
+      pendingPerStream_(std::size_t(limits::kMaxStreams), 0) {}
 
 // ------------------------------------------------------------------ clocks
 void OpRecorder::start(DeviceInfo& info) {
   refEvent_ = Event::create(true);
+  // The first flush comes 100 ms into the run, not at its first batch: a run shorter
+  // than that pays nothing for it (a flush right after start took ~3 ms on an H100).
+  lastFlushNs_ = steadyNowNs();
   std::string whyNot;
   cupti_ = tracer_.start(whyNot);
   if (cupti_) {
@@ -92,6 +101,7 @@ void OpRecorder::finish() {
   if (cupti_) {
     unresolved_ += std::int64_t(pending_.size());
     pending_.clear();
+    std::fill(pendingPerStream_.begin(), pendingPerStream_.end(), 0);
   }
 }
 
@@ -144,6 +154,7 @@ void OpRecorder::end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t
   op.submit = callStart - t0_;
   if (events) op.flags = std::uint8_t(op.flags | kOpEventTimed);
   p.op = op;
+  ++pendingPerStream_[std::size_t(p.op.stream)];
   pending_.push_back(std::move(p));
 }
 
@@ -165,7 +176,10 @@ std::int64_t OpRecorder::eventTime(int e) {
 
 // ------------------------------------------------------------------ finalising
 void OpRecorder::batchDone(std::int32_t batch) {
-  doneBatches_.push_back(batch);
+  // Kept sorted as it grows (batches finish in order, almost always): re-sorting on
+  // every batch cost time in proportion to the run while CUPTI records were pending.
+  if (doneBatches_.empty() || doneBatches_.back() <= batch) doneBatches_.push_back(batch);
+  else doneBatches_.insert(std::lower_bound(doneBatches_.begin(), doneBatches_.end(), batch), batch);
   finalize(false);
 }
 
@@ -178,19 +192,35 @@ void OpRecorder::finalize(bool all) {
       calibrate();
       lastCalibrationNs_ = now;
     }
+    if (now - lastFlushNs_ >= kFlushIntervalNs) {
+      tracer_.flush(false);  // completed records only: cheaper than a forced flush
+      lastFlushNs_ = now;
+    }
     tracer_.collect(intervals_, pending_.front().id);
   }
-  std::sort(doneBatches_.begin(), doneBatches_.end());
   auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
-  std::deque<Pending> keep;
   // Ops of a stream are finalised in issue order: once one must wait (batch not done,
-  // CUPTI record not delivered), every later op of its stream waits too.
+  // CUPTI record not delivered), every later op of its stream waits too. Once every
+  // stream with pending ops waits, the rest of the queue cannot move: the scan stops
+  // there, so a batch costs what it finalises, not what is still pending.
   std::vector<char> blocked(held_.size(), 0);
-  for (Pending& p : pending_) {
+  const auto streamsWithOps = std::size_t(
+      std::count_if(pendingPerStream_.begin(), pendingPerStream_.end(), [](std::int64_t n) { return n > 0; }));
+  std::size_t blockedCount = 0;
+  std::vector<Pending> kept;
+  auto block = [&](std::size_t si, Pending&& p) {
+    if (!blocked[si]) ++blockedCount;
+    blocked[si] = 1;
+    ++pendingPerStream_[si];
+    kept.push_back(std::move(p));
+  };
+  while (!pending_.empty() && (all || blockedCount < streamsWithOps)) {
+    Pending p = std::move(pending_.front());
+    pending_.pop_front();
     const std::size_t si = std::size_t(p.op.stream);
+    --pendingPerStream_[si];
     if (blocked[si] || !done(p.op.batch)) {
-      blocked[si] = 1;
-      keep.push_back(p);
+      block(si, std::move(p));
       continue;
     }
     Op& op = p.op;
@@ -209,8 +239,7 @@ void OpRecorder::finalize(bool all) {
           ++unresolved_;  // CUPTI has stopped: this record will never come
           continue;
         }
-        blocked[si] = 1;
-        keep.push_back(p);  // record not delivered yet
+        block(si, std::move(p));  // record not delivered yet
         continue;
       }
       op.start = cuptiToHost(it->second.start);
@@ -224,10 +253,12 @@ void OpRecorder::finalize(bool all) {
   }
   if (all)
     for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
-  pending_.swap(keep);
-  // Batches older than every pending op are no longer needed for lookups.
+  // Batches older than every pending op are no longer needed for lookups. A stream's
+  // ops are issued in batch order and the scan stops only once every stream has
+  // blocked, so each stream's oldest pending op is in `kept`.
   std::int32_t oldest = INT32_MAX;
-  for (const Pending& p : pending_) oldest = std::min(oldest, p.op.batch);
+  for (const Pending& p : kept) oldest = std::min(oldest, p.op.batch);
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) pending_.push_front(std::move(*it));
   doneBatches_.erase(doneBatches_.begin(), std::lower_bound(doneBatches_.begin(), doneBatches_.end(), oldest));
 }
 

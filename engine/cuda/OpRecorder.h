@@ -95,6 +95,7 @@ class OpRecorder {
   std::pair<std::uint64_t, std::int64_t> calLast_{};
   double slope_ = 1.0;
   std::int64_t lastCalibrationNs_ = 0;
+  std::int64_t lastFlushNs_ = 0;
   std::unordered_map<std::uint64_t, GpuInterval> intervals_;
   Event refEvent_;
   std::int64_t refEventHostNs_ = 0;
@@ -108,6 +109,7 @@ class OpRecorder {
   // CUPTI-timed op bounds them (OpRecorderOrder.h), and the end of the last op appended.
   std::vector<std::vector<Op>> held_;
   std::vector<std::int64_t> emittedEnd_;
+  std::vector<std::int64_t> pendingPerStream_;  // per stream: its ops in pending_
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 };

@@ -26,15 +26,6 @@ std::uint64_t physicalMemoryBytes() {
 // Light ~ 512 flops/byte (a small mobile network), heavy ~ 6,656 flops/byte (a
 // ResNet-50-class network): 2·width·layers flops per element, like the convolutions
 // of an image network seen as GEMMs (im2col).
-GemmShape gemmShape(ModelPreset p) {
-  switch (p) {
-    case ModelPreset::Light: return {128, 8};
-    case ModelPreset::Heavy: return {1024, 13};
-    case ModelPreset::Custom: break;
-  }
-  return {};
-}
-
 bool isManaged(HostMemory m) { return m == HostMemory::Managed || m == HostMemory::ManagedPrefetch; }
 
 int streamCount(const PipelineConfig& c) { return c.isAsync() ? c.streams : 1; }

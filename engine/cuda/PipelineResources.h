@@ -15,16 +15,12 @@
 #include <vector>
 
 #include "backend/Backend.h"
+#include "config/ModelWork.h"  // gemmShape: the simulator mirrors the same layers
 #include "cuda/CudaResources.h"
 
 namespace pipescope::cuda {
 
 /// cuBLAS presets: the batch seen as rows of `width` features through `layers` square GEMMs.
-struct GemmShape {
-  int width = 0;
-  int layers = 0;
-};
-GemmShape gemmShape(ModelPreset p);
 
 bool isManaged(HostMemory m);
 

@@ -161,10 +161,10 @@ void expectGolden(const simtest::SimRun& r, const Golden& g) {
 
 TEST(SimulatorGolden, AsyncPinnedOneAndFourStreams) {
   PipelineConfig one = base(300);
-  expectGolden(runSim(one, hyperQ()), {"1 stream", 0x113c458fe2da1776ull, 3000});
+  expectGolden(runSim(one, hyperQ()), {"1 stream", 0xda16fb4fdfb6c4b3ull, 3000});
   PipelineConfig four = base(300);
   four.streams = 4;
-  expectGolden(runSim(four, hyperQ()), {"4 streams", 0x5b3de689e7fc5e47ull, 2997});
+  expectGolden(runSim(four, hyperQ()), {"4 streams", 0xa93b527aaf1b9e99ull, 2997});
 }
 
 TEST(SimulatorGolden, BreadthFirstWithChunksAndCpuWorkers) {
@@ -176,7 +176,7 @@ TEST(SimulatorGolden, BreadthFirstWithChunksAndCpuWorkers) {
   c.preprocessOpsPerByte = 0.7;
   c.postprocessOpsPerByte = 0.3;
   c.roiFraction = 0.45;
-  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x73db8496cf9ce175ull, 6900});
+  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x310be5f52d799474ull, 6904});
 }
 
 TEST(SimulatorGolden, BlockingPinnedAndPageable) {
@@ -184,11 +184,11 @@ TEST(SimulatorGolden, BlockingPinnedAndPageable) {
   pinned.mode = TransferMode::Blocking;
   pinned.cpuWorkers = 2;
   pinned.preprocessOpsPerByte = 0.5;
-  expectGolden(runSim(pinned, hyperQ()), {"blocking pinned", 0x8f59896eaa166457ull, 3600});
+  expectGolden(runSim(pinned, hyperQ()), {"blocking pinned", 0x2f19fb78bf7a4c78ull, 3600});
   PipelineConfig pageable = pinned;
   pageable.memory = HostMemory::Pageable;
   pageable.sync = SyncMode::Spin;
-  expectGolden(runSim(pageable, hyperQ()), {"blocking pageable", 0x94d697a82ea256ull, 3600});
+  expectGolden(runSim(pageable, hyperQ()), {"blocking pageable", 0x624c4bbdb242aad9ull, 3600});
 }
 
 TEST(SimulatorGolden, AsyncPageableFourStreams) {
@@ -197,31 +197,31 @@ TEST(SimulatorGolden, AsyncPageableFourStreams) {
   c.memory = HostMemory::Pageable;
   c.sync = SyncMode::Yield;
   c.model = ModelPreset::Light;
-  expectGolden(runSim(c, hyperQ()), {"async pageable", 0x5058a9c601d1b7baull, 3300});
+  expectGolden(runSim(c, hyperQ()), {"async pageable", 0x64beac5c91c4a0d3ull, 8100});
 }
 
 TEST(SimulatorGolden, MappedManagedAndResident) {
   PipelineConfig mapped = base(200);
   mapped.streams = 2;
   mapped.memory = HostMemory::Mapped;
-  expectGolden(runSim(mapped, hyperQ()), {"mapped", 0xfa7bd082f2980e11ull, 1200});
+  expectGolden(runSim(mapped, hyperQ()), {"mapped", 0xdd374957d5c24730ull, 1200});
   PipelineConfig managed = mapped;
   managed.memory = HostMemory::Managed;
   managed.residency = DataResidency::KeepResident;
-  expectGolden(runSim(managed, hyperQ()), {"managed resident", 0x32f93c51ee7179bfull, 1400});
+  expectGolden(runSim(managed, hyperQ()), {"managed resident", 0x21dae48084f5bf9eull, 1200});
   PipelineConfig prefetch = mapped;
   prefetch.memory = HostMemory::ManagedPrefetch;
   prefetch.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(prefetch, hyperQ()), {"managed prefetch", 0x5668369217365c87ull, 2000});
+  expectGolden(runSim(prefetch, hyperQ()), {"managed prefetch", 0x677b49e30f86439ull, 2000});
 }
 
 TEST(SimulatorGolden, LegacyOneCopyEngineSingleQueue) {
   PipelineConfig c = base(300);
   c.streams = 4;
   c.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(c, legacyOneEngine()), {"one engine breadth-first", 0xeacf9061836ceddaull, 3000});
+  expectGolden(runSim(c, legacyOneEngine()), {"one engine breadth-first", 0x83a07ae457aae8a5ull, 3000});
   c.order = IssueOrder::DepthFirst;
-  expectGolden(runSim(c, legacyOneEngine()), {"one engine depth-first", 0x7b39453050cd68deull, 3000});
+  expectGolden(runSim(c, legacyOneEngine()), {"one engine depth-first", 0xfc29b32c4e7a8829ull, 3000});
 }
 
 TEST(SimulatorGolden, LegacyFermiDelayedKernelSignal) {
@@ -229,9 +229,9 @@ TEST(SimulatorGolden, LegacyFermiDelayedKernelSignal) {
   c.streams = 3;
   c.model = ModelPreset::Custom;
   c.modelFlopsPerByte = 40;
-  expectGolden(runSim(c, legacyFermi()), {"fermi depth-first", 0x3edbeb2525d64f5dull, 3000});
+  expectGolden(runSim(c, legacyFermi()), {"fermi depth-first", 0x415bc7cc18f3b0f6ull, 3000});
   c.order = IssueOrder::BreadthFirst;
-  expectGolden(runSim(c, legacyFermi()), {"fermi breadth-first", 0x6b43663c34dd989full, 3000});
+  expectGolden(runSim(c, legacyFermi()), {"fermi breadth-first", 0xe3dacc00a48b226cull, 3000});
 }
 
 TEST(SimulatorGolden, LiveChangeAndStopAtBatchBoundaries) {
@@ -253,7 +253,7 @@ TEST(SimulatorGolden, LiveChangeAndStopAtBatchBoundaries) {
   };
   const auto r = runSim(first, hyperQ(), &control);
   EXPECT_EQ(r.outcome.state, RunState::Stopped);
-  expectGolden(r, {"live change then stop", 0x40698c6037a5fe74ull, 6910});
+  expectGolden(r, {"live change then stop", 0x88209fb1da874521ull, 6910});
 }
 
 }  // namespace

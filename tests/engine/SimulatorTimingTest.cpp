@@ -231,19 +231,22 @@ TEST(SimulatorTiming, ManagedPagesAreFaultedOverWhereTheyAreTouched) {
   DeviceProfile p = roundProfile();
   p.managedGpuFaultCurve = {{1000, 1.0}};  // effective rates, fault handling included
   p.managedCpuFaultCurve = {{100, 0.1}, {1000, 0.5}};
-  PipelineConfig c = roundConfig(1000, 2);
+  PipelineConfig c = roundConfig(1000, 3);
   c.memory = HostMemory::Managed;
   c.postprocessOpsPerByte = 1.0;  // one round per byte: 1000 ns
   const auto r = runSim(c, p);
   EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
   EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
-  // Batch 0: the model kernel faults in the input (1000) and the output (1000), both
-  // on the host since allocation: 1000 + 2000 = 3000. Its postprocessing faults the
-  // output back (1000 / 0.5) before its 1000 ns of work: 3000-6000. Batch 1: the
-  // input stayed on the device, the output did not: 6000-8000; postprocessing 8000-11000.
-  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 3000}, {6000, 8000}}));
-  EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{3000, 6000}, {8000, 11000}}));
-  EXPECT_EQ(r.makespan(), 11000);
+  // Each batch in flight has its own managed buffers (two host slots per stream, as
+  // the CUDA backend allocates). Batches 0 and 1: the model kernel faults in the
+  // input (1000) and the output (1000), both on the host since allocation: 0-3000,
+  // 3000-6000. Batch 2 reuses batch 0's buffers, so batch 0 is retired first: its
+  // postprocessing faults the output back (1000 / 0.5) before its 1000 ns of work,
+  // 3000-6000. Batch 2's input stayed on the device, its output did not: 6000-8000.
+  // Then batch 1 (6000-9000) and batch 2 (9000-12000) are postprocessed.
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 3000}, {3000, 6000}, {6000, 8000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{3000, 6000}, {6000, 9000}, {9000, 12000}}));
+  EXPECT_EQ(r.makespan(), 12000);
 }
 
 TEST(SimulatorTiming, APrefetchMovesOnlyPagesThatAreNotThereYet) {
@@ -251,15 +254,17 @@ TEST(SimulatorTiming, APrefetchMovesOnlyPagesThatAreNotThereYet) {
   p.managedGpuFaultCurve = {{1000, 1.0}};
   p.prefetchToDeviceCurve = {{1000, 0.5}};
   p.prefetchToHostCurve = {{1000, 0.25}};
-  PipelineConfig c = roundConfig(1000, 2);
+  PipelineConfig c = roundConfig(1000, 3);
   c.memory = HostMemory::ManagedPrefetch;
   const auto r = runSim(c, p);
   // Batch 0: prefetch in 1000 / 0.5; the kernel faults in the output the host touched
-  // at allocation (1000 + 1000); prefetch out 1000 / 0.25. Batch 1: the input is still
-  // on the device (a 1 ns no-op), the output came back to the host: faulted again.
-  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {8000, 8001}}));
-  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{2000, 4000}, {8001, 10001}}));
-  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{4000, 8000}, {10001, 14001}}));
+  // at allocation (1000 + 1000); prefetch out 1000 / 0.25. Batch 1 has buffers of its
+  // own (two host slots per stream): the same again, behind batch 0 in the stream.
+  // Batch 2 reuses batch 0's: the input is still on the device (a 1 ns no-op), the
+  // output went back to the host: faulted again.
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {8000, 10000}, {16000, 16001}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{2000, 4000}, {10000, 12000}, {16001, 18001}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{4000, 8000}, {12000, 16000}, {18001, 22001}}));
 }
 
 TEST(SimulatorTiming, CpuStagesRunWholeRoundsPlusTheirPerByteCost) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <stop_token>
 #include <thread>
@@ -311,6 +312,36 @@ TEST_F(CudaBackendTest, RunsUntilStoppedAndStopsCleanly) {
   stopper.join();
   EXPECT_EQ(o.state, RunState::Stopped) << o.message;
   EXPECT_GE(trace_->completedBatches(), 20);
+}
+
+// The live view shows GPU ops while the run goes: they reach the trace store within
+// a fraction of a second of running, not when the run ends (CUPTI delivered a run's
+// correlation records only at its end before the recorder flushed them itself).
+TEST_F(CudaBackendTest, GpuOpsReachTheTraceWhileTheRunGoes) {
+  PipelineConfig c = small();
+  c.batchCount = 0;
+  c.streams = 2;
+  trace_ = std::make_unique<Trace>();
+  std::stop_source stop;
+  RunControl control;
+  control.stop = stop.get_token();
+  bool gpuOpSeenLive = false;
+  std::thread watcher([&] {
+    // Up to 3 s (the recorder flushes every 100 ms); the run is stopped either way.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (!gpuOpSeenLive && std::chrono::steady_clock::now() < deadline) {
+      trace_->ops().snapshot().forEach([&](const Op& op) {
+        if (op.kind == OpKind::CopyH2D || op.kind == OpKind::Kernel || op.kind == OpKind::CopyD2H) gpuOpSeenLive = true;
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    stop.request_stop();
+  });
+  const RunOutcome o = backend_->run(c, *trace_, control);
+  watcher.join();
+  EXPECT_EQ(o.state, RunState::Stopped) << o.message;
+  EXPECT_TRUE(gpuOpSeenLive) << "no GPU op was published during the run (" << trace_->completedBatches()
+                             << " batches completed)";
 }
 
 TEST_F(CudaBackendTest, QueuedConfigurationTakesEffectAtABatchBoundary) {
