@@ -8,11 +8,14 @@ packages=(
   build-essential cmake ninja-build pkg-config  # compiler and build
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libqt6opengl6-dev  # desktop app (Widgets, Charts, Svg; Charts needs the OpenGL module)
   nlohmann-json3-dev   # JSON: configs, device profiles, trace files
+  libcli11-dev         # pipescope-cli's command-line parsing
   libzstd-dev zlib1g-dev  # trace file compression; gzip'd PyTorch traces
   libgtest-dev libgmock-dev  # tests
   libbenchmark-dev     # bench/ programs
   clang libclang-rt-14-dev  # libFuzzer targets for the importers
   fonts-dejavu-core    # text in offscreen screenshots and UI tests
+  man-db zsh           # tests of the generated man pages and zsh completion
+  desktop-file-utils shared-mime-info  # tests of the .desktop entry and the MIME type
 )
 if [ "${PIPESCOPE_NO_UI:-0}" = 1 ]; then
   packages=("${packages[@]/qt6-*/}"); packages=("${packages[@]/libqt6*/}")

@@ -1,5 +1,5 @@
 # Sourced by the tools/gpu-*.sh scripts: what every call on the GPU machine needs.
-# The GPU machine has CUDA but no Qt, GoogleTest, nlohmann-json, zstd or zlib
+# The GPU machine has CUDA but no Qt, GoogleTest, nlohmann-json, CLI11, zstd or zlib
 # development packages: those travel in .carry (see docs/cuda-backend.md).
 
 # CMake options for a CUDA build without the UI, from .carry. Add the build type and
@@ -7,6 +7,7 @@
 GPU_CMAKE_OPTIONS=(
   -G Ninja -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON
   -DPIPESCOPE_GTEST_SOURCE="$PWD/.carry/googletest" -DPIPESCOPE_JSON_INCLUDE="$PWD/.carry/include"
+  -DPIPESCOPE_CLI11_INCLUDE="$PWD/.carry/include"
   -DPIPESCOPE_ZSTD_ROOT="$PWD/.carry/zstd" -DZLIB_ROOT="$PWD/.carry/zlib" -DCMAKE_CUDA_ARCHITECTURES=90
 )
 

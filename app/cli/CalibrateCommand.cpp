@@ -79,6 +79,8 @@ int calibrateMain(const std::vector<std::string>& args) {
     if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
     const CpuStageResult cpu = fitCpuStages(*backend, 3, o.log);
     profile.cpuNsPerOp = cpu.nsPerOp;
+    profile.cpuPreprocessNsPerOp = cpu.preprocessNsPerOp;
+    profile.cpuPostprocessNsPerOp = cpu.postprocessNsPerOp;
     profile.cpuPreprocessNsPerByte = cpu.preprocessNsPerByte;
     profile.cpuPostprocessNsPerByte = cpu.postprocessNsPerByte;
     profile.cpuWorkerSpeedup = cpu.speedup;

@@ -48,6 +48,7 @@ int lessonsMain(const std::vector<std::string>& args) {
   options.value("profile", "NAME|FILE",
                 "device profile for the runs that use the current GPU (default h200); legacy runs keep their own",
                 [&](const std::string& v) { profileName = v; });
+  options.choices(builtinProfileNames());
   options.flag("json", "print the lesson list, or the lesson and its results, as JSON", [&] { json = true; });
   if (wantsHelp(args)) {
     std::cout << help(options);

@@ -6,17 +6,23 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <CLI/App.hpp>
+#include <CLI/Config.hpp>
+#include <CLI/Formatter.hpp>
+
+#include "OptionCatalogue.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope::cli {
 
 void OptionSet::value(std::string name, std::string valueName, std::string help,
                       std::function<void(const std::string&)> apply) {
-  options_.push_back({std::move(name), std::move(valueName), std::move(help), std::move(apply), group_});
+  options_.push_back({std::move(name), std::move(valueName), std::move(help), std::move(apply), group_, {}});
 }
 
 void OptionSet::flag(std::string name, std::string help, std::function<void()> apply) {
-  options_.push_back({std::move(name), {}, std::move(help), [f = std::move(apply)](const std::string&) { f(); }, group_});
+  options_.push_back(
+      {std::move(name), {}, std::move(help), [f = std::move(apply)](const std::string&) { f(); }, group_, {}});
 }
 
 const Option* OptionSet::find(std::string_view name) const {
@@ -53,27 +59,50 @@ std::string OptionSet::suggestion(std::string_view name) const {
 }
 
 void OptionSet::parse(const std::vector<std::string>& args) const {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0)
-      throw UsageError("unexpected argument '" + arg + "': options start with --");
-    const std::size_t eq = arg.find('=');
-    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-    const Option* o = find(name);
-    if (!o) throw UsageError("unknown option '--" + name + "'" + suggestion(name));
-    if (o->valueName.empty()) {
-      if (eq != std::string::npos) throw UsageError("option --" + name + " takes no value");
-      o->apply({});
-      continue;
+  // CLI11 splits the command line (`--name value`, `--name=value`, flags, `--`);
+  // this table stays the single description of the options, so the help text, the
+  // generated man page and completions, and the parser cannot disagree. Our own
+  // messages replace CLI11's where the tests and users rely on their wording.
+  CLI::App app;
+  app.set_help_flag();  // commands answer --help themselves (wantsHelp), before parsing
+  app.allow_extras();   // unknown options come back in remaining(): we name them with a suggestion
+  std::vector<std::pair<CLI::Option*, const Option*>> bound;
+  for (const auto& o : options_) {
+    CLI::Option* cli = o.valueName.empty() ? app.add_flag("--" + o.name)->disable_flag_override()
+                                           : app.add_option("--" + o.name)->expected(1)->type_name(o.valueName);
+    cli->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    bound.emplace_back(cli, &o);
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ArgumentMismatch& e) {
+    // Which option failed is the first word of CLI11's message ("--batches: 1 required N missing").
+    const std::string what = e.what();
+    const std::string name = what.substr(0, what.find_first_of(": "));
+    const Option* o = find(name.rfind("--", 0) == 0 ? std::string_view(name).substr(2) : std::string_view(name));
+    if (o && o->valueName.empty()) throw UsageError("option --" + o->name + " takes no value");
+    if (o) throw UsageError("option --" + o->name + " needs a value (" + o->valueName + ")");
+    throw UsageError(what);
+  } catch (const CLI::Error& e) {
+    throw UsageError(e.what());
+  }
+  for (const std::string& extra : app.remaining()) {
+    if (extra.size() < 3 || extra.compare(0, 2, "--") != 0)
+      throw UsageError("unexpected argument '" + extra + "': options start with --");
+    const std::string name = extra.substr(2, extra.find('=') == std::string::npos ? std::string::npos : extra.find('=') - 2);
+    throw UsageError("unknown option '--" + name + "'" + suggestion(name));
+  }
+  // Apply in command-line order: a later value wins, and errors come in the order typed.
+  std::vector<std::size_t> used(bound.size(), 0);
+  for (const CLI::Option* parsed : app.parse_order()) {
+    for (std::size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i].first != parsed) continue;
+      const auto& results = parsed->results();
+      const Option& o = *bound[i].second;
+      o.apply(o.valueName.empty() || used[i] >= results.size() ? std::string() : results[used[i]]);
+      ++used[i];
     }
-    std::string value;
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-    } else {
-      if (i + 1 >= args.size()) throw UsageError("option --" + name + " needs a value (" + o->valueName + ")");
-      value = args[++i];
-    }
-    o->apply(value);
   }
 }
 
@@ -112,6 +141,7 @@ std::string OptionSet::help() const {
       head += std::string(kColumn - head.size(), ' ');
     out += head + wrap(o.help, kWidth, kColumn) + "\n";
   }
+  if (auto* recorder = HelpRecorder::active()) recorder->record(*this, out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Option parsing shared by every sub-command: one table per command drives both the
-// parser and the --help text, so a documented option always exists and vice versa.
+// Option parsing shared by every sub-command: one table per command drives the parser
+// (CLI11 underneath), the --help text, and through `pipescope-cli --dump-options json`
+// the man page and shell completions, so a documented option always exists and vice versa.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -23,12 +24,16 @@ struct Option {
   std::string help;       ///< what it does, its unit and its range
   std::function<void(const std::string& value)> apply;  ///< flags get ""
   std::string group;      ///< heading in --help
+  std::vector<std::string> choices;  ///< words shell completion offers (a preset's names); may be empty
 };
 
 class OptionSet {
  public:
   void value(std::string name, std::string valueName, std::string help, std::function<void(const std::string&)> apply);
   void flag(std::string name, std::string help, std::function<void()> apply);
+  /// The words shell completion offers for the option added last, where its help text
+  /// does not already list them as "a|b|c" (preset and profile names).
+  void choices(std::vector<std::string> words) { options_.back().choices = std::move(words); }
   /// Following options are listed under this heading in help().
   void group(std::string heading) { group_ = std::move(heading); }
 
@@ -39,9 +44,10 @@ class OptionSet {
   /// The options part of the help text, grouped, one option per entry.
   std::string help() const;
   const std::vector<Option>& options() const { return options_; }
+  /// The option named `name` (no dashes), or nullptr.
+  const Option* find(std::string_view name) const;
 
  private:
-  const Option* find(std::string_view name) const;
   std::string suggestion(std::string_view name) const;
   std::vector<Option> options_;
   std::string group_;

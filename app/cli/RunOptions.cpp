@@ -66,6 +66,7 @@ RunOptionParser::RunOptionParser() {
                    request_.presetName = v;
                    baseSteps_.push_back([this, cfg = p->config] { request_.config = cfg; });
                  });
+  options_.choices(presetNames());
   options_.value("config", "FILE.json",
                  "read configuration fields from a JSON file (the keys are the option names below, e.g. "
                  "{\"streams\": 4, \"memory\": \"pinned\"}); applied on top of --preset",
@@ -169,6 +170,7 @@ RunOptionParser::RunOptionParser() {
                    if (!loadDeviceProfile(v, error)) throw UsageError("--profile = '" + v + "': " + error);
                    request_.backend.simulatorProfile = v;
                  });
+  options_.choices(builtinProfileNames());
   options_.value("device", "N", "CUDA device index, 0..63 (default 0)", [this](const std::string& v) {
     request_.backend.cudaDevice = int(parseInteger("device", v, 0, 63));
   });

@@ -93,6 +93,7 @@ SweepOptionParser::SweepOptionParser() {
                  if (!loadDeviceProfile(v, error)) throw UsageError("--predict = '" + v + "': " + error);
                  request_.predictProfile = v;
                });
+  sweep_.choices(builtinProfileNames());
 
   sweep_.group("Output");
   sweep_.value("csv", "FILE", "write the table as CSV, one row per point (written atomically)", [this](const std::string& v) {
@@ -164,7 +165,7 @@ std::string SweepOptionParser::help() const {
     if (o.valueName.empty())
       base.flag(o.name, o.help, [] {});
     else
-      base.value(o.name, o.valueName, o.help, [](const std::string&) {});
+      base.value(o.name, o.valueName, o.help, [](const std::string&) {}), base.choices(o.choices);
   }
   return "usage: pipescope-cli sweep --batch SIZES [--streams COUNTS] [options]\n"
          "\n"

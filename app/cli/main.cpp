@@ -2,9 +2,11 @@
 // (Commands.h); this file only dispatches and prints the tool's help.
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "Commands.h"
 #include "InterruptGuard.h"
+#include "OptionCatalogue.h"
 
 using namespace pipescope::cli;
 
@@ -22,7 +24,10 @@ void printHelp(std::ostream& out) {
   for (const auto& c : commands) out << "  " << c.name << std::string(width + 2 - c.name.size(), ' ') << c.summary << "\n";
   out << "\nOptions:\n"
          "  --help, -h   this help; 'pipescope-cli COMMAND --help' documents a command's options\n"
-         "  --version    the version\n\n"
+         "  --version    the version\n"
+         "  --dump-options json\n"
+         "               every command's options as JSON (the man page and shell completions are\n"
+         "               generated from it)\n\n"
          "Exit status: 0 success, 1 the run or analysis failed, 2 bad command line.\n"
          "Example: pipescope-cli run --preset multi-stream --backend sim\n";
 }
@@ -47,6 +52,15 @@ int main(int argc, char** argv) {
       printHelp(std::cout);
       return kExitOk;
     }
+  }
+  if (args.front() == "--dump-options=json") args = {"--dump-options", "json"};
+  if (args.front() == "--dump-options") {
+    if (args.size() != 2 || args[1] != "json") {
+      std::cerr << "pipescope-cli: --dump-options needs the format: --dump-options json\n";
+      return kExitUsage;
+    }
+    std::cout << optionCatalogue(PIPESCOPE_VERSION).dump(2) << "\n";
+    return kExitOk;
   }
   if (args.front() == "--version") {
     std::cout << "pipescope-cli " << PIPESCOPE_VERSION << "\n";

@@ -9,6 +9,7 @@
 #include "MainWindow.h"
 #include "app/AppIcon.h"
 #include "app/ScreenshotMode.h"
+#include "files/LaunchFile.h"
 #include "files/TraceFileActions.h"
 #include "sweep/SweepImageMode.h"
 #include "app/StartupProbe.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   pipescope::ui::addScreenshotOptions(parser);
   pipescope::ui::addSweepImageOptions(parser);
   parser.addOption({"measure-startup", "Print the time from start to the first painted frame, then exit."});
+  pipescope::ui::files::addLaunchFileArgument(parser);
   parser.process(app);
   if (pipescope::ui::wantsSweepImage(parser)) return pipescope::ui::runSweepImage(parser);
 
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   pipescope::ui::MainWindow window;
   if (parser.isSet("measure-startup")) new pipescope::ui::StartupProbe(&window, mainStartNs);
   window.show();
-  if (parser.isSet("open")) window.traceFiles().openFile(parser.value("open"));
+  // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
+  if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
   return app.exec();
 }

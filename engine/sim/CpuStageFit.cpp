@@ -86,7 +86,9 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   const StageTimes four = measureStages(measured, cpuStageConfig(1, kRounds), reps);
   r.preprocessNsPerByte = zero.pre;
   r.postprocessNsPerByte = zero.post;
-  r.nsPerOp = std::max(0.0, (four.pre - zero.pre) + (four.post - zero.post)) / (2 * kRounds);
+  r.preprocessNsPerOp = std::max(0.0, four.pre - zero.pre) / kRounds;
+  r.postprocessNsPerOp = std::max(0.0, four.post - zero.post) / kRounds;
+  r.nsPerOp = 0.5 * (r.preprocessNsPerOp + r.postprocessNsPerOp);
 
   std::string line = "CPU stages inside the pipeline (ns per byte, pre+post at 2 rounds, median of batches):";
   const int counts[] = {1, 2, 4, 8};
@@ -100,7 +102,7 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   if (log) {
     log("CPU stages inside the pipeline, one worker: preprocess " + fmt(zero.pre, 4) + " ns/B at 0 rounds, " +
         fmt(four.pre, 4) + " at 4; postprocess " + fmt(zero.post, 4) + " and " + fmt(four.post, 4) + " -> " +
-        fmt(r.nsPerOp, 4) + " ns per round-byte");
+        fmt(r.preprocessNsPerOp, 4) + " and " + fmt(r.postprocessNsPerOp, 4) + " ns per round-byte");
     std::string s = line + " -> speed-up";
     for (const WorkerSpeedup& w : r.speedup) s += " " + std::to_string(w.workers) + "w=" + fmt(w.speedup, 2);
     log(s);

@@ -245,6 +245,8 @@ json profileToJson(const DeviceProfile& p) {
   j["cpuNsPerOp"] = p.cpuNsPerOp;
   j["cpuPreprocessNsPerByte"] = p.cpuPreprocessNsPerByte;
   j["cpuPostprocessNsPerByte"] = p.cpuPostprocessNsPerByte;
+  j["cpuPreprocessNsPerOp"] = p.cpuPreprocessNsPerOp;
+  j["cpuPostprocessNsPerOp"] = p.cpuPostprocessNsPerOp;
   if (!p.cpuWorkerSpeedup.empty()) {
     json a = json::array();
     for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
@@ -318,6 +320,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
   r.number("cpuPreprocessNsPerByte", p.cpuPreprocessNsPerByte, true);
   r.number("cpuPostprocessNsPerByte", p.cpuPostprocessNsPerByte, true);
+  r.number("cpuPreprocessNsPerOp", p.cpuPreprocessNsPerOp, true);
+  r.number("cpuPostprocessNsPerOp", p.cpuPostprocessNsPerOp, true);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.validation("validation", p.validation);

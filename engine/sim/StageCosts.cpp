@@ -109,7 +109,9 @@ double workerSpeedup(const DeviceProfile& p, int workers) {
 
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
   const double fixed = preprocess ? p.cpuPreprocessNsPerByte : p.cpuPostprocessNsPerByte;
-  const double perByte = fixed + double(cpuRoundsPerElement(opsPerByte)) * p.cpuNsPerOp;
+  const double ownRound = preprocess ? p.cpuPreprocessNsPerOp : p.cpuPostprocessNsPerOp;
+  const double perRound = ownRound > 0 ? ownRound : p.cpuNsPerOp;
+  const double perByte = fixed + double(cpuRoundsPerElement(opsPerByte)) * perRound;
   return double(bytes) * perByte / workerSpeedup(p, workers);
 }
 

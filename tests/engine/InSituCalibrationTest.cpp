@@ -59,12 +59,16 @@ TEST(HostOverheadFit, TheOverheadLengthensSmallBatchesInTheSimulator) {
 TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
   DeviceProfile truth = h200();
   truth.cpuNsPerOp = 0.4;
+  truth.cpuPreprocessNsPerOp = 0.5;  // each stage its own cost per round
+  truth.cpuPostprocessNsPerOp = 0.2;
   truth.cpuPreprocessNsPerByte = 0.3;
   truth.cpuPostprocessNsPerByte = 0.1;
   truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.9}, {4, 2.4}, {8, 2.6}};
   auto measured = makeSimulatorBackend(truth);
   const CpuStageResult r = fitCpuStages(*measured, 1);
-  EXPECT_NEAR(r.nsPerOp, 0.4, 0.4 * 0.02);
+  EXPECT_NEAR(r.preprocessNsPerOp, 0.5, 0.5 * 0.02);
+  EXPECT_NEAR(r.postprocessNsPerOp, 0.2, 0.2 * 0.02);
+  EXPECT_NEAR(r.nsPerOp, 0.35, 0.35 * 0.02);
   EXPECT_NEAR(r.preprocessNsPerByte, 0.3, 0.3 * 0.02);
   EXPECT_NEAR(r.postprocessNsPerByte, 0.1, 0.1 * 0.02);
   ASSERT_EQ(r.speedup.size(), 4u);
@@ -78,6 +82,8 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   p.hostBatchOverheadNs = 5678;
   p.h2dPinnedBlockingCurve = {{1 << 20, 30.0}, {32 << 20, 45.0}};
   p.d2hPinnedBlockingCurve = {{1 << 20, 31.0}, {32 << 20, 46.0}};
+  p.cpuPreprocessNsPerOp = 0.32;
+  p.cpuPostprocessNsPerOp = 0.17;
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 32 << 20, true), 45.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, false, 1 << 20, true), 31.0);
@@ -88,6 +94,9 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
                    copyGBps(h200(), CopyDirection::H2D, true, 32 << 20, false));
   auto j = profileToJson(p);
   j["hostOpOverheadNs"] = -1;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+  j = profileToJson(p);
+  j["cpuPreprocessNsPerOp"] = -0.1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 

@@ -281,6 +281,23 @@ TEST(SimulatorTiming, CpuStagesRunWholeRoundsPlusTheirPerByteCost) {
   EXPECT_EQ(r.of(OpKind::Postprocess).at(0).bytes, 500u);
 }
 
+TEST(SimulatorTiming, EachCpuStageHasItsOwnCostPerRound) {
+  DeviceProfile p = roundProfile();
+  p.cpuPreprocessNsPerByte = 0.5;
+  p.cpuPostprocessNsPerByte = 0.25;
+  p.cpuPreprocessNsPerOp = 3;   // per round-byte; cpuNsPerOp (1) applies to neither
+  p.cpuPostprocessNsPerOp = 0.5;
+  PipelineConfig c = roundConfig(1000, 1);
+  c.preprocessOpsPerByte = 2;   // 1000 x (0.5 + 2 x 3) = 6500
+  c.postprocessOpsPerByte = 2;  // 1000 x (0.25 + 2 x 0.5) = 1250
+  const auto r = runSim(c, p);
+  EXPECT_EQ(r.of(OpKind::Preprocess).at(0).duration(), 6500);
+  EXPECT_EQ(r.of(OpKind::Postprocess).at(0).duration(), 1250);
+  p.cpuPreprocessNsPerOp = 0;   // not calibrated apart: the mean cost per round
+  const auto mean = runSim(c, p);
+  EXPECT_EQ(mean.of(OpKind::Preprocess).at(0).duration(), 1000 * (0.5 + 2 * p.cpuNsPerOp));
+}
+
 TEST(SimulatorTiming, ACopyBehindACopyOnTheSameEnginePaysNoDependencyLatency) {
   // D2H then H2D queued in one stream: two engines apart on a device with two copy
   // engines (the front end resolves the dependency), one engine on a legacy device.

@@ -58,10 +58,34 @@ TEST(DesktopIntegration, TheDesktopFileStartsTheAppWithItsIcon) {
   QSettings desktop(path, QSettings::IniFormat);
   desktop.beginGroup("Desktop Entry");
   EXPECT_EQ(desktop.value("Type").toString(), "Application");
-  EXPECT_EQ(desktop.value("Exec").toString(), "pipescope");
+  // %f: file managers pass the file to open (pipescope FILE).
+  EXPECT_EQ(desktop.value("Exec").toString(), "pipescope %f");
   EXPECT_EQ(desktop.value("Icon").toString(), "pipescope");  // the name installed into hicolor
   EXPECT_FALSE(desktop.value("Name").toString().isEmpty());
   EXPECT_TRUE(desktop.value("Categories").toString().contains("Development"));
+  // Read as text: QSettings' INI syntax does not keep ';'-separated lists whole.
+  QFile text(path);
+  ASSERT_TRUE(text.open(QIODevice::ReadOnly));
+  QString mime;
+  for (const QString& line : QString::fromUtf8(text.readAll()).split('\n'))
+    if (line.startsWith("MimeType=")) mime = line.mid(9);
+  EXPECT_TRUE(mime.contains("application/x-pipescope")) << mime.toStdString();
+  EXPECT_TRUE(mime.contains("application/json")) << mime.toStdString();
+}
+
+TEST(DesktopIntegration, TheMimeTypeMatchesPipescopeFiles) {
+  QFile f(kResources + "/pipescope-mime.xml");
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly)) << f.fileName().toStdString();
+  QXmlStreamReader xml(&f);
+  QString type, glob;
+  while (!xml.atEnd()) {
+    if (xml.readNext() != QXmlStreamReader::StartElement) continue;
+    if (xml.name() == QLatin1String("mime-type")) type = xml.attributes().value("type").toString();
+    if (xml.name() == QLatin1String("glob")) glob = xml.attributes().value("pattern").toString();
+  }
+  EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+  EXPECT_EQ(type, "application/x-pipescope");
+  EXPECT_EQ(glob, "*.pipescope");
 }
 
 TEST(DesktopIntegration, MeasureStartupPrintsTheFirstFrameAndExits) {

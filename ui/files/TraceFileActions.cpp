@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include "MainWindow.h"
+#include "files/RecentFiles.h"
 #include "files/TraceLoadTask.h"
 
 namespace pipescope::ui::files {
@@ -44,7 +45,10 @@ QString localFile(const QMimeData* mime) {
 
 }  // namespace
 
-TraceFileActions::TraceFileActions(MainWindow* window) : QObject(window), window_(window) {
+TraceFileActions::TraceFileActions(MainWindow* window)
+    : QObject(window), window_(window), recent_(new RecentFiles(this)) {
+  connect(this, &TraceFileActions::traceOpened, recent_, &RecentFiles::add);
+  connect(recent_, &RecentFiles::openRequested, this, &TraceFileActions::openFile);
   window_->setAcceptDrops(true);
   window_->installEventFilter(this);
 }
@@ -70,6 +74,7 @@ void TraceFileActions::addTo(QMenu* file, QAction* before) {
     exportMenu->addAction(tr(e.label), this, [this, f] { saveDialog(f); });
   }
   file->insertAction(before, open);
+  file->insertMenu(before, recent_->menu(file));
   file->insertAction(before, save);
   file->insertMenu(before, exportMenu);
   file->insertSeparator(before);

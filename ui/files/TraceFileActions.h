@@ -19,6 +19,7 @@ class MainWindow;
 
 namespace pipescope::ui::files {
 
+class RecentFiles;
 class TraceLoadTask;
 
 class TraceFileActions : public QObject {
@@ -27,7 +28,7 @@ class TraceFileActions : public QObject {
   explicit TraceFileActions(MainWindow* window);
   ~TraceFileActions() override;
 
-  /// Adds Open…, Save trace…, and the Export trace submenu to `fileMenu`, before `before`
+  /// Adds Open…, Open Recent, Save trace…, and the Export trace submenu to `fileMenu`, before `before`
   /// (or at the end).
   void addTo(QMenu* fileMenu, QAction* before = nullptr);
 
@@ -42,6 +43,9 @@ class TraceFileActions : public QObject {
 
   /// Writes the current trace; returns false and sets `error` on failure.
   bool save(const QString& path, TraceFileFormat format, QString* error = nullptr);
+
+  /// The traces opened last (File › Open Recent); every successful open adds to it.
+  RecentFiles& recentFiles() { return *recent_; }
 
   /// File-dialog filter listing every format Open accepts.
   static QString openFilter();
@@ -61,6 +65,7 @@ class TraceFileActions : public QObject {
   void finishLoad();
 
   MainWindow* window_;
+  RecentFiles* recent_;
   std::unique_ptr<TraceLoadTask> task_;
   QProgressDialog* progress_ = nullptr;
   QTimer* poll_ = nullptr;
