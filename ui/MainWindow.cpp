@@ -237,6 +237,12 @@ void MainWindow::createMenus() {
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
   stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   stopAction_->setEnabled(false);
+  autosaveAction_ = runMenu->addAction(tr("&Autosave runs without a batch limit"));
+  autosaveAction_->setCheckable(true);
+  autosaveAction_->setChecked(run_->autosave().enabled());
+  autosaveAction_->setToolTip(tr("Streams such runs to %1 while they run, so a crash loses at most a second")
+                                  .arg(run_->autosave().folder()));
+  connect(autosaveAction_, &QAction::toggled, this, [this](bool on) { run_->autosave().setEnabled(on); });
   runMenu->addSeparator();
   runMenu->addAction(compare_->pinAction());
   runMenu->addAction(compare_->clearAction());
@@ -263,6 +269,8 @@ void MainWindow::connectRun() {
   connect(run_, &RunController::tick, this, &MainWindow::onTick);
   connect(run_, &RunController::runFinished, this, &MainWindow::onRunFinished);
   connect(run_, &RunController::errorOccurred, this, &MainWindow::showError);
+  connect(run_, &RunController::autosaving, this,
+          [this](const QString& path) { statusBar()->showMessage(tr("Autosaving this run to %1").arg(path), 8000); });
   connect(timeline_, &TimelineView::rangeSelected, this, &MainWindow::onRangeSelected);
   // The sweep runs the control panel's configuration and backend, never beside a
   // live run (on a GPU the two would share, and distort, the measurement).
@@ -518,6 +526,7 @@ void MainWindow::restoreSettings() {
     for (QAction* act : groupingActions_->actions()) act->setChecked(act->data().toInt() == a.grouping);
   }
   if (const auto theme = parseTheme(a.theme)) setTheme(*theme);
+  autosaveAction_->setChecked(s.value("run/autosave", true).toBool());
 }
 
 void MainWindow::saveSettings() {
@@ -525,6 +534,7 @@ void MainWindow::saveSettings() {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
+  s.setValue("run/autosave", autosaveAction_->isChecked());
   AppSettings a;
   a.config = controls_->config();
   a.preset = controls_->presetName();
@@ -545,8 +555,9 @@ void MainWindow::showEvent(QShowEvent* event) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   saveSettings();
-  // Stop the run now; RunController's destructor joins the engine thread, which
-  // returns within one operation because the flag is checked between operations.
+  // Stop the run as Run > Stop does, and ask nothing: RunController's destructor joins
+  // the engine thread (within one operation) and keeps the recorded trace in the
+  // autosave folder (RunAutosave.h).
   run_->stop();
   sweep_->cancelSweep();
   QMainWindow::closeEvent(event);

@@ -138,6 +138,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* themeActions_ = nullptr;
   QAction* startAction_ = nullptr;
   QAction* stopAction_ = nullptr;
+  QAction* autosaveAction_ = nullptr;
 
   std::shared_ptr<Trace> trace_;
   QString traceTitle_;

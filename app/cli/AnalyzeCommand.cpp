@@ -13,7 +13,7 @@
 #include "analysis/AnalysisJson.h"
 #include "analysis/DerivedConfig.h"
 #include "config/ConfigJson.h"
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "io/TraceFiles.h"
 #include "metrics/Metrics.h"
 
@@ -122,6 +122,9 @@ int analyzeMain(const std::vector<std::string>& args) {
     return kExitRunFailed;
   }
   const bool imported = trace->configHistory().empty();
+  // A run that did not finish says why; a file cut off mid-stream says what was recovered.
+  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty())
+    std::cerr << "pipescope-cli analyze: " << path << ": " << toString(o.state) << ": " << o.message << "\n";
   RunReport report;
   report.configKnown = !imported;
   report.config = trace->config();
@@ -149,7 +152,12 @@ int analyzeMain(const std::vector<std::string>& args) {
   if (!req.derivePath.empty()) {
     if (!imported) {
       // A native run carries its configuration: write it, nothing to derive.
-      writeFileAtomically(req.derivePath, [&](std::ostream& out) { out << configToJson(trace->config()).dump(2) << "\n"; });
+      try {
+        writeOutputFile(req.derivePath, [&](std::ostream& out) { out << configToJson(trace->config()).dump(2) << "\n"; });
+      } catch (const std::exception& e) {
+        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
+        return kExitRunFailed;
+      }
     } else if (!derived || !derived->ok()) {
       std::cerr << "pipescope-cli analyze: cannot write " << req.derivePath << ": "
                 << (derived ? derived->failure
@@ -159,7 +167,7 @@ int analyzeMain(const std::vector<std::string>& args) {
       return kExitRunFailed;
     } else {
       try {
-        writeFileAtomically(req.derivePath,
+        writeOutputFile(req.derivePath,
                             [&](std::ostream& out) { out << configToJson(derived->config).dump(2) << "\n"; });
       } catch (const std::exception& e) {
         std::cerr << "pipescope-cli analyze: " << e.what() << "\n";

@@ -6,6 +6,7 @@
 
 #include "Commands.h"
 #include "Options.h"
+#include "io/OutputFile.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
 #include "sim/HostOverheadFit.h"
@@ -94,10 +95,10 @@ int calibrateMain(const std::vector<std::string>& args) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;
   }
-  std::ofstream file(out);
-  file << profileToJson(profile).dump(2) << "\n";
-  if (!file) {
-    std::cerr << "pipescope-cli calibrate: cannot write '" << out << "': check the folder exists and is writable\n";
+  try {
+    writeOutputFile(out, [&](std::ostream& file) { file << profileToJson(profile).dump(2) << "\n"; });
+  } catch (const std::exception& e) {
+    std::cerr << "pipescope-cli calibrate: " << e.what() << "\n";
     return kExitRunFailed;
   }
   std::cout << "wrote profile '" << profile.name << "' (" << profile.source << ") to " << out << "\n";

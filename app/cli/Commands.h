@@ -12,6 +12,9 @@ struct Command {
   std::string summary;  ///< one line for `pipescope-cli --help`
   /// args excludes the program and command names; returns the process exit code.
   std::function<int(const std::vector<std::string>& args)> main;
+  /// The command polls InterruptGuard (a run, a sweep): Ctrl-C stops it politely.
+  /// Others keep the default action: Ctrl-C ends them at once.
+  bool stopsOnInterrupt = false;
 };
 
 std::vector<Command>& commandRegistry();

@@ -6,7 +6,7 @@ namespace pipescope::cli {
 
 namespace {
 volatile std::sig_atomic_t gInterrupted = 0;
-struct sigaction gPrevious {};
+volatile std::sig_atomic_t gInstalled = 0;
 
 extern "C" void onInterrupt(int) {
   gInterrupted = 1;
@@ -15,16 +15,29 @@ extern "C" void onInterrupt(int) {
 }
 }  // namespace
 
-InterruptGuard::InterruptGuard() {
-  gInterrupted = 0;
+void InterruptGuard::install() {
+  if (gInstalled) return;
   struct sigaction action {};
   action.sa_handler = onInterrupt;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &gPrevious);
+  sigaction(SIGINT, &action, nullptr);
+  gInstalled = 1;
+  // A parent may start us with SIGINT blocked; an interrupt it let pile up is
+  // delivered now, to the handler, and Ctrl-C works from here on.
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_UNBLOCK, &mask, nullptr);
 }
 
-InterruptGuard::~InterruptGuard() { sigaction(SIGINT, &gPrevious, nullptr); }
+void InterruptGuard::releaseToDefault() {
+  std::signal(SIGINT, SIG_DFL);
+  gInstalled = 0;
+  if (gInterrupted) std::raise(SIGINT);
+}
 
-bool InterruptGuard::interrupted() const { return gInterrupted != 0; }
+bool InterruptGuard::requested() { return gInterrupted != 0; }
+
+InterruptGuard::InterruptGuard() { install(); }
 
 }  // namespace pipescope::cli

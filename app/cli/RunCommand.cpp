@@ -11,6 +11,8 @@
 #include "RunProgress.h"
 #include "RunSummary.h"
 #include "TraceOutput.h"
+#include "io/OutputFile.h"
+#include "io/TraceStreamWriter.h"
 #include "runner/EngineThread.h"
 #include "sim/DeviceProfile.h"
 
@@ -52,16 +54,33 @@ int runMain(const std::vector<std::string>& args) {
     return kExitRunFailed;
   }
   EngineThread engine(std::move(selection.backend));
-  InterruptGuard interrupt;
+  InterruptGuard interrupt;  // main() installed it first; an interrupt since then stops the run
+  const bool stream = !req.tracePath.empty() && streamsTrace(req.tracePath);
   std::shared_ptr<Trace> trace;
   try {
-    trace = engine.start(req.config, req.maxOps);
+    trace = engine.start(req.config, req.maxOps, /*keepUntilStreamed=*/stream);
   } catch (const ConfigError& e) {
     return invalidConfig(e.issues());
   }
+  // An interrupt that arrived before the run began ends it at its first batch boundary.
+  bool stopRequested = false;
+  if (interrupt.interrupted()) {
+    engine.requestStop();
+    stopRequested = true;
+  }
+  std::unique_ptr<TraceStreamWriter> writer;
+  if (stream) {
+    try {
+      writer = std::make_unique<TraceStreamWriter>(trace, req.tracePath);
+    } catch (const std::exception& e) {
+      engine.requestStop();
+      engine.wait();
+      std::cerr << "pipescope-cli run: " << e.what() << "\n";
+      return kExitRunFailed;
+    }
+  }
 
   RunProgress progress(!req.noProgress && (req.progress || ::isatty(STDERR_FILENO)), req.config.batchCount);
-  bool stopRequested = false;
   while (engine.running()) {
     if (!stopRequested && interrupt.interrupted()) {
       engine.requestStop();
@@ -91,7 +110,10 @@ int runMain(const std::vector<std::string>& args) {
   int exitCode = kExitOk;
   if (!req.tracePath.empty()) {
     try {
-      saveTrace(*trace, req.tracePath);
+      if (writer)
+        writer->finish();
+      else
+        saveTrace(*trace, req.tracePath);
       report.tracePath = req.tracePath;
     } catch (const std::exception& e) {
       std::cerr << "pipescope-cli run: " << e.what() << "\n";
@@ -99,11 +121,13 @@ int runMain(const std::vector<std::string>& args) {
     }
   }
 
+  // With the trace on standard output, the summary must not mix into it.
+  std::ostream& summaryOut = isStandardOutputPath(req.tracePath) ? std::cerr : std::cout;
   if (req.json)
-    std::cout << summaryJson(report).dump(2) << "\n";
+    summaryOut << summaryJson(report).dump(2) << "\n";
   else if (!req.quiet)
-    std::cout << formatSummary(report);
-  std::cout.flush();
+    summaryOut << formatSummary(report);
+  summaryOut.flush();
 
   if (report.outcome.state == RunState::Failed) {
     std::cerr << "pipescope-cli run: the run failed: " << report.outcome.message << "\n";
@@ -115,7 +139,8 @@ int runMain(const std::vector<std::string>& args) {
 }
 
 const bool registered = registerCommand(
-    {"run", "run the pipeline on a GPU or the simulator and explain what limited it", runMain});
+    {"run", "run the pipeline on a GPU or the simulator and explain what limited it", runMain,
+     /*stopsOnInterrupt=*/true});
 
 }  // namespace
 

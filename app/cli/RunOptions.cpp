@@ -183,7 +183,12 @@ RunOptionParser::RunOptionParser() {
                  });
 
   options_.group("Output");
-  options_.value("trace", "FILE", "write the recorded trace to FILE (" + traceFormatHelp() + "; written atomically)",
+  options_.value("trace", "FILE",
+                 "write the recorded trace to FILE (" + traceFormatHelp() +
+                     "). A native trace is streamed while the run goes on, in chunks synced to disk at least once "
+                     "a second, so a crash or kill loses at most the last second and the file still opens; '-' "
+                     "or /dev/stdout streams it to standard output (the summary then goes to stderr). A FIFO or "
+                     "symbolic link is written through; an existing file keeps its permissions",
                  [this](const std::string& v) {
                    if (v.empty()) throw UsageError("--trace needs a file name");
                    request_.tracePath = v;

@@ -203,7 +203,8 @@ int sweepMain(const std::vector<std::string>& args) {
 }
 
 const bool registered = registerCommand(
-    {"sweep", "run a batch size x stream count grid and recommend a configuration", sweepMain});
+    {"sweep", "run a batch size x stream count grid and recommend a configuration", sweepMain,
+     /*stopsOnInterrupt=*/true});
 
 }  // namespace
 

@@ -5,9 +5,14 @@
 
 namespace pipescope::cli {
 
+namespace {
+bool jsonName(const std::string& path) { return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0; }
+}  // namespace
+
+bool streamsTrace(const std::string& path) { return !jsonName(path); }
+
 void saveTrace(const Trace& trace, const std::string& path) {
-  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  if (json)
+  if (jsonName(path))
     saveTraceJson(trace, path);
   else
     saveNativeTrace(trace, path);

@@ -10,7 +10,7 @@
 #include "Commands.h"
 #include "Options.h"
 #include "backend/Backend.h"
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "io/TraceFileError.h"
 #include "io/TraceFiles.h"
 #include <nlohmann/json.hpp>
@@ -85,7 +85,7 @@ std::string reportMarkdown(const ValidationRecord& record, const DeviceProfile& 
 
 bool writeOutput(const std::string& path, const std::string& text) {
   try {
-    writeFileAtomically(path, [&](std::ostream& out) { out << text; });
+    writeOutputFile(path, [&](std::ostream& out) { out << text; });
     return true;
   } catch (const TraceFileError& e) {
     std::cerr << "pipescope-cli validate: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
+#include "InterruptGuard.h"
 #include "OptionCatalogue.h"
 
 using namespace pipescope::cli;
@@ -34,7 +35,11 @@ void printHelp(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all: an interrupt that arrives while the options are parsed or the
+  // backend starts must stop the run, not be lost (InterruptGuard.h).
+  InterruptGuard::install();
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args.front().rfind("-", 0) == 0 || args.front() == "help") InterruptGuard::releaseToDefault();
   if (args.empty()) {
     printHelp(std::cerr);
     return kExitUsage;
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : commandRegistry()) {
     if (c.name != args.front()) continue;
+    if (!c.stopsOnInterrupt) InterruptGuard::releaseToDefault();
     try {
       return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "config/PipelineConfig.h"
+#include "cuda/OpRecorderOrder.h"
 
 namespace pipescope::cuda {
 
@@ -24,6 +25,7 @@ OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
       // Sized for the most streams: ops of an earlier configuration may still be pending.
       lastEnd_(std::size_t(limits::kMaxStreams), 0),
       held_(std::size_t(limits::kMaxStreams)),
+      emittedEnd_(std::size_t(limits::kMaxStreams), INT64_MIN),
       pendingPerStream_(std::size_t(limits::kMaxStreams), 0) {}
 
 // ------------------------------------------------------------------ clocks
@@ -246,9 +248,8 @@ void OpRecorder::finalize(bool all) {
     }
     // Ready: the stream reached the op once it was submitted and the stream's previous op ended.
     op.ready = std::min(std::max(op.submit, lastEnd_[si]), op.start);
-    const std::int64_t previousEnd = lastEnd_[si];
     lastEnd_[si] = std::max(lastEnd_[si], op.end);
-    emit(op, si, p.eventStart >= 0 && cupti_, previousEnd);
+    emit(op, si, p.eventStart >= 0 && cupti_);
   }
   if (all)
     for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
@@ -261,25 +262,30 @@ void OpRecorder::finalize(bool all) {
   doneBatches_.erase(doneBatches_.begin(), std::lower_bound(doneBatches_.begin(), doneBatches_.end(), oldest));
 }
 
-/// Appends `op`. An event-timed op among CUPTI-timed ones is held until the next op
-/// of its stream: the two clocks disagree by microseconds, and the next op's engine
-/// start bounds the held op's end.
-void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold, std::int64_t previousEnd) {
-  if (held_[si]) {
-    Op& h = held_[si]->op;
-    if (op && op->start < h.end) {
-      // The held op lies between the end of the op before it and the start of this one.
-      h.end = std::max(op->start, held_[si]->previousEnd);
-      h.start = std::clamp(h.start, held_[si]->previousEnd, h.end);
-      h.ready = std::min(h.ready, h.start);
-      h.submit = std::min(h.submit, h.ready);
+/// Appends `op`. An event-timed op among CUPTI-timed ones is held until the next
+/// CUPTI-timed op of its stream: the two clocks disagree by microseconds, and that
+/// op's engine start bounds the held ones' ends (a run of several prefetches, as
+/// prefetch-out of one batch then prefetch-in of the next, is fitted as a whole).
+/// Every op starts no earlier than the stream's previous op ended: a stream never
+/// shows two ops at once.
+void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold) {
+  if (op && hold) {
+    held_[si].push_back(*op);
+    return;
+  }
+  std::vector<Op>& held = held_[si];
+  if (!held.empty()) {
+    fitBetween(held, emittedEnd_[si], op ? op->start : INT64_MAX);
+    for (const Op& h : held) {
+      trace_.ops().append(h);
+      emittedEnd_[si] = std::max(emittedEnd_[si], h.end);
     }
-    trace_.ops().append(h);
-    held_[si].reset();
+    held.clear();
   }
   if (!op) return;
-  if (hold) held_[si] = Held{*op, previousEnd};
-  else trace_.ops().append(*op);
+  startAfter(*op, emittedEnd_[si]);
+  trace_.ops().append(*op);
+  emittedEnd_[si] = std::max(emittedEnd_[si], op->end);
 }
 
 }  // namespace pipescope::cuda

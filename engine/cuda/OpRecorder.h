@@ -73,11 +73,6 @@ class OpRecorder {
     std::uint64_t id = 0;
     int eventStart = -1, eventEnd = -1;  // event-pool indices when event-timed
   };
-  /// An event-timed op among CUPTI-timed ones, held until the next op of its stream.
-  struct Held {
-    Op op;
-    std::int64_t previousEnd = 0;  // end of the stream's op before it
-  };
 
   Pending begin(cudaStream_t stream, bool forceEvents);
   void end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t callStart, std::int64_t callEnd);
@@ -88,7 +83,7 @@ class OpRecorder {
   int takeEvent();
   std::int64_t eventTime(int e);
   void finalize(bool all);
-  void emit(std::optional<Op> op, std::size_t stream, bool hold, std::int64_t previousEnd = 0);
+  void emit(std::optional<Op> op, std::size_t stream, bool hold);
 
   Trace& trace_;
   std::int64_t t0_;
@@ -110,7 +105,10 @@ class OpRecorder {
   std::deque<Pending> pending_;
   std::vector<std::int32_t> doneBatches_;
   std::vector<std::int64_t> lastEnd_;  // per stream: end of its latest recorded op
-  std::vector<std::optional<Held>> held_;
+  // Per stream: event-timed ops among CUPTI-timed ones, held until the stream's next
+  // CUPTI-timed op bounds them (OpRecorderOrder.h), and the end of the last op appended.
+  std::vector<std::vector<Op>> held_;
+  std::vector<std::int64_t> emittedEnd_;
   std::vector<std::int64_t> pendingPerStream_;  // per stream: its ops in pending_
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "io/TraceMetadataJson.h"
 #include "metrics/TimeSeries.h"
 
@@ -219,7 +219,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
 }
 
 void saveChromeTrace(const Trace& trace, const std::string& path, const ChromeExportOptions& options) {
-  writeFileAtomically(path, [&](std::ostream& out) { writeChromeTrace(trace, out, options); });
+  writeOutputFile(path, [&](std::ostream& out) { writeChromeTrace(trace, out, options); });
 }
 
 }  // namespace pipescope

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 
 namespace pipescope {
 
@@ -60,7 +60,7 @@ void writeOpsCsv(const Trace& trace, std::ostream& out) {
 }
 
 void saveOpsCsv(const Trace& trace, const std::string& path) {
-  writeFileAtomically(path, [&](std::ostream& out) { writeOpsCsv(trace, out); });
+  writeOutputFile(path, [&](std::ostream& out) { writeOpsCsv(trace, out); });
 }
 
 void writeMetricsCsv(const Metrics& m, std::ostream& out) {
@@ -107,7 +107,7 @@ void writeMetricsCsv(const Metrics& m, std::ostream& out) {
 }
 
 void saveMetricsCsv(const Metrics& m, const std::string& path) {
-  writeFileAtomically(path, [&](std::ostream& out) { writeMetricsCsv(m, out); });
+  writeOutputFile(path, [&](std::ostream& out) { writeMetricsCsv(m, out); });
 }
 
 }  // namespace pipescope

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "config/ConfigJson.h"
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope {
@@ -56,7 +56,7 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
 }
 
 void saveTraceJson(const Trace& trace, const std::string& path) {
-  writeFileAtomically(path, [&](std::ostream& out) { writeTraceJson(trace, out); });
+  writeOutputFile(path, [&](std::ostream& out) { writeTraceJson(trace, out); });
 }
 
 }  // namespace pipescope

@@ -24,12 +24,13 @@ EngineThread::~EngineThread() {
   wait();
 }
 
-std::shared_ptr<Trace> EngineThread::start(const PipelineConfig& config, std::uint64_t maxOps) {
+std::shared_ptr<Trace> EngineThread::start(const PipelineConfig& config, std::uint64_t maxOps, bool keepUntilStreamed) {
   if (auto issues = validate(config); !issues.empty()) throw ConfigError(std::move(issues));
   if (running()) throw std::logic_error("a run is already in progress; stop it first");
   if (thread_.joinable()) thread_.join();  // the previous run has ended; reap its thread
 
   auto trace = std::make_shared<Trace>(maxOps);
+  if (keepUntilStreamed) trace->ops().retainFrom(0);
   trace->setConfig(config);
   trace->setDevice(backend_->describe());
   trace->setOutcome({RunState::Running, {}});

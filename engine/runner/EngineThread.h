@@ -33,7 +33,9 @@ class EngineThread {
 
   /// Starts a run in a new trace; throws ConfigError for an invalid configuration and
   /// std::logic_error if a run is in progress. maxOps bounds the live window (0 = all).
-  std::shared_ptr<Trace> start(const PipelineConfig& config, std::uint64_t maxOps = 0);
+  /// keepUntilStreamed: the window drops no op until a TraceStreamWriter attached to
+  /// the trace has written it (it must be attached right after start()).
+  std::shared_ptr<Trace> start(const PipelineConfig& config, std::uint64_t maxOps = 0, bool keepUntilStreamed = false);
   /// Asks the run to stop between operations; returns at once.
   void requestStop();
   /// Queues a configuration for the next batch boundary (the latest call wins).

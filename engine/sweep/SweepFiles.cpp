@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config/ConfigJson.h"
+#include "io/OutputFile.h"
 #include "sweep/Recommendation.h"
 
 namespace pipescope {
@@ -248,31 +249,6 @@ std::vector<E> enumList(const Reader& r, const char* key, std::optional<E> (*par
   return out;
 }
 
-void writeAtomically(const std::string& path, const char* what, const std::function<void(std::ostream&)>& write) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temp = target.parent_path() / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(std::string("cannot write ") + what + " '" + path + "': " + std::strerror(errno));
-    write(out);
-    out.flush();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw std::runtime_error(std::string("cannot write ") + what + " '" + path + "': " + why);
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove(temp, ec);
-    throw std::runtime_error(std::string("cannot write ") + what + " '" + path + "': " + why);
-  }
-}
-
 }  // namespace
 
 void writeSweepCsv(const SweepResult& r, std::ostream& out) {
@@ -372,11 +348,11 @@ SweepResult sweepFromJson(const nlohmann::json& j) {
 }
 
 void saveSweepCsv(const SweepResult& result, const std::string& path) {
-  writeAtomically(path, "sweep CSV", [&](std::ostream& out) { writeSweepCsv(result, out); });
+  writeOutputFile(path, [&](std::ostream& out) { writeSweepCsv(result, out); });
 }
 
 void saveSweepJson(const SweepResult& result, const std::string& path) {
-  writeAtomically(path, "sweep JSON", [&](std::ostream& out) { out << sweepToJson(result).dump(1) << '\n'; });
+  writeOutputFile(path, [&](std::ostream& out) { out << sweepToJson(result).dump(1) << '\n'; });
 }
 
 SweepResult loadSweepJson(const std::string& path) {

@@ -14,7 +14,8 @@ void TraceStore::startChunk() {
   // Keep at least two chunks so the window never drops what is being published.
   if (maxOps_ > 0) {
     const std::size_t keepChunks = std::max<std::size_t>(2, (maxOps_ + kChunkOps - 1) / kChunkOps + 1);
-    while (chunks_.size() > keepChunks) {
+    const std::uint64_t retain = retainFrom_.load(std::memory_order_acquire);
+    while (chunks_.size() > keepChunks && first_ + kChunkOps <= retain) {
       chunks_.erase(chunks_.begin());
       first_ += kChunkOps;
     }

@@ -43,6 +43,14 @@ class TraceStore {
   /// Makes every appended op visible to readers (call per batch, not per op).
   void publish();
 
+  /// Any thread: the bounded window keeps every op from `index` on, whatever maxOps
+  /// says, until a later call moves the mark on. A streaming writer (TraceStreamWriter)
+  /// calls it with the first op it has not yet written, so the window never drops an
+  /// op before it reached the disk; memory stays bounded while the writer keeps up.
+  /// retainFrom(kRetainNone) lifts the mark.
+  static constexpr std::uint64_t kRetainNone = ~std::uint64_t(0);
+  void retainFrom(std::uint64_t index) const { retainFrom_.store(index, std::memory_order_release); }
+
   // --- reader side (any thread) ---
   /// Ops [firstIndex, publishedCount) as of now.
   TraceView snapshot() const;
@@ -62,6 +70,7 @@ class TraceStore {
   std::uint64_t written_ = 0;  // writer-only
   Chunk* current_ = nullptr;   // writer-only: the chunk being filled
   std::atomic<std::uint64_t> published_{0};
+  mutable std::atomic<std::uint64_t> retainFrom_{kRetainNone};  // a reader-side mark
 };
 
 /// An immutable, cheap-to-copy window of ops [begin, end) in global indices.

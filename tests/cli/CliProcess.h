@@ -16,13 +16,16 @@ namespace pipescope::testing {
 
 struct CliResult {
   int exitCode = -1;  ///< -1 when the process ended by a signal
+  int signal = 0;     ///< the signal that ended it, if one did
   std::string out;
   std::string err;
 };
 
 class CliProcess {
  public:
-  explicit CliProcess(const std::vector<std::string>& args) {
+  /// blockSigint: start the child with SIGINT blocked, so an interrupt sent before it
+  /// reaches main() stays pending (as if it arrived at its first instruction).
+  explicit CliProcess(const std::vector<std::string>& args, bool blockSigint = false) {
     int outPipe[2], errPipe[2];
     if (::pipe(outPipe) != 0 || ::pipe(errPipe) != 0) return;
     posix_spawn_file_actions_t actions;
@@ -36,7 +39,17 @@ class CliProcess {
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
-    if (posix_spawn(&pid_, PIPESCOPE_CLI, &actions, nullptr, cargv.data(), environ) != 0) pid_ = -1;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if (blockSigint) {
+      sigset_t mask;
+      sigemptyset(&mask);
+      sigaddset(&mask, SIGINT);
+      posix_spawnattr_setsigmask(&attr, &mask);
+      posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    }
+    if (posix_spawn(&pid_, PIPESCOPE_CLI, &actions, &attr, cargv.data(), environ) != 0) pid_ = -1;
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     ::close(outPipe[1]);
     ::close(errPipe[1]);
@@ -72,6 +85,7 @@ class CliProcess {
     if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
       reaped_ = true;
       result_.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      result_.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     }
     return result_;
   }

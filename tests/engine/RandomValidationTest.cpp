@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "sim/DeviceProfile.h"
 #include "sim/RandomCases.h"
 #include "sim/SimulatorBackend.h"
@@ -153,7 +153,7 @@ TEST(ValidationFile, SavedMeasurementsJudgeAnotherProfileWithoutTheGpu) {
   rec.seed = 5;
   rec.recordedAt = "2026-11-24 12:00 UTC";
   const auto path = (std::filesystem::temp_directory_path() / "pipescope-validation-record.json").string();
-  writeFileAtomically(path, [&](std::ostream& o) { o << validationRecordToJson(rec); });
+  writeOutputFile(path, [&](std::ostream& o) { o << validationRecordToJson(rec); });
 
   ValidationRecord loaded = loadValidationRecord(path);
   EXPECT_EQ(loaded.seed, std::optional<std::uint64_t>(5));

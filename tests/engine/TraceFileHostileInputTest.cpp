@@ -75,7 +75,9 @@ std::vector<Case> cases() {
   std::string corrupt = native;
   corrupt[corrupt.size() - 12] ^= 0x5A;  // inside the op block's zstd frame
   std::string hugeHeader = native;
-  hugeHeader[24 + 7] = 0x40;  // header compressed size: top byte
+  // The first chunk's header compressed size (after signature, version, flags, "CHNK",
+  // ops before, op count, block count): its top byte.
+  hugeHeader[44 + 7] = 0x40;
   std::string extra = native + "xyz";
   const std::string gz = gzip(valid + std::string(4000, ' '));
   std::string gzCorrupt = gz;

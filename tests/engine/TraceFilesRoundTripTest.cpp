@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "TraceFileTestSupport.h"
-#include "io/AtomicFile.h"
+#include "io/OutputFile.h"
 #include "io/ChromeTraceWriter.h"
 #include "io/CsvExport.h"
 #include "io/NativeFormat.h"
@@ -135,7 +135,7 @@ TEST(AtomicSave, WriterExceptionLeavesOldFileIntact) {
   ScratchDir dir;
   const std::string path = dir.file("keep.csv");
   filetest::writeText(path, "old content");
-  EXPECT_THROW(writeFileAtomically(path,
+  EXPECT_THROW(writeOutputFile(path,
                                    [](std::ostream& out) {
                                      out << "partial";
                                      throw std::runtime_error("the writer failed midway");

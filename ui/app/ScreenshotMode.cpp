@@ -1,7 +1,9 @@
 #include "app/ScreenshotMode.h"
 
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QEventLoop>
+#include <QFile>
 #include <QPixmap>
 #include <QTimer>
 #include <stdexcept>
@@ -12,6 +14,7 @@
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
 #include "files/TraceFileActions.h"
+#include "io/OutputFile.h"
 #include "run/RunController.h"
 #include "sim/DeviceProfile.h"
 #include "timeline/TimelineView.h"
@@ -170,8 +173,19 @@ int runScreenshot(const ScreenshotRequest& r) {
   } else if (!r.path.endsWith(".png", Qt::CaseInsensitive)) {
     error = r.path + ": the window screenshot is a PNG; use a .png name (or --report for .svg)";
   } else {
-    ok = window.grab().save(r.path, "PNG");
-    if (!ok) error = r.path + ": cannot write the PNG";
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    ok = window.grab().save(&buffer, "PNG");
+    if (!ok) error = r.path + ": cannot encode the PNG";
+    try {
+      if (ok)
+        writeOutputFile(QFile::encodeName(r.path).toStdString(),
+                        [&](std::ostream& out) { out.write(png.constData(), std::streamsize(png.size())); });
+    } catch (const std::exception& e) {
+      ok = false;
+      error = QString::fromStdString(e.what());
+    }
   }
   if (!ok) {
     qCritical("pipescope: %s", qPrintable(error));

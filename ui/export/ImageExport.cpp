@@ -1,11 +1,13 @@
 #include "export/ImageExport.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QBuffer>
+
+#include "io/OutputFile.h"
 
 namespace pipescope::ui {
 
@@ -24,8 +26,9 @@ bool saveImage(const QString& path, QSize size, const std::function<void(QPainte
     if (error) *error = QObject::tr("%1: unknown image type; use a file name ending in .png or .svg").arg(path);
     return false;
   }
-  // Rendered into memory first and written with QSaveFile, so a failed export never
-  // leaves a half-written file behind.
+  // Rendered into memory first and written with the engine's OutputFile, so a failed
+  // export never leaves a half-written file behind, a file keeps its permissions, and
+  // a FIFO or symbolic link is written through rather than replaced.
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -49,9 +52,11 @@ bool saveImage(const QString& path, QSize size, const std::function<void(QPainte
     p.fillRect(QRect(QPoint(0, 0), size), background);
     paint(p, QRect(QPoint(0, 0), size));
   }
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    if (error) *error = QObject::tr("%1: cannot write the image: %2").arg(path, file.errorString());
+  try {
+    writeOutputFile(QFile::encodeName(path).toStdString(),
+                    [&](std::ostream& out) { out.write(bytes.constData(), std::streamsize(bytes.size())); });
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());  // names the file and the reason
     return false;
   }
   return true;

@@ -30,6 +30,14 @@ RunController::~RunController() {
   // flag between operations, so this returns within one operation.
   timer_.stop();
   engine_.reset();
+  if (!live_ || !trace_) return;
+  // The run was still live (the window closed during it): keep what it recorded.
+  QString error;
+  if (autosave_.active())
+    autosave_.finish(&error);
+  else if (autosave_.enabled())
+    autosave_.saveWhole(*trace_, &error);
+  if (!error.isEmpty()) qWarning("pipescope: the live run could not be kept: %s", qPrintable(error));
 }
 
 bool RunController::ensureBackend(const BackendOptions& options) {
@@ -78,7 +86,7 @@ bool RunController::start(const PipelineConfig& config, std::unique_ptr<Backend>
 bool RunController::launch(const PipelineConfig& config) {
   try {
     const std::uint64_t maxOps = config.runsUntilStopped() ? kEndlessRunMaxOps : 0;
-    trace_ = engine_->start(config, maxOps);
+    trace_ = engine_->start(config, maxOps, /*keepUntilStreamed=*/autosave_.covers(config));
   } catch (const ConfigError& e) {
     emit errorOccurred(configErrorMessage(e));
     return false;
@@ -90,6 +98,17 @@ bool RunController::launch(const PipelineConfig& config) {
   stopRequested_ = false;
   timer_.start();
   emit runStarted(trace_);
+  if (autosave_.covers(config)) {
+    QString error;
+    if (autosave_.begin(trace_, &error)) {
+      emit autosaving(autosave_.path());
+    } else {
+      trace_->ops().retainFrom(TraceStore::kRetainNone);  // nothing streams: let the window move
+      emit errorOccurred(tr("This run is not autosaved: %1\nIt runs on; save it with File > Save when it ends, or "
+                            "choose another folder with PIPESCOPE_AUTOSAVE_DIR.")
+                             .arg(error));
+    }
+  }
   return true;
 }
 
@@ -122,6 +141,13 @@ void RunController::onTimer() {
   live_ = false;
   timer_.stop();
   engine_->wait();  // returns at once: the thread has finished its work
+  if (autosave_.active()) {
+    QString error;
+    if (!autosave_.finish(&error))
+      emit errorOccurred(tr("The autosave of this run failed: %1\nThe trace is still in memory: save it with "
+                            "File > Save.")
+                             .arg(error));
+  }
   const RunOutcome outcome = trace_->outcome();
   if (outcome.state == RunState::Failed)
     emit errorOccurred(tr("The run failed: %1\nThe %2 operations recorded before the failure are kept.")

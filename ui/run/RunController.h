@@ -12,6 +12,7 @@
 
 #include "backend/Backend.h"
 #include "config/PipelineConfig.h"
+#include "run/RunAutosave.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
@@ -29,7 +30,10 @@ class RunController : public QObject {
   static constexpr std::uint64_t kEndlessRunMaxOps = 4u << 20;
 
   explicit RunController(QObject* parent = nullptr);
-  ~RunController() override;  ///< stops a run in progress and joins the engine thread
+  /// Stops a run in progress and joins the engine thread (within one operation). A run
+  /// still live is kept, without a question: its autosave is finished, or, when it
+  /// was not streamed, the whole trace is saved to the autosave folder.
+  ~RunController() override;
 
   /// Starts a run; an invalid configuration or an unavailable backend is reported
   /// through errorOccurred and nothing starts. Returns whether the run started.
@@ -38,7 +42,8 @@ class RunController : public QObject {
   /// Starts a run on a backend made by the caller (the lesson player's replay of a
   /// measured run); the next start with BackendOptions makes its own again.
   bool start(const PipelineConfig& config, std::unique_ptr<Backend> backend);
-  /// Asks the run to stop; returns at once. runFinished follows on a later tick.
+  /// Asks the run to stop at its next batch boundary; returns at once. runFinished
+  /// follows on a later tick.
   void stop();
   /// Queues a configuration for the next batch boundary of the live run; an invalid
   /// one is reported through errorOccurred. Returns whether it was queued.
@@ -48,12 +53,16 @@ class RunController : public QObject {
   std::shared_ptr<Trace> trace() const { return trace_; }
   /// What the current (or last) backend runs on; empty before the first run.
   DeviceInfo device() const;
+  /// Autosave of runs without a batch limit (RunAutosave.h); on by default.
+  RunAutosave& autosave() { return autosave_; }
 
  signals:
   void runStarted(std::shared_ptr<Trace> trace);
   void tick();  ///< display rate while a run is live: new ops may be published
   void runFinished(std::shared_ptr<Trace> trace);  ///< finished, stopped or failed (outcome in trace)
   void errorOccurred(QString message);
+  /// A run's trace is being streamed to (or, at teardown, was saved to) `path`.
+  void autosaving(QString path);
 
  private:
   void onTimer();
@@ -65,6 +74,7 @@ class RunController : public QObject {
   bool callersBackend_ = false;  // engine_ runs a backend start(config, backend) was given
   std::shared_ptr<Trace> trace_;
   QTimer timer_;
+  RunAutosave autosave_;
   bool live_ = false;           // a run was started and its end not yet reported
   bool stopRequested_ = false;
 };
