@@ -47,6 +47,11 @@ TEST_F(CudaEfficiencyTest, EveryPresetStaysAtOrBelowItsBound) {
 }
 
 TEST_F(CudaEfficiencyTest, CpuBoundPresetIsAtTheHostsBound) {
+  // Under racecheck the preset's kernels ran 47.7 ms per batch against the host's
+  // 39.9: the sanitizer, not the host, is then the bottleneck.
+  if (!sanitizerTool().empty())
+    GTEST_SKIP() << "kernels run tens of times slower under compute-sanitizer (" << sanitizerTool()
+                 << "): the preset is no longer host-bound there";
   const auto trace = run(findPreset("cpu-bound")->config);
   const Metrics m = computeMetrics(*trace);
   EXPECT_EQ(m.critical, CriticalResource::Host);
