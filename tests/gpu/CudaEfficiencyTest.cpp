@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "GpuTestEnvironment.h"
 #include "analysis/Limits.h"
 #include "config/Presets.h"
 #include "cuda/CudaBackend.h"
