@@ -272,5 +272,27 @@ TEST_F(IteratedFixture, DerivedConfigurationReproducesTheTraceWithinTenPercent) 
   EXPECT_TRUE(a.advice->error.empty()) << a.advice->error;
 }
 
+// Two more real traces from an H100 (tools/pytorch-traces.py, 2026-11-26): the
+// stages with record_shapes=True, and a ResNet-50 loop at batch 64 that never
+// synchronises per iteration.
+TEST(ImportedPyTorchTraces, BatchSizeIsReadFromTheRecordedInputShapes) {
+  const auto trace =
+      loadTraceFile(std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-h100-record-shapes.json.gz", ImportOptions{});
+  const IterationInfo it = trace->iterations();
+  EXPECT_GT(it.count, 0) << it.why;
+  EXPECT_EQ(it.samplesPerIteration, 16) << it.samplesSource;
+  EXPECT_FALSE(it.samplesSource.empty());
+  EXPECT_GT(computeMetrics(*trace).samplesPerSec, 0);
+}
+
+TEST(ImportedPyTorchTraces, AGpuBoundLoopIsLimitedByTheComputeEngine) {
+  const auto trace =
+      loadTraceFile(std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-h100-gpu-bound.json.gz", ImportOptions{});
+  ASSERT_GT(trace->iterations().count, 0) << trace->iterations().why;
+  const Metrics m = computeMetrics(*trace);
+  EXPECT_EQ(m.critical, CriticalResource::ComputeEngine) << toString(m.critical);
+  EXPECT_LE(m.efficiency, 1.01);
+}
+
 }  // namespace
 }  // namespace pipescope
