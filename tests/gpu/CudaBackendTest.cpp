@@ -16,16 +16,8 @@
 namespace pipescope {
 namespace {
 
-class CudaBackendTest : public ::testing::Test {
+class CudaBackendTest : public CudaBackendFixture {
  protected:
-  void SetUp() override {
-    const CudaProbe probe = probeCuda();
-    if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
-    std::string error;
-    backend_ = makeCudaBackend(0, error);
-    ASSERT_TRUE(backend_) << error;
-  }
-
   /// Small, fast configuration: 8 batches of 4 MiB.
   static PipelineConfig small() {
     PipelineConfig c;
@@ -85,7 +77,6 @@ class CudaBackendTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<Backend> backend_;
   std::unique_ptr<Trace> trace_;
 };
 

@@ -15,16 +15,8 @@
 namespace pipescope {
 namespace {
 
-class CudaEfficiencyTest : public ::testing::Test {
+class CudaEfficiencyTest : public CudaBackendFixture {
  protected:
-  void SetUp() override {
-    const CudaProbe probe = probeCuda();
-    if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
-    std::string error;
-    backend_ = makeCudaBackend(0, error);
-    ASSERT_TRUE(backend_) << error;
-  }
-
   std::unique_ptr<Trace> run(const PipelineConfig& c) {
     auto trace = std::make_unique<Trace>();
     trace->setConfig(c);
@@ -34,7 +26,6 @@ class CudaEfficiencyTest : public ::testing::Test {
     return trace;
   }
 
-  std::unique_ptr<Backend> backend_;
 };
 
 TEST_F(CudaEfficiencyTest, EveryPresetStaysAtOrBelowItsBound) {

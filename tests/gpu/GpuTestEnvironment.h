@@ -1,7 +1,13 @@
 #pragma once
 // What the gpu tests need to know about how they are being run.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <memory>
 #include <string>
+
+#include "backend/Backend.h"
+#include "cuda/CudaBackend.h"
 
 namespace pipescope {
 
@@ -14,5 +20,19 @@ inline std::string sanitizerTool() {
   const char* v = std::getenv("PIPESCOPE_SANITIZER");
   return v ? std::string(v) : std::string();
 }
+
+/// A test with the CUDA backend on device 0 in `backend_`; skipped without a GPU.
+class CudaBackendFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const CudaProbe probe = probeCuda();
+    if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
+    std::string error;
+    backend_ = makeCudaBackend(0, error);
+    ASSERT_TRUE(backend_) << error;
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
 
 }  // namespace pipescope

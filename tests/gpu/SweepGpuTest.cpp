@@ -7,21 +7,15 @@
 #include <cmath>
 #include <set>
 
+#include "GpuTestEnvironment.h"
 #include "cuda/CudaBackend.h"
 #include "sweep/SweepRunner.h"
 
 namespace pipescope {
 namespace {
 
-class SweepGpuTest : public ::testing::Test {
+class SweepGpuTest : public CudaBackendFixture {
  protected:
-  void SetUp() override {
-    const CudaProbe probe = probeCuda();
-    if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
-    std::string error;
-    backend_ = makeCudaBackend(0, error);
-    ASSERT_TRUE(backend_) << error;
-  }
   static SweepSpec spec() {
     SweepSpec s;
     s.base.sampleBytes = 512 * 1024;
@@ -51,7 +45,6 @@ class SweepGpuTest : public ::testing::Test {
       EXPECT_GT(p.samplesPerSec.median, 0);
     }
   }
-  std::unique_ptr<Backend> backend_;
 };
 
 TEST_F(SweepGpuTest, ReusedBuffersMeasureLikeFreshOnes) {
