@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
+#include <vector>
 
 #include "analysis/LessonReport.h"
 #include "analysis/LessonRunner.h"
@@ -14,9 +16,17 @@
 namespace pipescope {
 namespace {
 
+/// What a NoisyGpu did; it outlives the backend, which the lesson runner destroys
+/// before it returns.
+struct NoisyGpuLog {
+  int calls = 0;
+  bool kept = false;
+};
+
 class NoisyGpu final : public Backend {
  public:
-  explicit NoisyGpu(std::vector<double> factors) : factors_(std::move(factors)) {}
+  NoisyGpu(std::vector<double> factors, std::shared_ptr<NoisyGpuLog> log)
+      : factors_(std::move(factors)), log_(std::move(log)) {}
   std::string_view kind() const override { return "cuda"; }
   DeviceInfo describe() const override {
     DeviceInfo d;
@@ -28,7 +38,7 @@ class NoisyGpu final : public Backend {
   RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
     if (control.stopRequested()) return {RunState::Stopped, {}};
     const SimulatedRun r = simulate(config, *builtinProfile("h100-calibrated"));
-    const double f = factors_[std::size_t(calls++) % factors_.size()];
+    const double f = factors_[std::size_t(log_->calls++) % factors_.size()];
     for (const Lane& l : r.trace->lanes()) trace.lane(l.kind, l.index, l.name);
     r.trace->ops().snapshot().forEach([&](Op op) {
       for (std::int64_t* t : {&op.submit, &op.ready, &op.start, &op.end}) *t = std::int64_t(double(*t) * f);
@@ -37,22 +47,20 @@ class NoisyGpu final : public Backend {
     trace.setCompletedBatches(r.trace->completedBatches());
     return r.outcome;
   }
-  void keepBuffersBetweenRuns(bool keep) override { kept = keep; }
-  int calls = 0;
-  bool kept = false;
+  void keepBuffersBetweenRuns(bool keep) override { log_->kept = keep; }
 
  private:
   std::vector<double> factors_;
+  std::shared_ptr<NoisyGpuLog> log_;
 };
 
-// Options whose "this GPU" backend is a NoisyGpu; `gpu` points at it once built.
-LessonRunOptions onNoisyGpu(std::vector<double> factors, NoisyGpu** gpu) {
+// Options whose "this GPU" backend is a NoisyGpu writing to `gpu` (made here).
+LessonRunOptions onNoisyGpu(std::vector<double> factors, std::shared_ptr<NoisyGpuLog>* gpu) {
+  *gpu = std::make_shared<NoisyGpuLog>();
   LessonRunOptions o;
-  o.currentBackend = [factors, gpu] {
-    auto b = std::make_unique<NoisyGpu>(factors);
-    *gpu = b.get();
+  o.currentBackend = [factors, log = *gpu] {
     BackendSelection s;
-    s.backend = std::move(b);
+    s.backend = std::make_unique<NoisyGpu>(factors, log);
     return s;
   };
   return o;
@@ -60,7 +68,7 @@ LessonRunOptions onNoisyGpu(std::vector<double> factors, NoisyGpu** gpu) {
 
 TEST(LessonMeasurement, RepeatsMeasuredRunsAfterAWarmUpAndJudgesClaimsOnTheirMedians) {
   const Lesson& pinned = *findLesson("pinned");
-  NoisyGpu* gpu = nullptr;
+  std::shared_ptr<NoisyGpuLog> gpu;
   // Warm-up, then pageable, pinned, pageable, pinned, ... with ±2% noise.
   LessonRunOptions o = onNoisyGpu({1.0, 1.0, 1.02, 0.98, 0.99, 1.01, 1.0}, &gpu);
   std::vector<LessonProgress> progress;
@@ -109,7 +117,7 @@ TEST(LessonMeasurement, AClaimSmallerThanTheRunToRunSpreadIsNotShownClearly) {
   // blocking copies; with ±15% run-to-run noise neither can be told. Its C2050
   // what-if runs on the simulator: no spread, a clear verdict.
   const Lesson& async = *findLesson("async-one-stream");
-  NoisyGpu* gpu = nullptr;
+  std::shared_ptr<NoisyGpuLog> gpu;
   // Warm-up, then per repetition the two measured runs (the what-ifs run once, simulated).
   const LessonOutcome out = runLesson(async, onNoisyGpu({1.0, 1.0, 0.85, 1.15, 1.15, 0.85, 1.0}, &gpu));
   ASSERT_TRUE(out.ok()) << out.error;
@@ -132,7 +140,7 @@ TEST(LessonMeasurement, AClaimSmallerThanTheRunToRunSpreadIsNotShownClearly) {
 
 TEST(LessonMeasurement, LegacyRunsStayOnTheSimulatorOnceAndAreLabelled) {
   const Lesson& order = *findLesson("issue-order");
-  NoisyGpu* gpu = nullptr;
+  std::shared_ptr<NoisyGpuLog> gpu;
   const LessonOutcome out = runLesson(order, onNoisyGpu({1.0, 1.03, 0.97}, &gpu));
   ASSERT_TRUE(out.ok()) << out.error;
   int measured = 0;
@@ -170,7 +178,7 @@ TEST(LessonMeasurement, TheSimulatorRunsOnceWithoutPredictions) {
 }
 
 TEST(LessonMeasurement, AnExplicitPredictionProfileIsUsedAndAnUnknownOneIsAnError) {
-  NoisyGpu* gpu = nullptr;
+  std::shared_ptr<NoisyGpuLog> gpu;
   LessonRunOptions o = onNoisyGpu({1.0}, &gpu);
   o.predictProfile = "pcie4-desktop";
   LessonOutcome out = runLesson(*findLesson("roi"), o);
@@ -195,7 +203,7 @@ TEST(LessonMeasurement, NoBackendOrAStopIsAClearError) {
 
   std::stop_source stop;
   stop.request_stop();
-  NoisyGpu* gpu = nullptr;
+  std::shared_ptr<NoisyGpuLog> gpu;
   out = runLesson(*findLesson("naive"), onNoisyGpu({1.0}, &gpu), stop.get_token());
   EXPECT_FALSE(out.ok());
   EXPECT_NE(out.error.find("stopped"), std::string::npos) << out.error;
