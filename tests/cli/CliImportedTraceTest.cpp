@@ -15,12 +15,9 @@ using nlohmann::json;
 using pipescope::testing::CliResult;
 using pipescope::testing::runCli;
 
-const std::string kFixture =
-    std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const std::string kFixture = pipescope::testing::pytorchFixture();
 
-std::string tempPath(const std::string& name) {
-  return ::testing::TempDir() + "cli-imported-" + std::to_string(::getpid()) + "-" + name;
-}
+std::string tempPath(const std::string& name) { return pipescope::testing::cliTempPath("cli-imported", name); }
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built pipescope-cli (PIPESCOPE_CLI) as a child process and collects its
 // exit code, stdout and stderr, so the tests see exactly what a user sees.
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -120,6 +121,16 @@ class CliProcess {
 inline CliResult runCli(const std::vector<std::string>& args) {
   CliProcess p(args);
   return p.finish();
+}
+
+/// The real PyTorch profiler trace the CLI tests import (tests/fixtures).
+inline std::string pytorchFixture() {
+  return std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+}
+
+/// A path in the test temp folder, unique to this process: `prefix` names the test file.
+inline std::string cliTempPath(const std::string& prefix, const std::string& name) {
+  return ::testing::TempDir() + prefix + "-" + std::to_string(::getpid()) + "-" + name;
 }
 
 }  // namespace pipescope::testing

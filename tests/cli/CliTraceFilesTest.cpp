@@ -14,12 +14,9 @@ using nlohmann::json;
 using pipescope::testing::CliResult;
 using pipescope::testing::runCli;
 
-const std::string kFixture =
-    std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz";
+const std::string kFixture = pipescope::testing::pytorchFixture();
 
-std::string tempPath(const std::string& name) {
-  return ::testing::TempDir() + "cli-files-" + std::to_string(::getpid()) + "-" + name;
-}
+std::string tempPath(const std::string& name) { return pipescope::testing::cliTempPath("cli-files", name); }
 
 TEST(CliAnalyze, PyTorchTraceSummary) {
   const CliResult r = runCli({"analyze", kFixture});
