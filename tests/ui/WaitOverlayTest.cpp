@@ -13,6 +13,7 @@
 #include "MainWindow.h"
 #include "TimelineTestSupport.h"
 #include "analysis/AnalysisController.h"
+#include "analysis/AnalysisFormat.h"
 #include "analysis/Limits.h"
 #include "analysis/LimitsBar.h"
 #include "analysis/LimitsSection.h"
@@ -21,6 +22,7 @@
 #include "analysis/WaitCauseStyle.h"
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
+#include "io/TraceFiles.h"
 #include "sim/DeviceProfile.h"
 #include "sim/SimulatorBackend.h"
 #include "timeline/TimelineView.h"
@@ -156,6 +158,21 @@ TEST(BoundOverlay, AnOpenedTraceShowsItsMarkersAndLimitsToo) {
   w.showTrace(nullptr, "nothing");
   EXPECT_TRUE(w.timeline().markers().empty());
   EXPECT_TRUE(w.analysis().limitsSection().criticalText().isEmpty());
+}
+
+TEST(BoundOverlay, MarkerLabelsGiveDurationsFromTheFirstOpLikeTheLimits) {
+  // A PyTorch trace's timeline starts before its first iteration: the markers stand
+  // at absolute times, their labels say what the limits text says.
+  auto trace = loadTraceFile(std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz");
+  MainWindow w(MainWindow::Options{false});
+  w.show();
+  w.showTrace(trace, "opened");
+  const Limits l = computeLimits(computeMetrics(*trace));
+  ASSERT_GT(l.firstStartNs, 0);
+  const auto& markers = w.timeline().markers();
+  ASSERT_EQ(markers.size(), 2u);
+  EXPECT_EQ(markers[0].label.toStdString(), "ideal finish " + formatNs(l.fullOverlapNs));
+  EXPECT_EQ(markers[1].label.toStdString(), "actual " + formatNs(double(l.measuredFinishNs - l.firstStartNs)));
 }
 
 TEST(BoundOverlay, MarkersAtIdealAndActualFinishAndLimitsInTheMetricsPanel) {

@@ -87,11 +87,15 @@ void AnalysisController::onModelUpdated() {
 
 std::vector<TimelineMarker> AnalysisController::boundMarkers(const Limits& l) {
   if (l.batches <= 0 || l.fullOverlapNs <= 0) return {};
+  // The markers stand at absolute times; their labels give durations from the first
+  // op, as the limits text does (an imported trace starts its timeline before its
+  // first iteration: "actual 30.8 ms" beside "measured 28.5 ms" was seen).
+  const double fromStart = double(l.firstStartNs);
   TimelineMarker ideal{l.idealFinishNs,
-                       tr("ideal finish %1").arg(QString::fromStdString(formatNs(double(l.idealFinishNs)))),
+                       tr("ideal finish %1").arg(QString::fromStdString(formatNs(double(l.idealFinishNs) - fromStart))),
                        QColor(0x00, 0x9E, 0x73), 0};
   TimelineMarker actual{l.measuredFinishNs,
-                        tr("actual %1").arg(QString::fromStdString(formatNs(double(l.measuredFinishNs)))),
+                        tr("actual %1").arg(QString::fromStdString(formatNs(double(l.measuredFinishNs) - fromStart))),
                         QColor(0x33, 0x33, 0x33), 1};
   return {ideal, actual};
 }
