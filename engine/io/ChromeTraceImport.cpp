@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "io/IterationDetection.h"
+#include "io/TraceAssembler.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope {
@@ -28,25 +29,20 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::uint16_t internCapped(Trace& trace, const std::string& name, OpKind kind) {
-  if (name.empty() || name == toString(kind)) return 0;
-  return trace.internName(name);
-}
-
 // ---------------------------------------------------------------------------------
 // pipescope's own export: every field is in args, lanes are named by metadata.
 
 std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
   const json& meta = ev.pipescope;
-  auto trace = std::make_shared<Trace>();
-  std::vector<Lane> lanes;
-  std::vector<std::string> names;
+  TraceAssembler out(ev.source);
+  TraceTables tables;
   try {
     const std::int64_t version = requireInt(meta, "version", "otherData.pipescope", 0, std::numeric_limits<int>::max());
     if (version > 1)
       fail(ev, "exported by a newer pipescope (Chrome export version " + std::to_string(version) +
                    "); this build reads version 1. Update pipescope to open it.");
-    // Lanes: one per distinct pipescope_lane id among the named threads, numbered 0..n-1.
+    // Lanes: one per distinct pipescope_lane id among the named threads; their numbering
+    // (0..n-1) and uniqueness are checked with the table (TraceAssembler::declareTables).
     std::map<std::int32_t, Lane> byId;
     for (const auto& t : ev.threads) {
       if (t.pipescopeLane < 0) continue;
@@ -60,26 +56,19 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       // Sub-threads of a lane are named "<lane> (2)"; keep the first (main) thread's name.
       if (!inserted && l.name.size() < it->second.name.size()) it->second.name = l.name;
     }
-    for (const auto& [id, l] : byId) {
-      if (std::size_t(id) != lanes.size())
-        fail(ev, "lane ids must be 0..n-1; lane " + std::to_string(lanes.size()) + " is missing");
-      lanes.push_back(l);
-    }
-    const json& nameList = requireField(meta, "names", "otherData.pipescope");
-    if (!nameList.is_array()) throw std::invalid_argument("'otherData.pipescope.names': expected an array of strings");
-    for (const auto& n : nameList) {
-      if (!n.is_string()) throw std::invalid_argument("'otherData.pipescope.names': expected an array of strings");
-      names.push_back(n.get<std::string>());
-    }
-    applyMetadata(
-        *trace, configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
+    for (const auto& [id, l] : byId) tables.lanes.push_back(l);
+    tables.names =
+        namesFromJson(requireField(meta, "names", "otherData.pipescope"), "otherData.pipescope.names");
+    applyRunInfo(
+        out.trace(), configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
         deviceFromJson(requireField(meta, "device", "otherData.pipescope")),
         outcomeFromJson(requireField(meta, "outcome", "otherData.pipescope")),
-        requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()),
-        lanes, names);
+        requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()));
   } catch (const std::invalid_argument& e) {
     fail(ev, e.what());
   }
+  out.declareTables(tables);
+  const auto& names = tables.names;
   // Event names -> the exported names table (0 = the op kind's own name).
   std::unordered_map<std::uint32_t, std::int32_t> nameOf;
   {
@@ -90,15 +79,13 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       nameOf[i] = it == index.end() ? -1 : it->second;
     }
   }
-  TraceStore& store = trace->ops();
   for (const ChromeSlice& s : ev.slices) {
     if (s.mirror) continue;
-    // Built only for a message: this loop runs once per event of the file.
-    auto where = [&] { return "event " + std::to_string(s.eventIndex) + ": "; };
     const ChromeThread& t = ev.threads[s.thread];
     if (t.pipescopeLane < 0)
-      fail(ev, where() + "on a thread without a pipescope lane (\"" + t.pid + "\"/\"" + t.tid + "\")");
-    if (s.kind < 0) fail(ev, where() + "missing or unknown \"args.kind\"");
+      fail(ev, "event " + std::to_string(s.eventIndex) + ": on a thread without a pipescope lane (\"" + t.pid +
+                   "\"/\"" + t.tid + "\")");
+    if (s.kind < 0) fail(ev, "event " + std::to_string(s.eventIndex) + ": missing or unknown \"args.kind\"");
     Op op;
     op.kind = OpKind(s.kind);
     op.lane = std::uint16_t(t.pipescopeLane);
@@ -112,17 +99,13 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
     op.stream =
         s.stream < 0 || s.stream > std::numeric_limits<std::int16_t>::max() ? kNoStream : std::int16_t(s.stream);
     op.flags = s.flags;
-    if (s.engineLane >= 0) {
-      if (std::size_t(s.engineLane) >= lanes.size())
-        fail(ev, where() + "engine lane " + std::to_string(s.engineLane) + " does not exist");
-      op.engineLane = std::uint16_t(s.engineLane);
-    }
+    // Any id from the file is a reference the assembler checks (kNoLane is "none").
+    if (s.engineLane >= 0) op.engineLane = std::uint16_t(std::min<std::int32_t>(s.engineLane, kNoLane - 1));
     const std::int32_t known = nameOf[s.name];
-    op.name = known >= 0 ? std::uint16_t(known) : internCapped(*trace, ev.strings[s.name], op.kind);
-    store.append(op);
+    op.name = known >= 0 ? std::uint16_t(known) : out.internName(ev.strings[s.name], op.kind);
+    out.addOp(op, OpOrigin{"event", s.eventIndex});
   }
-  store.publish();
-  return trace;
+  return out.finish();
 }
 
 // ---------------------------------------------------------------------------------
@@ -250,10 +233,8 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   }
   const bool multiGpu = gpuPids.size() > 1;
 
-  auto trace = std::make_shared<Trace>();
-  auto lanesFull = [&] {
-    if (trace->laneCount() >= kNoLane - 1) fail(ev, "more than 65534 lanes (threads, streams and nesting levels)");
-  };
+  TraceAssembler out(ev.source);
+  Trace* trace = &out.trace();
 
   // Host lanes, thread by thread in the file's sort order.
   std::vector<std::uint32_t> threadOrder(ev.threads.size());
@@ -290,11 +271,10 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
       const auto depth = subLanes(list, slices, used);
       std::vector<std::uint16_t> ids(used);
       for (std::uint8_t d = 0; d < used; ++d) {
-        lanesFull();
         std::string name = role == 1 ? label + " · CUDA API" : (onGpu ? label + " · annotations" : label);
         if (d > 0) name += " · " + std::to_string(d + 1);
-        ids[d] = role == 1 ? trace->lane(LaneKind::HostSubmit, submitIndex++, name)
-                           : trace->lane(LaneKind::HostOther, hostOtherIndex++, name);
+        ids[d] = role == 1 ? out.addLane(LaneKind::HostSubmit, submitIndex++, name)
+                           : out.addLane(LaneKind::HostOther, hostOtherIndex++, name);
       }
       for (std::size_t k = 0; k < list.size(); ++k) laneOf[list[k]] = ids[depth[k]];
     }
@@ -317,11 +297,10 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   for (const auto& [key, list] : byStream)
     allSmall = allSmall && key.stream <= std::numeric_limits<std::int16_t>::max();
   for (const auto& [key, list] : byStream) {
-    lanesFull();
     const std::string plainPid = key.pid.rfind("s:", 0) == 0 ? key.pid.substr(2) : key.pid;
     const std::string name =
         (multiGpu ? "GPU " + plainPid + " " : std::string()) + "stream " + std::to_string(key.stream);
-    streamLane[key] = trace->lane(LaneKind::Stream, streamIndex++, name);
+    streamLane[key] = out.addLane(LaneKind::Stream, streamIndex++, name);
     streamNumber[key] = allSmall ? std::int16_t(key.stream) : compact++;
   }
   // The stream number a GPU-side user range covers (the numbering of the GPU ops).
@@ -340,10 +319,9 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
     const std::string plainPid = pid.rfind("s:", 0) == 0 ? pid.substr(2) : pid;
     const std::string suffix = multiGpu ? " (GPU " + plainPid + ")" : "";
     EngineLanes e;
-    lanesFull();
-    e.h2d = trace->lane(LaneKind::CopyEngineH2D, engineIndex, "H2D copy engine" + suffix);
-    e.d2h = trace->lane(LaneKind::CopyEngineD2H, engineIndex, "D2H copy engine" + suffix);
-    e.compute = trace->lane(LaneKind::ComputeEngine, engineIndex, "compute engine" + suffix);
+    e.h2d = out.addLane(LaneKind::CopyEngineH2D, engineIndex, "H2D copy engine" + suffix);
+    e.d2h = out.addLane(LaneKind::CopyEngineD2H, engineIndex, "D2H copy engine" + suffix);
+    e.compute = out.addLane(LaneKind::ComputeEngine, engineIndex, "compute engine" + suffix);
     ++engineIndex;
     engines[pid] = e;
   }
@@ -406,7 +384,7 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
     op.correlation = s.correlation > 0 && s.correlation <= std::numeric_limits<std::uint32_t>::max()
                          ? std::uint32_t(s.correlation)
                          : 0;
-    op.name = internCapped(*trace, ev.strings[s.name], op.kind);
+    op.name = out.internName(ev.strings[s.name], op.kind);
     if (cls[i].role != SliceRole::Gpu) {
       op.lane = laneOf[i];
       const ChromeThread& t = ev.threads[s.thread];
@@ -455,9 +433,8 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   }
   trace->setCompletedBatches(iterations.count);
   trace->setIterations(std::move(iterations));
-  TraceStore& store = trace->ops();
-  for (const Op& op : ops) store.append(op);
-  store.publish();
+  // Numbered after sorting by start: "op N" is the Nth op of the imported trace.
+  out.addOps(ops, OpOrigin{"op", 0});
 
   DeviceInfo device;
   device.backend = "replay";
@@ -477,7 +454,7 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   device.note = "imported from " + ev.source + "; time 0 is " + std::to_string(origin) + " ns in the file's clock";
   trace->setDevice(device);
   trace->setOutcome(RunOutcome{RunState::Finished, "imported from " + ev.source});
-  return trace;
+  return out.finish();
 }
 
 }  // namespace

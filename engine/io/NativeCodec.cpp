@@ -151,16 +151,7 @@ json Reader::header(const char* what) {
 Metadata parseMetadata(const json& head, const std::string& name) {
   Metadata m;
   try {
-    const json& laneList = requireField(head, "lanes", "header");
-    if (!laneList.is_array() || laneList.size() >= kNoLane)
-      throw std::invalid_argument("'lanes': expected an array of at most 65534 lanes");
-    for (std::size_t i = 0; i < laneList.size(); ++i) m.lanes.push_back(laneFromJson(laneList[i], i));
-    const json& nameList = requireField(head, "names", "header");
-    if (!nameList.is_array()) throw std::invalid_argument("'names': expected an array of strings");
-    for (const auto& n : nameList) {
-      if (!n.is_string()) throw std::invalid_argument("'names': expected an array of strings");
-      m.names.push_back(n.get<std::string>());
-    }
+    m.tables = tablesFromJson(head, "header");
     m.history = configHistoryFromJson(requireField(head, "config_history", "header"));
     m.device = deviceFromJson(requireField(head, "device", "header"));
     m.outcome = outcomeFromJson(requireField(head, "outcome", "header"));
@@ -174,7 +165,7 @@ Metadata parseMetadata(const json& head, const std::string& name) {
   return m;
 }
 
-std::uint32_t readBlock(Reader& r, const Metadata& meta, std::uint64_t firstOp, std::uint64_t expected,
+std::uint32_t readBlock(Reader& r, const OpCheck& check, std::uint64_t firstOp, std::uint64_t expected,
                         std::vector<Op>& out) {
   const auto n = r.value<std::uint32_t>("a block's op count");
   const auto packedSize = r.value<std::uint32_t>("a block's size");
@@ -190,8 +181,6 @@ std::uint32_t readBlock(Reader& r, const Metadata& meta, std::uint64_t firstOp, 
     col[c] = p;
     p += widths[c] * n;
   }
-  const auto& lanes = meta.lanes;
-  const auto& names = meta.names;
   std::uint64_t start = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     Op op;
@@ -210,22 +199,10 @@ std::uint32_t readBlock(Reader& r, const Metadata& meta, std::uint64_t firstOp, 
     op.engineLane = get<std::uint16_t>(col[8]);
     op.name = get<std::uint16_t>(col[9]);
     op.stream = get<std::int16_t>(col[10]);
-    const auto kind = get<std::uint8_t>(col[11]);
+    // Any byte fits OpKind's storage; OpCheck rejects the ones that are no kind.
+    op.kind = OpKind(get<std::uint8_t>(col[11]));
     op.flags = get<std::uint8_t>(col[12]);
-    // Built only for a message: this loop runs once per op of the file.
-    auto which = [&] { return "op " + std::to_string(firstOp + i); };
-    if (kind >= kOpKindCount) r.fail(which() + ": unknown op kind " + std::to_string(kind) + " (the file is damaged)");
-    op.kind = OpKind(kind);
-    if (std::int64_t(dur) < 0) r.fail(which() + ": negative duration (the file is damaged)");
-    if (op.lane != kNoLane && op.lane >= lanes.size())
-      r.fail(which() + ": lane " + std::to_string(op.lane) + " does not exist (the trace has " +
-             std::to_string(lanes.size()) + " lanes)");
-    if (op.engineLane != kNoLane && op.engineLane >= lanes.size())
-      r.fail(which() + ": engine lane " + std::to_string(op.engineLane) + " does not exist (the trace has " +
-             std::to_string(lanes.size()) + " lanes)");
-    if (op.name >= names.size())
-      r.fail(which() + ": name " + std::to_string(op.name) + " does not exist (the trace has " +
-             std::to_string(names.size()) + " names)");
+    check(op, OpOrigin{"op", firstOp + i, r.pos()});
     out.push_back(op);
   }
   return n;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/TraceAssembler.h"
 #include "io/TraceFileError.h"
 #include "trace/Trace.h"
 
@@ -73,23 +74,22 @@ class Reader {
   std::uint64_t pos_ = 0;
 };
 
-/// What a header's metadata says, checked; ops are validated against its lanes and names.
+/// What a header's metadata says; its tables are checked when declared (TraceAssembler).
 struct Metadata {
   std::vector<ConfigChange> history;
   DeviceInfo device;
   RunOutcome outcome;
   std::int64_t completedBatches = 0;
-  std::vector<Lane> lanes;
-  std::vector<std::string> names;
+  TraceTables tables;
 };
 /// Parses the metadata of a header; throws TraceFileError naming `name`.
 Metadata parseMetadata(const nlohmann::json& head, const std::string& name);
 
 /// Reads one op block (its "u32 ops, u32 size" head and frame) and appends its ops to
-/// `out` after checking them against `meta` (a chunk's ops reach the trace only once
-/// the whole chunk was read); `firstOp` numbers them in messages.
+/// `out` after checking them with `check` (the chunk's tables; a chunk's ops reach the
+/// trace only once the whole chunk was read); `firstOp` numbers them in messages.
 /// `expected`, when nonzero, is the op count the block must hold.
-std::uint32_t readBlock(Reader& r, const Metadata& meta, std::uint64_t firstOp, std::uint64_t expected,
+std::uint32_t readBlock(Reader& r, const OpCheck& check, std::uint64_t firstOp, std::uint64_t expected,
                         std::vector<Op>& out);
 
 }  // namespace pipescope::native

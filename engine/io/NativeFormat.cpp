@@ -22,17 +22,14 @@ using native::Reader;
 // holds more than one chunk's compressed bytes at once.
 constexpr std::uint64_t kWholeFileChunkOps = 1u << 20;
 
-void apply(Trace& trace, const native::Metadata& m, const std::string& name) {
-  try {
-    applyMetadata(trace, m.history, m.device, m.outcome, m.completedBatches, m.lanes, m.names);
-  } catch (const std::invalid_argument& e) {
-    throw TraceFileError("'" + name + "': header: " + e.what());
-  }
+void setRunInfo(Trace& trace, const native::Metadata& m) {
+  applyRunInfo(trace, m.history, m.device, m.outcome, m.completedBatches);
 }
 
-void appendAll(TraceStore& store, const std::vector<Op>& ops) {
-  for (const Op& op : ops) store.append(op);
-  store.publish();
+/// A block's or chunk's ops, already checked against the tables they were read with.
+void appendAll(TraceAssembler& out, const std::vector<Op>& ops, std::uint64_t firstOp) {
+  out.addOps(ops, OpOrigin{"op", firstOp});
+  out.trace().ops().publish();
 }
 
 /// Version 1: one header, the op count, blocks, "END.".
@@ -47,8 +44,10 @@ std::shared_ptr<Trace> readVersion1(Reader& r, const std::string& name, const Lo
   } catch (const std::exception& e) {
     throw TraceFileError("'" + name + "': header: " + e.what());
   }
-  auto trace = std::make_shared<Trace>();
-  apply(*trace, meta, name);
+  TraceAssembler out(name);
+  out.declareTables(meta.tables);
+  setRunInfo(out.trace(), meta);
+  const OpCheck check = out.opCheck();
   const auto count = r.value<std::uint64_t>("the op count");
   if (count != declaredOps)
     r.fail("op count " + std::to_string(count) + " disagrees with the header's " + std::to_string(declaredOps) +
@@ -58,8 +57,9 @@ std::shared_ptr<Trace> readVersion1(Reader& r, const std::string& name, const Lo
   while (done < count) {
     control.checkCancel();
     ops.clear();
-    done += native::readBlock(r, meta, done, std::min<std::uint64_t>(65536, count - done), ops);
-    appendAll(trace->ops(), ops);
+    const std::uint64_t first = done;
+    done += native::readBlock(r, check, done, std::min<std::uint64_t>(65536, count - done), ops);
+    appendAll(out, ops, first);
     control.report(double(done) / double(count));
   }
   char end[4];
@@ -68,14 +68,14 @@ std::shared_ptr<Trace> readVersion1(Reader& r, const std::string& name, const Lo
   if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unexpected bytes after the end marker");
   info.ops = done;
   info.bytesUsed = r.pos();
-  return trace;
+  return out.finish();
 }
 
 /// Version 2: self-contained chunks; a file that ends early keeps its complete chunks.
 std::shared_ptr<Trace> readVersion2(Reader& r, const std::string& name, const LoadControl& control,
                                     NativeReadInfo& info) {
   (void)r.value<std::uint32_t>("the flags");
-  auto trace = std::make_shared<Trace>();
+  TraceAssembler out(name);
   std::optional<native::Metadata> last;
   std::vector<Op> ops;
   std::string cutReason;
@@ -102,18 +102,20 @@ std::shared_ptr<Trace> readVersion2(Reader& r, const std::string& name, const Lo
       if (std::uint64_t(blocks) != (std::uint64_t(count) + 65535) / 65536)
         r.fail(std::to_string(blocks) + " blocks for " + std::to_string(count) + " ops (the file is damaged)");
       native::Metadata meta = native::parseMetadata(r.header("the chunk's header"), name);
-      if (last && (meta.lanes.size() < last->lanes.size() || meta.names.size() < last->names.size()))
-        r.fail("the chunk has fewer lanes or names than the one before it (the file is damaged)");
+      // Checked against the chunk's own tables; they are declared (and checked against
+      // the chunks before) once the chunk is complete.
+      const OpCheck check(name, meta.tables.lanes.size(), meta.tables.names.size());
       ops.clear();
       std::uint64_t read = 0;
       for (std::uint32_t b = 0; b < blocks; ++b)
-        read += native::readBlock(r, meta, info.ops + read, std::min<std::uint64_t>(65536, count - read), ops);
+        read += native::readBlock(r, check, info.ops + read, std::min<std::uint64_t>(65536, count - read), ops);
       char endTag[4];
       r.read(endTag, 4, "the chunk's end marker");
       if (std::string_view(endTag, 4) != native::kChunkEndTag)
         r.fail("expected the chunk's end marker 'CEND' (the file is damaged)");
-      // The chunk is complete: only now do its ops and metadata count.
-      appendAll(trace->ops(), ops);
+      // The chunk is complete: only now do its tables, ops and metadata count.
+      out.declareTables(meta.tables);
+      appendAll(out, ops, info.ops);
       info.ops += count;
       ++info.chunks;
       info.bytesUsed = r.pos();
@@ -139,8 +141,8 @@ std::shared_ptr<Trace> readVersion2(Reader& r, const std::string& name, const Lo
       last->outcome.state = RunState::Stopped;
     last->outcome.message = last->outcome.message.empty() ? info.note : last->outcome.message + "; " + info.note;
   }
-  apply(*trace, *last, name);
-  return trace;
+  setRunInfo(out.trace(), *last);
+  return out.finish();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/JsonValueBuilder.h"
+#include "io/TraceAssembler.h"
 #include "io/TraceJsonWriter.h"
 #include "io/TraceMetadataJson.h"
 
@@ -212,9 +213,8 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
   TraceJsonSax sax(source);
   json::sax_parse(source.begin(), source.end(), &sax);
   const std::string& name = source.name();
-  auto trace = std::make_shared<Trace>();
-  std::vector<Lane> lanes;
-  std::vector<std::string> names;
+  TraceAssembler out(name);
+  TraceTables tables;
   try {
     const json& h = sax.header;
     if (requireString(h, "format", "file") != kTraceJsonFormat)
@@ -224,40 +224,17 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
       throw TraceFileError("'" + name + "': written by a newer pipescope (pipescope-trace-json version " +
                            std::to_string(version) + "); this build reads version " +
                            std::to_string(kTraceJsonVersion) + ". Update pipescope to open it.");
-    const json& laneList = requireField(h, "lanes", "file");
-    if (!laneList.is_array() || laneList.size() >= kNoLane) throw std::invalid_argument("'lanes': expected an array");
-    for (std::size_t i = 0; i < laneList.size(); ++i) lanes.push_back(laneFromJson(laneList[i], i));
-    const json& nameList = requireField(h, "names", "file");
-    if (!nameList.is_array()) throw std::invalid_argument("'names': expected an array of strings");
-    for (const auto& n : nameList) {
-      if (!n.is_string()) throw std::invalid_argument("'names': expected an array of strings");
-      names.push_back(n.get<std::string>());
-    }
-    if (!h.contains("ops")) {
-      // "ops" is streamed, not stored in the header; a file without it has no ops array at all.
-    }
-    applyMetadata(
-        *trace, configHistoryFromJson(requireField(h, "config_history", "file")),
-        deviceFromJson(requireField(h, "device", "file")), outcomeFromJson(requireField(h, "outcome", "file")),
-        requireInt(h, "completed_batches", "file", 0, std::numeric_limits<std::int64_t>::max()), lanes, names);
+    // "ops" is streamed by the parser, not stored in the header.
+    tables = tablesFromJson(h, "file");
+    applyRunInfo(out.trace(), configHistoryFromJson(requireField(h, "config_history", "file")),
+                 deviceFromJson(requireField(h, "device", "file")), outcomeFromJson(requireField(h, "outcome", "file")),
+                 requireInt(h, "completed_batches", "file", 0, std::numeric_limits<std::int64_t>::max()));
   } catch (const std::invalid_argument& e) {
     throw TraceFileError("'" + name + "': " + e.what());
   }
-  TraceStore& store = trace->ops();
-  for (std::size_t i = 0; i < sax.ops.size(); ++i) {
-    const Op& op = sax.ops[i];
-    // Built only for a message: this loop runs once per op of the file.
-    auto where = [&] { return "'" + name + "': op " + std::to_string(i) + ": "; };
-    if (op.lane != kNoLane && op.lane >= lanes.size())
-      throw TraceFileError(where() + "lane " + std::to_string(op.lane) + " does not exist");
-    if (op.engineLane != kNoLane && op.engineLane >= lanes.size())
-      throw TraceFileError(where() + "engine lane " + std::to_string(op.engineLane) + " does not exist");
-    if (op.name >= names.size()) throw TraceFileError(where() + "name " + std::to_string(op.name) + " does not exist");
-    if (op.end < op.start) throw TraceFileError(where() + "ends before it starts (negative duration)");
-    store.append(op);
-  }
-  store.publish();
-  return trace;
+  out.declareTables(tables);
+  out.addOps(sax.ops, OpOrigin{"op", 0});
+  return out.finish();
 }
 
 }  // namespace pipescope

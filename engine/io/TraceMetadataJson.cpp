@@ -154,10 +154,8 @@ std::vector<ConfigChange> configHistoryFromJson(const json& j) {
 Lane laneFromJson(const json& j, std::size_t position) {
   const std::string w = "lanes[" + std::to_string(position) + "]";
   Lane l;
+  // Numbering (0..n-1 in order) is checked with the whole table (TraceAssembler).
   l.id = std::uint16_t(requireInt(j, "id", w, 0, kNoLane - 1));
-  if (l.id != position)
-    throw std::invalid_argument("'" + w + ".id': expected " + std::to_string(position) +
-                                " (lanes are numbered in order), got " + std::to_string(l.id));
   const std::string kind = requireString(j, "kind", w);
   auto k = parseLaneKind(kind);
   if (!k) throw std::invalid_argument("'" + w + ".kind': unknown lane kind \"" + kind + "\"");
@@ -167,9 +165,8 @@ Lane laneFromJson(const json& j, std::size_t position) {
   return l;
 }
 
-void applyMetadata(Trace& trace, const std::vector<ConfigChange>& history, const DeviceInfo& device,
-                   const RunOutcome& outcome, std::int64_t completedBatches, const std::vector<Lane>& lanes,
-                   const std::vector<std::string>& names) {
+void applyRunInfo(Trace& trace, const std::vector<ConfigChange>& history, const DeviceInfo& device,
+                  const RunOutcome& outcome, std::int64_t completedBatches) {
   for (std::size_t i = 0; i < history.size(); ++i) {
     if (i == 0)
       trace.setConfig(history[i].config);
@@ -179,20 +176,6 @@ void applyMetadata(Trace& trace, const std::vector<ConfigChange>& history, const
   trace.setDevice(device);
   trace.setOutcome(outcome);
   trace.setCompletedBatches(completedBatches);
-  for (std::size_t i = 0; i < lanes.size(); ++i) {
-    const std::uint16_t id = trace.lane(lanes[i].kind, lanes[i].index, lanes[i].name);
-    if (id != i)
-      throw std::invalid_argument("'lanes[" + std::to_string(i) + "]': same kind and index as lane " +
-                                  std::to_string(id) + " (each lane must be unique)");
-  }
-  if (names.empty() || !names[0].empty()) throw std::invalid_argument("'names': entry 0 must be the empty string");
-  if (names.size() > 0xFFFF) throw std::invalid_argument("'names': more than 65535 names");
-  for (std::size_t i = 1; i < names.size(); ++i) {
-    if (names[i].empty()) throw std::invalid_argument("'names[" + std::to_string(i) + "]': empty name");
-    const std::uint16_t id = trace.internName(names[i]);
-    if (id != i)
-      throw std::invalid_argument("'names[" + std::to_string(i) + "]': duplicate of names[" + std::to_string(id) + "]");
-  }
 }
 
 }  // namespace pipescope

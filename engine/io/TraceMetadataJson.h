@@ -28,11 +28,10 @@ std::optional<OpKind> parseOpKind(std::string_view s);
 std::optional<LaneKind> parseLaneKind(std::string_view s);
 std::optional<RunState> parseRunState(std::string_view s);
 
-/// Copies metadata into an empty trace: config history, device, outcome, batches, lanes (ids must
-/// be 0..n-1 in order) and names (entry 0 must be empty). Throws std::invalid_argument.
-void applyMetadata(Trace& trace, const std::vector<ConfigChange>& history, const DeviceInfo& device,
-                   const RunOutcome& outcome, std::int64_t completedBatches, const std::vector<Lane>& lanes,
-                   const std::vector<std::string>& names);
+/// Copies what a run was into a trace: config history, device, outcome, completed batches.
+/// Lanes, names and ops go in through TraceAssembler, which checks them.
+void applyRunInfo(Trace& trace, const std::vector<ConfigChange>& history, const DeviceInfo& device,
+                  const RunOutcome& outcome, std::int64_t completedBatches);
 
 /// Typed field access with messages like "field 'lanes[3].kind': expected a string".
 const nlohmann::json& requireField(const nlohmann::json& obj, const std::string& key, const std::string& where);

@@ -12,6 +12,7 @@
 #include "TraceFileTestSupport.h"
 #include "io/NativeCodec.h"
 #include "io/NativeFormat.h"
+#include "io/TraceAssembler.h"
 #include "io/TraceFileError.h"
 #include "io/TraceMetadataJson.h"
 #include "io/TraceStreamWriter.h"
@@ -25,8 +26,8 @@ using filetest::ScratchDir;
 /// A trace with `source`'s metadata and no ops yet.
 std::shared_ptr<Trace> emptyCopy(const Trace& source, std::uint64_t maxOps = 0) {
   auto t = std::make_shared<Trace>(maxOps);
-  applyMetadata(*t, source.configHistory(), source.device(), RunOutcome{RunState::Running, {}}, 0, source.lanes(),
-                source.names());
+  applyRunInfo(*t, source.configHistory(), source.device(), RunOutcome{RunState::Running, {}}, 0);
+  TraceAssembler(source.device().name, t).declareTables(TraceTables{source.lanes(), source.names()});
   return t;
 }
 
