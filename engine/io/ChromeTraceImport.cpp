@@ -255,20 +255,41 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
     if (cls[i].role == SliceRole::Gpu) continue;
     hostByThread[slices[i].thread * 2 + (cls[i].role == SliceRole::Api ? 1 : 0)].push_back(i);
   }
+  // Nesting levels per thread and role first, so the number of lanes is known (and
+  // checked) before any is made: a file with too many threads fails at once.
+  std::vector<std::vector<std::uint8_t>> depthOf(hostByThread.size());
+  std::vector<std::uint8_t> levelsOf(hostByThread.size(), 0);
+  std::size_t lanesNeeded = 0;
+  for (std::size_t tr = 0; tr < hostByThread.size(); ++tr) {
+    auto& list = hostByThread[tr];
+    if (list.empty()) continue;
+    std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      if (slices[a].ts != slices[b].ts) return slices[a].ts < slices[b].ts;
+      return slices[a].dur > slices[b].dur;
+    });
+    depthOf[tr] = subLanes(list, slices, levelsOf[tr]);
+    lanesNeeded += levelsOf[tr];
+  }
+  std::map<GpuKey, std::vector<std::uint32_t>> byStream;
+  for (std::uint32_t i = 0; i < slices.size(); ++i) {
+    if (cls[i].role != SliceRole::Gpu) continue;
+    const ChromeThread& t = ev.threads[slices[i].thread];
+    std::int64_t stream = slices[i].stream;
+    if (stream < 0) stream = tidNumber(t.tid);  // no args.stream
+    byStream[GpuKey{t.pid, stream}].push_back(i);
+  }
+  out.reserveLanes(lanesNeeded + byStream.size() + 3 * gpuPids.size());
+
   std::vector<std::uint16_t> laneOf(slices.size(), kNoLane);
   int hostOtherIndex = 0, submitIndex = 0;
   for (std::uint32_t t : threadOrder) {
     const std::string label = threadLabel(ev, ev.threads[t]);
     const bool onGpu = gpuPids.count(ev.threads[t].pid) > 0;
     for (int role = 0; role < 2; ++role) {
-      auto& list = hostByThread[t * 2 + role];
+      const auto& list = hostByThread[t * 2 + role];
       if (list.empty()) continue;
-      std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (slices[a].ts != slices[b].ts) return slices[a].ts < slices[b].ts;
-        return slices[a].dur > slices[b].dur;
-      });
-      std::uint8_t used = 1;
-      const auto depth = subLanes(list, slices, used);
+      const std::uint8_t used = levelsOf[t * 2 + role];
+      const auto& depth = depthOf[t * 2 + role];
       std::vector<std::uint16_t> ids(used);
       for (std::uint8_t d = 0; d < used; ++d) {
         std::string name = role == 1 ? label + " · CUDA API" : (onGpu ? label + " · annotations" : label);
@@ -281,14 +302,6 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   }
 
   // Stream lanes, then engine lanes per GPU.
-  std::map<GpuKey, std::vector<std::uint32_t>> byStream;
-  for (std::uint32_t i = 0; i < slices.size(); ++i) {
-    if (cls[i].role != SliceRole::Gpu) continue;
-    const ChromeThread& t = ev.threads[slices[i].thread];
-    std::int64_t stream = slices[i].stream;
-    if (stream < 0) stream = tidNumber(t.tid);  // no args.stream
-    byStream[GpuKey{t.pid, stream}].push_back(i);
-  }
   std::map<GpuKey, std::uint16_t> streamLane;
   std::map<GpuKey, std::int16_t> streamNumber;
   int streamIndex = 0;

@@ -1,5 +1,6 @@
 #include "io/TraceAssembler.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "io/TraceMetadataJson.h"
@@ -86,6 +87,8 @@ void TraceAssembler::declareTables(const TraceTables& tables) {
   const std::vector<Lane> lanesBefore = trace_->lanes();
   const std::vector<std::string> namesBefore = trace_->names();
   if (tables.lanes.size() > kMaxTraceLanes) fail(tooManyLanes(tables.lanes.size()));
+  if (tables.names.empty() || !tables.names[0].empty())
+    fail("name 0 must be the empty string (it stands for the op kind's name)");
   if (tables.lanes.size() < lanesBefore.size() || tables.names.size() < namesBefore.size())
     fail("the lane and name tables have fewer entries than the ones before them (" +
          std::to_string(tables.lanes.size()) + " lanes and " + std::to_string(tables.names.size()) + " names after " +
@@ -108,7 +111,6 @@ void TraceAssembler::declareTables(const TraceTables& tables) {
       fail(lane + ": same kind and index as lane " + std::to_string(id) + " (each lane must be unique)");
   }
   const auto& names = tables.names;
-  if (names.empty() || !names[0].empty()) fail("name 0 must be the empty string (it stands for the op kind's name)");
   if (names.size() > kMaxTraceNames)
     fail(std::to_string(names.size()) + " names; a trace holds at most " + std::to_string(kMaxTraceNames));
   for (std::size_t i = 1; i < names.size(); ++i) {
@@ -127,8 +129,12 @@ void TraceAssembler::declareTables(const TraceTables& tables) {
   tablesChanged();
 }
 
+void TraceAssembler::reserveLanes(std::size_t more) const {
+  if (more > kMaxTraceLanes - std::min(laneCount_, kMaxTraceLanes)) fail(tooManyLanes(laneCount_ + more));
+}
+
 std::uint16_t TraceAssembler::addLane(LaneKind kind, int index, const std::string& name) {
-  if (laneCount_ >= kMaxTraceLanes) fail("more than " + tooManyLanes(kMaxTraceLanes));
+  reserveLanes(1);
   const std::uint16_t id = trace_->lane(kind, index, name);
   if (id >= laneCount_) {
     laneCount_ = std::size_t(id) + 1;

@@ -86,6 +86,9 @@ class TraceAssembler {
   /// tables must extend the ones before: same entries first, more after.
   void declareTables(const TraceTables& tables);
 
+  /// Fails when `more` lanes would not fit. An importer that knows how many lanes it
+  /// will add asks first, so a file with too many threads fails before they are made.
+  void reserveLanes(std::size_t more) const;
   /// A lane an importer found (a thread, a stream, an engine); the same kind and index
   /// give the same lane. Fails beyond kMaxTraceLanes.
   std::uint16_t addLane(LaneKind kind, int index, const std::string& name);
