@@ -26,9 +26,9 @@ void setRunInfo(Trace& trace, const native::Metadata& m) {
   applyRunInfo(trace, m.history, m.device, m.outcome, m.completedBatches);
 }
 
-/// A block's or chunk's ops, already checked against the tables they were read with.
-void appendAll(TraceAssembler& out, const std::vector<Op>& ops, std::uint64_t firstOp) {
-  out.addOps(ops, OpOrigin{"op", firstOp});
+/// A block's ops, checked while decoded against the tables declared before them.
+void appendBlock(TraceAssembler& out, const std::vector<Op>& ops, const OpCheck& check) {
+  out.addCheckedOps(ops, check);
   out.trace().ops().publish();
 }
 
@@ -57,9 +57,8 @@ std::shared_ptr<Trace> readVersion1(Reader& r, const std::string& name, const Lo
   while (done < count) {
     control.checkCancel();
     ops.clear();
-    const std::uint64_t first = done;
     done += native::readBlock(r, check, done, std::min<std::uint64_t>(65536, count - done), ops);
-    appendAll(out, ops, first);
+    appendBlock(out, ops, check);
     control.report(double(done) / double(count));
   }
   char end[4];
@@ -113,9 +112,10 @@ std::shared_ptr<Trace> readVersion2(Reader& r, const std::string& name, const Lo
       r.read(endTag, 4, "the chunk's end marker");
       if (std::string_view(endTag, 4) != native::kChunkEndTag)
         r.fail("expected the chunk's end marker 'CEND' (the file is damaged)");
-      // The chunk is complete: only now do its tables, ops and metadata count.
+      // The chunk is complete: only now do its ops, tables and metadata count.
+      out.addCheckedOps(ops, check);
+      out.trace().ops().publish();
       out.declareTables(meta.tables);
-      appendAll(out, ops, info.ops);
       info.ops += count;
       ++info.chunks;
       info.bytesUsed = r.pos();

@@ -164,7 +164,15 @@ void TraceAssembler::addOps(const std::vector<Op>& ops, OpOrigin first) {
   }
 }
 
+void TraceAssembler::addCheckedOps(const std::vector<Op>& ops, const OpCheck& check) {
+  checkedLanes_ = std::max(checkedLanes_, check.laneCount());
+  checkedNames_ = std::max(checkedNames_, check.nameCount());
+  for (const Op& op : ops) trace_->ops().append(op);
+}
+
 std::shared_ptr<Trace> TraceAssembler::finish() {
+  if (checkedLanes_ > laneCount_ || checkedNames_ > nameCount_)
+    throw std::logic_error("TraceAssembler: ops were checked against tables that were never declared");
   trace_->ops().publish();
   return trace_;
 }

@@ -61,6 +61,8 @@ class OpCheck {
   }
   /// The message for the first check `op` fails (cold: built only for an error).
   [[noreturn]] void fail(const Op& op, const OpOrigin& at) const;
+  std::size_t laneCount() const { return lanes_; }
+  std::size_t nameCount() const { return names_; }
 
  private:
   std::string source_;
@@ -105,6 +107,13 @@ class TraceAssembler {
   }
   /// addOp for each op, numbered first.index, first.index + 1, ...
   void addOps(const std::vector<Op>& ops, OpOrigin first);
+  /// Ops that `check` already passed, appended before the tables `check` was made from
+  /// are declared: a native chunk's ops are checked while decoded (so an error names
+  /// the byte) and go in before the chunk's tables, which keeps the many small table
+  /// allocations after the op storage (the other order left freed op storage unused:
+  /// twice the peak memory on a second 1M-op load in one process). finish() fails
+  /// unless tables at least that large were declared by then.
+  void addCheckedOps(const std::vector<Op>& ops, const OpCheck& check);
   /// Publishes the ops and hands the trace over.
   std::shared_ptr<Trace> finish();
 
@@ -115,6 +124,8 @@ class TraceAssembler {
   std::shared_ptr<Trace> trace_;
   std::size_t laneCount_ = 0;  // cached: Trace's own counts take its mutex
   std::size_t nameCount_ = 1;
+  std::size_t checkedLanes_ = 0;  // the largest tables addCheckedOps relied on
+  std::size_t checkedNames_ = 0;
   OpCheck check_;
 };
 

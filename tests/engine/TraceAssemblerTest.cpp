@@ -218,6 +218,17 @@ TEST(TraceAssembler, AddOpsNumbersEachOp) {
             std::string::npos);
 }
 
+TEST(TraceAssembler, OpsCheckedAheadNeedTheirTablesDeclaredByTheEnd) {
+  const OpCheck chunk("f", 2, 2);  // a native chunk's tables, declared after its ops
+  TraceAssembler early("f");
+  early.addCheckedOps({opOn(1, 1)}, chunk);
+  EXPECT_THROW(early.finish(), std::logic_error);
+  TraceAssembler declared("f");
+  declared.addCheckedOps({opOn(1, 1)}, chunk);
+  declared.declareTables(twoLanes());
+  EXPECT_EQ(declared.finish()->ops().publishedCount(), 1u);
+}
+
 TEST(TraceAssembler, TablesFromJson) {
   using nlohmann::json;
   const json good = {{"lanes", json::array({{{"id", 0}, {"kind", "stream"}, {"name", "s"}, {"index", 0}}})},
