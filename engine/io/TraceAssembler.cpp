@@ -53,7 +53,7 @@ TraceTables tablesFromJson(const json& object, const std::string& where) {
 }
 
 void OpCheck::fail(const Op& op, const OpOrigin& at) const {
-  std::string where = "'" + source_ + "': ";
+  std::string where = "'" + std::string(source_) + "': ";
   if (at.byte != OpOrigin::kUnknownByte) where += "byte " + std::to_string(at.byte) + ": ";
   where += std::string(at.unit) + " " + std::to_string(at.index) + ": ";
   std::string what;

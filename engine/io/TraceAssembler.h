@@ -47,10 +47,12 @@ struct OpOrigin {
 
 /// The checks every op of every file passes: its lane and engine lane exist (or are
 /// kNoLane), its name exists, its kind is known and it does not end before it starts.
+/// A view of the file name, not a copy: remaking the check as an importer's tables
+/// grow allocates nothing (the file name must outlive the check).
 class OpCheck {
  public:
-  OpCheck(std::string source, std::size_t laneCount, std::size_t nameCount)
-      : source_(std::move(source)), lanes_(laneCount), names_(nameCount) {}
+  OpCheck(std::string_view source, std::size_t laneCount, std::size_t nameCount)
+      : source_(source), lanes_(laneCount), names_(nameCount) {}
   bool valid(const Op& op) const {
     return (op.lane == kNoLane || op.lane < lanes_) && (op.engineLane == kNoLane || op.engineLane < lanes_) &&
            op.name < names_ && std::uint8_t(op.kind) < kOpKindCount && op.end >= op.start;
@@ -65,7 +67,7 @@ class OpCheck {
   std::size_t nameCount() const { return names_; }
 
  private:
-  std::string source_;
+  std::string_view source_;
   std::size_t lanes_;
   std::size_t names_;
 };
@@ -76,6 +78,8 @@ class TraceAssembler {
   /// `source` stands for the file in messages; `trace` (a fresh one by default) must
   /// have no lanes or names yet.
   explicit TraceAssembler(std::string source, std::shared_ptr<Trace> trace = std::make_shared<Trace>());
+  TraceAssembler(const TraceAssembler&) = delete;  // its OpCheck views source_
+  TraceAssembler& operator=(const TraceAssembler&) = delete;
 
   const std::string& source() const { return source_; }
   Trace& trace() { return *trace_; }
