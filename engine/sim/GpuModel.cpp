@@ -154,10 +154,20 @@ void GpuModel::dispatch(int slot, double t) {
     return;
   }
   if (e.ready.empty()) return;
-  // Hyper-Q: the command that became ready first (ties: issued first).
+  // Hyper-Q: the command that became ready first (ties: issued first) ...
   auto best = std::min_element(e.ready.begin(), e.ready.end(), [&](std::uint64_t a, std::uint64_t b) {
     return op(a).ready != op(b).ready ? op(a).ready < op(b).ready : a < b;
   });
+  // ... except that a copy engine keeps serving the stream whose copy it just
+  // finished when that stream's next op is another copy for it (chunked copies): in
+  // every H100 trace with such a choice, the same stream went on, ahead of copies of
+  // other streams that had been waiting longer (docs/fidelity.md, "copy engines").
+  if (e.lastCopyStream >= 0 && e.lastCopyEnd == t) {
+    auto same = std::find_if(e.ready.begin(), e.ready.end(), [&](std::uint64_t id) {
+      return op(id).cmd.stream == e.lastCopyStream && isCopyKind(op(id).cmd.kind);
+    });
+    if (same != e.ready.end()) best = same;
+  }
   const std::uint64_t id = *best;
   e.ready.erase(best);
   startOp(slot, id, t);
@@ -221,6 +231,8 @@ void GpuModel::onEngineDone(int slot, double t) {
     advanceCopies(t);
     transferring_.erase(std::find(transferring_.begin(), transferring_.end(), id));
     rescheduleCopies(t);
+    e.lastCopyEnd = t;
+    e.lastCopyStream = s.cmd.stream;
   } else {
     e.lastKernelEnd = t;
   }

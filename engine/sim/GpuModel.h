@@ -85,6 +85,8 @@ class GpuModel {
     double doneAt = 0;          // while busy: when the current op finishes (at the present rates)
     std::uint64_t doneSeq = 0;  // ... and the order of that event among all events
     double lastKernelEnd = -1;
+    double lastCopyEnd = -1;  // copy engines: when the last copy ended, and its stream
+    int lastCopyStream = -1;
     std::vector<std::uint64_t> ready;  // Hyper-Q: ready ops, any stream
     OpQueue fifo;                      // single queue: every op in issue order
   };

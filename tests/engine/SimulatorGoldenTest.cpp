@@ -176,7 +176,7 @@ TEST(SimulatorGolden, BreadthFirstWithChunksAndCpuWorkers) {
   c.preprocessOpsPerByte = 0.7;
   c.postprocessOpsPerByte = 0.3;
   c.roiFraction = 0.45;
-  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x310be5f52d799474ull, 6904});
+  expectGolden(runSim(c, hyperQ()), {"breadth-first, chunks, workers", 0x9bc5e89a3918ad32ull, 6903});
 }
 
 TEST(SimulatorGolden, BlockingPinnedAndPageable) {

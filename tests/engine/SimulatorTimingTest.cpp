@@ -314,5 +314,20 @@ TEST(SimulatorTiming, ACopyBehindACopyOnTheSameEnginePaysNoDependencyLatency) {
   }
 }
 
+TEST(SimulatorTiming, ACopyEngineGoesOnWithTheStreamWhoseCopyItJustFinished) {
+  // Stream 0 issues its copy in two chunks, stream 1 one copy in between: stream 1's
+  // copy has waited longer when the first chunk ends, but the engine runs the second
+  // chunk first, as every multi-stream chunked H100 trace shows.
+  DeviceProfile p = roundProfile();
+  GpuModel gpu(p);
+  const auto a1 = gpu.submit({OpKind::CopyH2D, 0, EngineId::H2D, 1000, 1.0}, 0);
+  const auto b = gpu.submit({OpKind::CopyH2D, 1, EngineId::H2D, 1000, 1.0}, 10);
+  const auto a2 = gpu.submit({OpKind::CopyH2D, 0, EngineId::H2D, 1000, 1.0}, 20);
+  gpu.runAll();
+  EXPECT_EQ(gpu.op(a1).start, 0);
+  EXPECT_EQ(gpu.op(a2).start, gpu.op(a1).end);
+  EXPECT_EQ(gpu.op(b).start, gpu.op(a2).end);
+}
+
 }  // namespace
 }  // namespace pipescope
