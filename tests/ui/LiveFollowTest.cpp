@@ -25,6 +25,17 @@ void addBatch(HandTrace& h, int batch) {
   h.gpu(OpKind::Kernel, 0, batch, t, t + 1000, t + 1000, t + 2000);
 }
 
+/// A timeline following a hand-made trace live, as the app's view does during a run.
+struct Following {
+  HandTrace h;
+  TimelineView view;
+  Following() {
+    view.resize(900, 400);
+    view.setTrace(h.trace);
+    view.setFollowLive(true);
+  }
+};
+
 FollowInput input(std::int64_t first, std::int64_t last, double width, double period, double stage) {
   FollowInput in;
   in.firstNs = first;
@@ -99,11 +110,8 @@ TEST(FollowWindow, ZoomScalesTheSpanButNeverBelowTwoBatches) {
 }
 
 TEST(LiveFollow, TheViewSpansSeveralBatchesWhileARunGrows) {
-  HandTrace h;
-  TimelineView view;
-  view.resize(900, 400);
-  view.setTrace(h.trace);
-  view.setFollowLive(true);
+  Following live;
+  auto& [h, view] = live;
   for (int batch = 0; batch < 60; ++batch) {
     addBatch(h, batch);
     view.refresh();
@@ -125,11 +133,8 @@ TEST(LiveFollow, TheViewSpansSeveralBatchesWhileARunGrows) {
 }
 
 TEST(LiveFollow, ZoomWhileFollowingKeepsFollowingAtTheNewSpan) {
-  HandTrace h;
-  TimelineView view;
-  view.resize(900, 400);
-  view.setTrace(h.trace);
-  view.setFollowLive(true);
+  Following live;
+  auto& [h, view] = live;
   for (int b = 0; b < 30; ++b) addBatch(h, b);
   view.refresh();
   const std::int64_t before = view.axis().span();
@@ -146,11 +151,8 @@ TEST(LiveFollow, ZoomWhileFollowingKeepsFollowingAtTheNewSpan) {
 }
 
 TEST(LiveFollow, TheEndOfARunFitsTheWholeRun) {
-  HandTrace h;
-  TimelineView view;
-  view.resize(900, 400);
-  view.setTrace(h.trace);
-  view.setFollowLive(true);
+  Following live;
+  auto& [h, view] = live;
   for (int b = 0; b < 50; ++b) addBatch(h, b);
   view.refresh();
   ASSERT_GT(view.visibleRange().first, 0);
@@ -161,11 +163,8 @@ TEST(LiveFollow, TheEndOfARunFitsTheWholeRun) {
 }
 
 TEST(LiveFollow, TheEndOfARunKeepsTheViewTheUserChose) {
-  HandTrace h;
-  TimelineView view;
-  view.resize(900, 400);
-  view.setTrace(h.trace);
-  view.setFollowLive(true);
+  Following live;
+  auto& [h, view] = live;
   for (int b = 0; b < 20; ++b) addBatch(h, b);
   view.refresh();
   view.panBy(-0.3);
