@@ -17,5 +17,5 @@ gpu_environment() {
   nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
   nvcc --version | tail -1
   cmake --version | head -1
-  lscpu | grep -E "Model name|^CPU\(s\)" || true
+  lscpu | grep -E "Model name|^CPU\(s\)|L3 cache" || true
 }

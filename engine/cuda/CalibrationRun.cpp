@@ -18,6 +18,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "backend/HostCache.h"
 #include "config/ModelWork.h"
 #include "cuda/Calibration.h"
 #include "cuda/CalibrationProbes.h"
@@ -470,22 +471,50 @@ class Calibrator {
   void pageableCopies() {
     HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
     std::memset(pageable.host(), 1, kMaxCopyBytes);
+    // Two curves per direction: copies of a buffer the CPU just touched (in cache, as
+    // in a one-slot pipeline) and of one it has not touched for longer than its cache
+    // holds (a pipeline whose host slots are more than the cache: measured 2x slower
+    // on an H200 host, 7 vs 13 GB/s at 4 MiB; docs/fidelity.md).
+    p_.hostCacheBytes = hostLastLevelCacheBytes();
+    const bool coldMeasurable = p_.hostCacheBytes > 0 && p_.hostCacheBytes <= kMaxCopyBytes / 4;
+    log(p_.hostCacheBytes == 0 ? std::string("host cache size unknown: pageable copies use the in-cache curves")
+        : "host last-level cache " + std::to_string(p_.hostCacheBytes / kKiB) + " KiB" +
+              (coldMeasurable ? "" : ", too large to measure out-of-cache copies in a 256 MiB buffer"));
+    if (!coldMeasurable) p_.hostCacheBytes = 0;
     const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
+    auto rate = [&](std::size_t b, double t) { return double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05); };
+    std::size_t cursor = 0;  // the out-of-cache copies walk the buffer, so a byte is reused 192+ MiB later
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPageableCurve : p_.d2hPageableCurve;
+      auto& cold = h2d ? p_.h2dPageableColdCurve : p_.d2hPageableColdCurve;
       curve.clear();
+      cold.clear();
       std::string line = h2d ? "H2D pageable GB/s:" : "D2H pageable GB/s:";
+      std::string coldLine = h2d ? "H2D pageable, out of cache, GB/s:" : "D2H pageable, out of cache, GB/s:";
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
-        const double t = blockingCopyNs(pageable.host(), b, h2d, reps);
-        const double gbps = double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05);
+        const double gbps = rate(b, blockingCopyNs(pageable.host(), b, h2d, reps));
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
+        if (!coldMeasurable) continue;
+        std::vector<double> t;
+        for (int r = 0; r < reps; ++r) {
+          if (cursor + b > kMaxCopyBytes) cursor = 0;
+          t.push_back(blockingCopyNs(static_cast<char*>(pageable.host()) + cursor, b, h2d, 1));
+          cursor += b;
+        }
+        const double coldGBps = rate(b, median(t));
+        cold.push_back({b, coldGBps});
+        coldLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(coldGBps, 2));
       }
       log(line);
       capAtLink(curve, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps, h2d ? "H2D pageable" : "D2H pageable");
       (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
+      if (cold.empty()) continue;
+      log(coldLine);
+      capAtLink(cold, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps,
+                h2d ? "H2D pageable out of cache" : "D2H pageable out of cache");
     }
   }
 

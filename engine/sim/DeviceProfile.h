@@ -57,6 +57,15 @@ struct DeviceProfile {
   double d2hPageableGBps = 15.2;
   double bidirectionalGBps = 96.0;  ///< both directions at once, together
   std::vector<BandwidthPoint> h2dPinnedCurve, d2hPinnedCurve, h2dPageableCurve, d2hPageableCurve;
+  /// Pageable copies go through the CPU (a memcpy to or from the driver's pinned
+  /// staging buffer), so their rate depends on whether the host buffer is in the CPU's
+  /// cache. The curves above are measured on a buffer the CPU just touched (in cache);
+  /// these on a buffer it has not touched for longer than the cache holds. The
+  /// simulator uses them when the pipeline's host buffers (every slot's input and
+  /// output) exceed hostCacheBytes, as they then leave the cache between reuses.
+  /// Empty = the curves above for every pipeline.
+  std::vector<BandwidthPoint> h2dPageableColdCurve, d2hPageableColdCurve;
+  std::uint64_t hostCacheBytes = 0;  ///< the host CPU's last-level cache; 0 = unknown (always the curves above)
   /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
   /// empty = the pinned curves above.
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;

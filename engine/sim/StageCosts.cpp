@@ -27,8 +27,13 @@ double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, 
   return curve.empty() ? fallback : interpolate(curve, bytes);
 }
 
-double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking) {
+double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
+                bool hostOutOfCache) {
   const bool h2d = dir == CopyDirection::H2D;
+  if (pageable && hostOutOfCache) {
+    const auto& cold = h2d ? p.h2dPageableColdCurve : p.d2hPageableColdCurve;
+    if (!cold.empty()) return interpolate(cold, bytes);
+  }
   if (blocking && !pageable) {
     const auto& sync = h2d ? p.h2dPinnedBlockingCurve : p.d2hPinnedBlockingCurve;
     if (!sync.empty()) return interpolate(sync, bytes);
@@ -39,8 +44,15 @@ double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::u
   return pageable ? (h2d ? p.h2dPageableGBps : p.d2hPageableGBps) : (h2d ? p.h2dPinnedGBps : p.d2hPinnedGBps);
 }
 
-double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking) {
-  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking);
+double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
+                  bool hostOutOfCache) {
+  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking, hostOutOfCache);
+}
+
+bool hostBuffersOutOfCache(const DeviceProfile& p, const PipelineConfig& config) {
+  if (p.hostCacheBytes == 0) return false;
+  const double slotBytes = double(config.batchBytes()) + double(config.outputBytes());
+  return double(config.hostSlots()) * slotBytes > double(p.hostCacheBytes);
 }
 
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {

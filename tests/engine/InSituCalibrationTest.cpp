@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/HostCache.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
 #include "sim/HostOverheadFit.h"
@@ -98,6 +99,49 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   j = profileToJson(p);
   j["cpuPreprocessNsPerOp"] = -0.1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+TEST(DeviceProfileFields, OutOfCachePageableCurvesRoundTripAndAreChosenByTheHostBuffers) {
+  DeviceProfile p = h200();
+  p.h2dPageableCurve = {{1 << 20, 13.0}};
+  p.d2hPageableCurve = {{1 << 20, 9.0}};
+  p.h2dPageableColdCurve = {{1 << 20, 7.0}};
+  p.d2hPageableColdCurve = {{1 << 20, 5.0}};
+  p.hostCacheBytes = 32 << 20;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, true), 7.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, true, 1 << 20, false, true), 5.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, false), 13.0);
+  // Pinned copies are DMA from host memory: the CPU cache plays no part.
+  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, true),
+                   copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, false));
+
+  // 8 MiB in, 8 MiB out per slot: one slot (blocking) fits 32 MiB, 4 async slots do not.
+  PipelineConfig c;
+  c.batchSamples = 8;
+  c.sampleBytes = 1 << 20;
+  c.mode = TransferMode::Blocking;
+  EXPECT_FALSE(hostBuffersOutOfCache(p, c));
+  c.mode = TransferMode::Async;
+  c.streams = 2;
+  EXPECT_EQ(c.hostSlots(), 4);
+  EXPECT_TRUE(hostBuffersOutOfCache(p, c));
+  p.hostCacheBytes = 0;  // unknown host: the in-cache curves, as profiles before this field
+  EXPECT_FALSE(hostBuffersOutOfCache(p, c));
+
+  auto j = profileToJson(p);
+  j["hostCacheBytes"] = -1;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+TEST(HostCache, SysfsSizesParse) {
+  EXPECT_EQ(parseCacheSize("32768K"), 32ull << 20);
+  EXPECT_EQ(parseCacheSize("1M"), 1ull << 20);
+  EXPECT_EQ(parseCacheSize("512"), 512u);
+  EXPECT_EQ(parseCacheSize("2G\n"), 2ull << 30);  // as read, before getline drops the newline
+  EXPECT_EQ(parseCacheSize(""), 0u);
+  EXPECT_EQ(parseCacheSize("K"), 0u);
+  EXPECT_EQ(parseCacheSize("12 MB"), 0u);
 }
 
 TEST(DeviceProfileFields, GemmManagedMappedAndCpuFieldsRoundTripAndAreChecked) {
