@@ -18,7 +18,6 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "backend/HostCache.h"
 #include "config/ModelWork.h"
 #include "cuda/Calibration.h"
 #include "cuda/CalibrationProbes.h"
@@ -472,18 +471,10 @@ class Calibrator {
     HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
     std::memset(pageable.host(), 1, kMaxCopyBytes);
     // Two curves per direction: copies of a buffer the CPU just touched (in cache, as
-    // in a one-slot pipeline) and of one it has not touched for longer than its cache
-    // holds (a pipeline whose host slots are more than the cache: measured 2x slower
-    // on an H200 host, 7 vs 13 GB/s at 4 MiB; docs/fidelity.md).
-    p_.hostCacheBytes = hostLastLevelCacheBytes();
-    const bool coldMeasurable = p_.hostCacheBytes > 0 && p_.hostCacheBytes <= kMaxCopyBytes / 4;
-    log(p_.hostCacheBytes == 0 ? std::string("host cache size unknown: pageable copies use the in-cache curves")
-        : "host last-level cache " + std::to_string(p_.hostCacheBytes / kKiB) + " KiB" +
-              (coldMeasurable ? "" : ", too large to measure out-of-cache copies in a 256 MiB buffer"));
-    if (!coldMeasurable) p_.hostCacheBytes = 0;
-    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
-    auto rate = [&](std::size_t b, double t) { return double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05); };
-    std::size_t cursor = 0;  // the out-of-cache copies walk the buffer, so a byte is reused 192+ MiB later
+    // in a one-slot pipeline) and of one it has not touched for a long time (a
+    // pipeline rotating over more host buffers than the cache holds: 7 vs 13 GB/s at
+    // 1-4 MiB on an H200 host; docs/fidelity.md).
+    std::size_t cursor = 0;  // the out-of-cache copies walk the buffer: a byte comes back 192+ MiB later
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPageableCurve : p_.d2hPageableCurve;
       auto& cold = h2d ? p_.h2dPageableColdCurve : p_.d2hPageableColdCurve;
@@ -494,28 +485,64 @@ class Calibrator {
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
-        const double gbps = rate(b, blockingCopyNs(pageable.host(), b, h2d, reps));
+        const double gbps = pageableGBps(b, blockingCopyNs(pageable.host(), b, h2d, reps));
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
-        if (!coldMeasurable) continue;
         std::vector<double> t;
         for (int r = 0; r < reps; ++r) {
           if (cursor + b > kMaxCopyBytes) cursor = 0;
           t.push_back(blockingCopyNs(static_cast<char*>(pageable.host()) + cursor, b, h2d, 1));
           cursor += b;
         }
-        const double coldGBps = rate(b, median(t));
+        const double coldGBps = pageableGBps(b, median(t));
         cold.push_back({b, coldGBps});
         coldLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(coldGBps, 2));
       }
       log(line);
-      capAtLink(curve, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps, h2d ? "H2D pageable" : "D2H pageable");
-      (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
-      if (cold.empty()) continue;
       log(coldLine);
+      capAtLink(curve, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps, h2d ? "H2D pageable" : "D2H pageable");
       capAtLink(cold, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps,
                 h2d ? "H2D pageable out of cache" : "D2H pageable out of cache");
+      (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
     }
+    hostCacheForCopies(pageable);
+  }
+
+  double pageableGBps(std::size_t bytes, double ns) const {
+    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
+    return double(bytes) / std::max(ns - fixed - copyWakeNs(ns), ns * 0.05);
+  }
+
+  /// How many bytes of host buffers a pipeline can rotate over before its pageable
+  /// copies run at the out-of-cache rate: 1 MiB H2D copies cycling over 2..128 MiB,
+  /// the largest set still nearer the in-cache rate than the out-of-cache one. Measured
+  /// rather than read from the CPU's cache size: a VM on an H200 host reports 300 MiB
+  /// of L3, yet a pipeline rotating over 45 MB copied at the out-of-cache rate.
+  void hostCacheForCopies(HostBuffer& pageable) {
+    constexpr std::size_t b = kMiB;
+    const double hot = curveGBps(p_.h2dPageableCurve, b, 1), cold = curveGBps(p_.h2dPageableColdCurve, b, 1);
+    std::string line = "pageable 1 MiB H2D copies cycling over host buffers, GB/s:";
+    p_.hostCacheBytes = 0;
+    if (hot <= cold * 1.15) {
+      log(line + " not measured: in and out of cache differ by under 15 % (" + fmt(hot, 2) + " vs " + fmt(cold, 2) +
+          "), so the in-cache curves serve every pipeline");
+      return;
+    }
+    std::size_t fits = b;
+    for (std::size_t set = 2 * kMiB; set <= kMaxCopyBytes / 2; set *= 2) {
+      std::vector<double> t;
+      for (int pass = 0; pass < 3; ++pass)
+        for (std::size_t off = 0; off + b <= set; off += b) {
+          const double ns = blockingCopyNs(static_cast<char*>(pageable.host()) + off, b, true, 1);
+          if (pass > 0) t.push_back(ns);  // the first pass brings the set into whatever cache holds it
+        }
+      const double gbps = pageableGBps(b, median(t));
+      line.append(" ").append(std::to_string(set / kMiB)).append("M=").append(fmt(gbps, 2));
+      if (gbps < 0.5 * (hot + cold)) break;
+      fits = set;
+    }
+    p_.hostCacheBytes = fits;
+    log(line + " -> host buffers up to " + std::to_string(fits / kMiB) + " MiB copy from cache");
   }
 
   void bidirectional() {

@@ -60,12 +60,15 @@ struct DeviceProfile {
   /// Pageable copies go through the CPU (a memcpy to or from the driver's pinned
   /// staging buffer), so their rate depends on whether the host buffer is in the CPU's
   /// cache. The curves above are measured on a buffer the CPU just touched (in cache);
-  /// these on a buffer it has not touched for longer than the cache holds. The
-  /// simulator uses them when the pipeline's host buffers (every slot's input and
-  /// output) exceed hostCacheBytes, as they then leave the cache between reuses.
-  /// Empty = the curves above for every pipeline.
+  /// these on a buffer it has not touched for a long time. The simulator uses them
+  /// when the pipeline's host buffers (every slot's input and output) exceed
+  /// hostCacheBytes, as they then leave the cache between reuses. Empty = the curves
+  /// above for every pipeline.
   std::vector<BandwidthPoint> h2dPageableColdCurve, d2hPageableColdCurve;
-  std::uint64_t hostCacheBytes = 0;  ///< the host CPU's last-level cache; 0 = unknown (always the curves above)
+  /// Host buffers a pipeline can cycle over and still copy them from cache (calibrate
+  /// measures it with pageable copies: a VM's reported L3 size does not tell); 0 =
+  /// unknown, the in-cache curves for every pipeline.
+  std::uint64_t hostCacheBytes = 0;
   /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
   /// empty = the pinned curves above.
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;

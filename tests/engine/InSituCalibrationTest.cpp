@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend/HostCache.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
 #include "sim/HostOverheadFit.h"
@@ -132,16 +131,6 @@ TEST(DeviceProfileFields, OutOfCachePageableCurvesRoundTripAndAreChosenByTheHost
   auto j = profileToJson(p);
   j["hostCacheBytes"] = -1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
-}
-
-TEST(HostCache, SysfsSizesParse) {
-  EXPECT_EQ(parseCacheSize("32768K"), 32ull << 20);
-  EXPECT_EQ(parseCacheSize("1M"), 1ull << 20);
-  EXPECT_EQ(parseCacheSize("512"), 512u);
-  EXPECT_EQ(parseCacheSize("2G\n"), 2ull << 30);  // as read, before getline drops the newline
-  EXPECT_EQ(parseCacheSize(""), 0u);
-  EXPECT_EQ(parseCacheSize("K"), 0u);
-  EXPECT_EQ(parseCacheSize("12 MB"), 0u);
 }
 
 TEST(DeviceProfileFields, GemmManagedMappedAndCpuFieldsRoundTripAndAreChecked) {
