@@ -470,18 +470,18 @@ class Calibrator {
   void pageableCopies() {
     HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
     std::memset(pageable.host(), 1, kMaxCopyBytes);
-    // Two curves per direction: copies of a buffer the CPU just touched (in cache, as
-    // in a one-slot pipeline) and of one it has not touched for a long time (a
-    // pipeline rotating over more host buffers than the cache holds: 7 vs 13 GB/s at
-    // 1-4 MiB on an H200 host; docs/fidelity.md).
-    std::size_t cursor = 0;  // the out-of-cache copies walk the buffer: a byte comes back 192+ MiB later
+    // Two curves per direction: copies of the same buffer again and again (a blocking
+    // pipeline's one host slot) and copies walking through the buffer, each of bytes
+    // not copied for a long time (a pipeline rotating over its host slots): 7-9 vs
+    // 13-15 GB/s at 1-4 MiB on an H200 host (docs/fidelity.md).
+    std::size_t cursor = 0;  // the rotating copies walk the buffer: a byte comes back 192+ MiB later
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPageableCurve : p_.d2hPageableCurve;
-      auto& cold = h2d ? p_.h2dPageableColdCurve : p_.d2hPageableColdCurve;
+      auto& rotating = h2d ? p_.h2dPageableRotatingCurve : p_.d2hPageableRotatingCurve;
       curve.clear();
-      cold.clear();
-      std::string line = h2d ? "H2D pageable GB/s:" : "D2H pageable GB/s:";
-      std::string coldLine = h2d ? "H2D pageable, out of cache, GB/s:" : "D2H pageable, out of cache, GB/s:";
+      rotating.clear();
+      std::string line = h2d ? "H2D pageable GB/s, same buffer:" : "D2H pageable GB/s, same buffer:";
+      std::string rotatingLine = h2d ? "H2D pageable GB/s, rotating:" : "D2H pageable GB/s, rotating:";
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
@@ -494,55 +494,22 @@ class Calibrator {
           t.push_back(blockingCopyNs(static_cast<char*>(pageable.host()) + cursor, b, h2d, 1));
           cursor += b;
         }
-        const double coldGBps = pageableGBps(b, median(t));
-        cold.push_back({b, coldGBps});
-        coldLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(coldGBps, 2));
+        const double rotatingGBps = pageableGBps(b, median(t));
+        rotating.push_back({b, rotatingGBps});
+        rotatingLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(rotatingGBps, 2));
       }
       log(line);
-      log(coldLine);
+      log(rotatingLine);
       capAtLink(curve, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps, h2d ? "H2D pageable" : "D2H pageable");
-      capAtLink(cold, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps,
-                h2d ? "H2D pageable out of cache" : "D2H pageable out of cache");
+      capAtLink(rotating, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps,
+                h2d ? "H2D pageable rotating" : "D2H pageable rotating");
       (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
     }
-    hostCacheForCopies(pageable);
   }
 
   double pageableGBps(std::size_t bytes, double ns) const {
     const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
     return double(bytes) / std::max(ns - fixed - copyWakeNs(ns), ns * 0.05);
-  }
-
-  /// How many bytes of host buffers a pipeline can rotate over before its pageable
-  /// copies run at the out-of-cache rate: 1 MiB H2D copies cycling over 2..128 MiB,
-  /// the largest set still nearer the in-cache rate than the out-of-cache one. Measured
-  /// rather than read from the CPU's cache size: a VM on an H200 host reports 300 MiB
-  /// of L3, yet a pipeline rotating over 45 MB copied at the out-of-cache rate.
-  void hostCacheForCopies(HostBuffer& pageable) {
-    constexpr std::size_t b = kMiB;
-    const double hot = curveGBps(p_.h2dPageableCurve, b, 1), cold = curveGBps(p_.h2dPageableColdCurve, b, 1);
-    std::string line = "pageable 1 MiB H2D copies cycling over host buffers, GB/s:";
-    p_.hostCacheBytes = 0;
-    if (hot <= cold * 1.15) {
-      log(line + " not measured: in and out of cache differ by under 15 % (" + fmt(hot, 2) + " vs " + fmt(cold, 2) +
-          "), so the in-cache curves serve every pipeline");
-      return;
-    }
-    std::size_t fits = b;
-    for (std::size_t set = 2 * kMiB; set <= kMaxCopyBytes / 2; set *= 2) {
-      std::vector<double> t;
-      for (int pass = 0; pass < 3; ++pass)
-        for (std::size_t off = 0; off + b <= set; off += b) {
-          const double ns = blockingCopyNs(static_cast<char*>(pageable.host()) + off, b, true, 1);
-          if (pass > 0) t.push_back(ns);  // the first pass brings the set into whatever cache holds it
-        }
-      const double gbps = pageableGBps(b, median(t));
-      line.append(" ").append(std::to_string(set / kMiB)).append("M=").append(fmt(gbps, 2));
-      if (gbps < 0.5 * (hot + cold)) break;
-      fits = set;
-    }
-    p_.hostCacheBytes = fits;
-    log(line + " -> host buffers up to " + std::to_string(fits / kMiB) + " MiB copy from cache");
   }
 
   void bidirectional() {

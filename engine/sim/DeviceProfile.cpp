@@ -211,9 +211,8 @@ json profileToJson(const DeviceProfile& p) {
   j["d2hPinnedCurve"] = curveToJson(p.d2hPinnedCurve);
   j["h2dPageableCurve"] = curveToJson(p.h2dPageableCurve);
   j["d2hPageableCurve"] = curveToJson(p.d2hPageableCurve);
-  if (!p.h2dPageableColdCurve.empty()) j["h2dPageableColdCurve"] = curveToJson(p.h2dPageableColdCurve);
-  if (!p.d2hPageableColdCurve.empty()) j["d2hPageableColdCurve"] = curveToJson(p.d2hPageableColdCurve);
-  if (p.hostCacheBytes > 0) j["hostCacheBytes"] = p.hostCacheBytes;
+  if (!p.h2dPageableRotatingCurve.empty()) j["h2dPageableRotatingCurve"] = curveToJson(p.h2dPageableRotatingCurve);
+  if (!p.d2hPageableRotatingCurve.empty()) j["d2hPageableRotatingCurve"] = curveToJson(p.d2hPageableRotatingCurve);
   if (!p.h2dPinnedBlockingCurve.empty()) j["h2dPinnedBlockingCurve"] = curveToJson(p.h2dPinnedBlockingCurve);
   if (!p.d2hPinnedBlockingCurve.empty()) j["d2hPinnedBlockingCurve"] = curveToJson(p.d2hPinnedBlockingCurve);
   j["copyLatencyNs"] = p.copyLatencyNs;
@@ -289,9 +288,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("d2hPinnedCurve", p.d2hPinnedCurve);
   r.curve("h2dPageableCurve", p.h2dPageableCurve);
   r.curve("d2hPageableCurve", p.d2hPageableCurve);
-  r.curve("h2dPageableColdCurve", p.h2dPageableColdCurve);
-  r.curve("d2hPageableColdCurve", p.d2hPageableColdCurve);
-  r.bytes("hostCacheBytes", p.hostCacheBytes);
+  r.curve("h2dPageableRotatingCurve", p.h2dPageableRotatingCurve);
+  r.curve("d2hPageableRotatingCurve", p.d2hPageableRotatingCurve);
   r.curve("h2dPinnedBlockingCurve", p.h2dPinnedBlockingCurve);
   r.curve("d2hPinnedBlockingCurve", p.d2hPinnedBlockingCurve);
   r.number("copyLatencyNs", p.copyLatencyNs, true);

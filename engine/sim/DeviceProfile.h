@@ -58,17 +58,12 @@ struct DeviceProfile {
   double bidirectionalGBps = 96.0;  ///< both directions at once, together
   std::vector<BandwidthPoint> h2dPinnedCurve, d2hPinnedCurve, h2dPageableCurve, d2hPageableCurve;
   /// Pageable copies go through the CPU (a memcpy to or from the driver's pinned
-  /// staging buffer), so their rate depends on whether the host buffer is in the CPU's
-  /// cache. The curves above are measured on a buffer the CPU just touched (in cache);
-  /// these on a buffer it has not touched for a long time. The simulator uses them
-  /// when the pipeline's host buffers (every slot's input and output) exceed
-  /// hostCacheBytes, as they then leave the cache between reuses. Empty = the curves
-  /// above for every pipeline.
-  std::vector<BandwidthPoint> h2dPageableColdCurve, d2hPageableColdCurve;
-  /// Host buffers a pipeline can cycle over and still copy them from cache (calibrate
-  /// measures it with pageable copies: a VM's reported L3 size does not tell); 0 =
-  /// unknown, the in-cache curves for every pipeline.
-  std::uint64_t hostCacheBytes = 0;
+  /// staging buffer). The curves above copy the same host buffer again and again, as
+  /// a blocking pipeline (one host slot) does; these copy a buffer not copied for a
+  /// long time, as a pipeline rotating over several host slots does: 7-9 vs 13-15 GB/s
+  /// at 1-4 MiB on an H200 host (docs/fidelity.md). Empty = the curves above for
+  /// every pipeline.
+  std::vector<BandwidthPoint> h2dPageableRotatingCurve, d2hPageableRotatingCurve;
   /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
   /// empty = the pinned curves above.
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;

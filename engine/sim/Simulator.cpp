@@ -174,8 +174,8 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   CopyCost& cache = copyCache_[dir == CopyDirection::H2D ? 0 : 1];
   const bool blockingCall = !cfg_.isAsync();
   if (cache.bytes != bytes || cache.pageable != pageable) {
-    cache = {bytes, pageable, copySoloNs(profile_, dir, pageable, bytes, blockingCall, bytes_.hostOutOfCache),
-             copyGBps(profile_, dir, pageable, bytes, blockingCall, bytes_.hostOutOfCache)};
+    cache = {bytes, pageable, copySoloNs(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost),
+             copyGBps(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost)};
   }
   cmd.soloNs = cache.soloNs;
   cmd.gbps = cache.gbps;
@@ -379,7 +379,7 @@ void Simulator::publishBatch() {
 
 void Simulator::startConfig(const PipelineConfig& config) {
   cfg_ = config;
-  bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), hostBuffersOutOfCache(profile_, cfg_)};
+  bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), copiesRotateHostBuffers(cfg_)};
   copyCache_[0] = copyCache_[1] = CopyCost{};
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.

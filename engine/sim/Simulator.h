@@ -70,7 +70,7 @@ class Simulator {
   PipelineConfig cfg_;
   struct BatchBytes {
     std::uint64_t in = 0, out = 0, d2h = 0;
-    bool hostOutOfCache = false;  ///< pageable copies use the profile's out-of-cache curves
+    bool rotatingHost = false;  ///< copies rotate over host slots (the rotating pageable curves)
   } bytes_;  // cfg_'s sizes, computed once per configuration (outputBytes() rounds through libm)
   GpuModel gpu_;
   double hostT_ = 0;

@@ -28,11 +28,11 @@ double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, 
 }
 
 double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
-                bool hostOutOfCache) {
+                bool rotating) {
   const bool h2d = dir == CopyDirection::H2D;
-  if (pageable && hostOutOfCache) {
-    const auto& cold = h2d ? p.h2dPageableColdCurve : p.d2hPageableColdCurve;
-    if (!cold.empty()) return interpolate(cold, bytes);
+  if (pageable && rotating) {
+    const auto& rotatingCurve = h2d ? p.h2dPageableRotatingCurve : p.d2hPageableRotatingCurve;
+    if (!rotatingCurve.empty()) return interpolate(rotatingCurve, bytes);
   }
   if (blocking && !pageable) {
     const auto& sync = h2d ? p.h2dPinnedBlockingCurve : p.d2hPinnedBlockingCurve;
@@ -45,15 +45,11 @@ double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::u
 }
 
 double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
-                  bool hostOutOfCache) {
-  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking, hostOutOfCache);
+                  bool rotating) {
+  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking, rotating);
 }
 
-bool hostBuffersOutOfCache(const DeviceProfile& p, const PipelineConfig& config) {
-  if (p.hostCacheBytes == 0) return false;
-  const double slotBytes = double(config.batchBytes()) + double(config.outputBytes());
-  return double(config.hostSlots()) * slotBytes > double(p.hostCacheBytes);
-}
+bool copiesRotateHostBuffers(const PipelineConfig& config) { return config.hostSlots() > 1; }
 
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {
   return p.kernelFixedNs + 2.0 * double(bytes) / p.deviceMemoryGBps;

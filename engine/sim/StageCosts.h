@@ -22,19 +22,18 @@ double gemmCallNs(const DeviceProfile& p, ModelPreset preset);
 /// curve for that direction and memory kind, interpolated linearly in log(size)
 /// and held flat beyond its ends; the flat figure when there is no curve.
 /// `blocking`: a blocking cudaMemcpy (its own pinned curve when the profile has one).
-/// `hostOutOfCache`: a pageable copy whose host buffer is not in the CPU's cache (the
-/// profile's cold pageable curve when it has one; see hostBuffersOutOfCache).
+/// `rotating`: a pageable copy of a host buffer other than the one copied last (the
+/// profile's rotating pageable curve when it has one; see copiesRotateHostBuffers).
 double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false,
-                bool hostOutOfCache = false);
+                bool rotating = false);
 
 /// Engine time of a copy running alone: fixed DMA setup plus bytes / bandwidth.
 double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false,
-                  bool hostOutOfCache = false);
+                  bool rotating = false);
 
-/// Whether a pipeline's host buffers (every host slot's input and output) are more
-/// than the profile's host cache holds, so each is out of cache when it is copied
-/// again. False when the profile does not know its host's cache.
-bool hostBuffersOutOfCache(const DeviceProfile& p, const PipelineConfig& config);
+/// Whether a pipeline's copies rotate over several host buffers (more than one host
+/// slot: every asynchronous pipeline), rather than copying one buffer again and again.
+bool copiesRotateHostBuffers(const PipelineConfig& config);
 
 /// Normalisation kernel: reads and writes the batch once from device memory.
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);

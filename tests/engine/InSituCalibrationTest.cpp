@@ -100,36 +100,32 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
-TEST(DeviceProfileFields, OutOfCachePageableCurvesRoundTripAndAreChosenByTheHostBuffers) {
+TEST(DeviceProfileFields, RotatingPageableCurvesRoundTripAndServeMultiSlotPipelines) {
   DeviceProfile p = h200();
   p.h2dPageableCurve = {{1 << 20, 13.0}};
   p.d2hPageableCurve = {{1 << 20, 9.0}};
-  p.h2dPageableColdCurve = {{1 << 20, 7.0}};
-  p.d2hPageableColdCurve = {{1 << 20, 5.0}};
-  p.hostCacheBytes = 32 << 20;
+  p.h2dPageableRotatingCurve = {{1 << 20, 7.0}};
+  p.d2hPageableRotatingCurve = {{1 << 20, 5.0}};
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, true), 7.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, true, 1 << 20, false, true), 5.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, false), 13.0);
-  // Pinned copies are DMA from host memory: the CPU cache plays no part.
+  // Pinned copies are DMA from host memory the CPU does not touch: one curve.
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, true),
                    copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, false));
+  // A profile without the rotating curves (older calibrations) keeps its one curve.
+  EXPECT_DOUBLE_EQ(copyGBps(h200(), CopyDirection::H2D, true, 1 << 20, false, true),
+                   copyGBps(h200(), CopyDirection::H2D, true, 1 << 20, false, false));
 
-  // 8 MiB in, 8 MiB out per slot: one slot (blocking) fits 32 MiB, 4 async slots do not.
   PipelineConfig c;
-  c.batchSamples = 8;
-  c.sampleBytes = 1 << 20;
-  c.mode = TransferMode::Blocking;
-  EXPECT_FALSE(hostBuffersOutOfCache(p, c));
-  c.mode = TransferMode::Async;
-  c.streams = 2;
-  EXPECT_EQ(c.hostSlots(), 4);
-  EXPECT_TRUE(hostBuffersOutOfCache(p, c));
-  p.hostCacheBytes = 0;  // unknown host: the in-cache curves, as profiles before this field
-  EXPECT_FALSE(hostBuffersOutOfCache(p, c));
+  c.mode = TransferMode::Blocking;  // one host slot, copied again every batch
+  EXPECT_FALSE(copiesRotateHostBuffers(c));
+  c.mode = TransferMode::Async;  // two slots per stream
+  c.streams = 1;
+  EXPECT_TRUE(copiesRotateHostBuffers(c));
 
   auto j = profileToJson(p);
-  j["hostCacheBytes"] = -1;
+  j["h2dPageableRotatingCurve"] = nlohmann::json::array({{{"bytes", 0}, {"gbps", 7.0}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
