@@ -85,8 +85,7 @@ int calibrateMain(const std::vector<std::string>& args) {
     profile.cpuPostprocessNsPerByte = cpu.postprocessNsPerByte;
     profile.cpuWorkerSpeedup = cpu.speedup;
     const HostOverheadResult host = fitHostOverhead(*backend, profile, 9, o.log);
-    profile.hostOpOverheadNs = host.perOpNs;
-    profile.hostBatchOverheadNs = host.perBatchNs;
+    applyHostOverhead(profile, host);
     // No random validation set is used for fitting, so any seed can judge the profile.
     profile.fitConfigurations =
         "calibration micro-benchmarks and fitting runs (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 "

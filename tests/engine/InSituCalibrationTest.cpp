@@ -28,13 +28,27 @@ TEST(HostOverheadFit, RecoversKnownPerOpAndPerBatchCosts) {
   for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
 }
 
-TEST(HostOverheadFit, StaysZeroWhenTheModelIsAlreadySlower) {
-  DeviceProfile slow = h200();
-  slow.kernelLaunchNs *= 3;  // the model's own calls cost more than the "measured" run's
-  auto measured = makeSimulatorBackend(h200());
+TEST(HostOverheadFit, ScalesTheCallCostsDownWhenTheModelIsAlreadySlower) {
+  DeviceProfile truth = h200();
+  truth.hostBatchOverheadNs = 4000;
+  DeviceProfile slow = h200();  // the bare calls measured 2.5x what the pipeline pays
+  slow.kernelLaunchNs *= 2.5;
+  slow.memcpyAsyncCallNs *= 2.5;
+  slow.eventRecordNs *= 2.5;
+  auto measured = makeSimulatorBackend(truth);
   const HostOverheadResult r = fitHostOverhead(*measured, slow, 1);
-  EXPECT_EQ(r.perOpNs, 0.0);
-  EXPECT_EQ(r.perBatchNs, 0.0);
+  EXPECT_NEAR(r.callScale, 0.4, 0.03);
+  EXPECT_NEAR(r.perBatchNs, 4000, 800);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.02);
+  DeviceProfile fitted = slow;
+  applyHostOverhead(fitted, r);
+  EXPECT_NEAR(fitted.kernelLaunchNs, truth.kernelLaunchNs, truth.kernelLaunchNs * 0.08);
+  EXPECT_NEAR(fitted.memcpyAsyncCallNs, truth.memcpyAsyncCallNs, truth.memcpyAsyncCallNs * 0.08);
+  EXPECT_EQ(fitted.hostBatchOverheadNs, r.perBatchNs);
+
+  // A model that is not slower keeps its bare call costs.
+  auto same = makeSimulatorBackend(h200());
+  EXPECT_EQ(fitHostOverhead(*same, h200(), 1).callScale, 1.0);
 }
 
 TEST(HostOverheadFit, TheOverheadLengthensSmallBatchesInTheSimulator) {
