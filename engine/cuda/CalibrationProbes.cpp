@@ -218,6 +218,44 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
   return out;
 }
 
+CpuWrittenCalibration calibrateCpuWritten(cudaStream_t stream, double copyLatencyNs, bool quick,
+                                          const CalibrationLog& log) {
+  CpuWrittenCalibration out;
+  const auto sizes = managedSizes(quick);
+  const std::size_t largest = sizes.back();
+  HostBuffer pinned(HostMemory::Pinned, largest, "pinned host buffer");
+  HostBuffer mapped(HostMemory::Mapped, largest, "mapped host buffer");
+  DeviceBuffer dev(largest, "device buffer");
+  auto* d = static_cast<float*>(dev.get());
+  const auto* src = static_cast<const float*>(mapped.device());
+  std::memset(pinned.host(), 1, largest);
+  std::memset(mapped.host(), 1, largest);
+  std::string copyLine = "H2D pinned copy of bytes the CPU just wrote, GB/s:";
+  std::string mappedLine = "mapped read by a kernel of bytes the CPU just wrote, GB/s:";
+  int value = 0;
+  for (std::size_t bytes : sizes) {
+    const int reps = bytes >= 16 * kMiB ? 3 : bytes >= kMiB ? 7 : 15;
+    const double copy = eventTimedNs(stream, reps, [&] { std::memset(pinned.host(), ++value & 0xff, bytes); },
+                                     [&] {
+                                       PIPESCOPE_CUDA_CHECK(
+                                           cudaMemcpyAsync(d, pinned.host(), bytes, cudaMemcpyHostToDevice, stream));
+                                     });
+    out.h2dPinned.push_back({bytes, double(bytes) / std::max(copy - copyLatencyNs, copy * 0.05)});
+    const double kernel = eventTimedNs(stream, reps, [&] { std::memset(mapped.host(), ++value & 0xff, bytes); },
+                                       [&] {
+                                         PIPESCOPE_CUDA_CHECK(launchNormalize(src, d, bytes / sizeof(float), stream));
+                                       });
+    out.mappedRead.push_back({bytes, double(bytes) / std::max(kernel, 1.0)});
+    copyLine += " " + sizeText(bytes) + "=" + fmt(out.h2dPinned.back().gbps, 2);
+    mappedLine += " " + sizeText(bytes) + "=" + fmt(out.mappedRead.back().gbps, 2);
+  }
+  if (log) {
+    log(copyLine);
+    log(mappedLine);
+  }
+  return out;
+}
+
 double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log) {
   const std::size_t bytes = 32 * kMiB, n = bytes / sizeof(float);
   HostBuffer mapped(HostMemory::Mapped, bytes, "mapped host buffer");

@@ -44,6 +44,19 @@ struct ManagedCalibration {
 ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPerByte, double normalizeFixedNs,
                                     int device, bool quick, const CalibrationLog& log);
 
+struct CpuWrittenCalibration {
+  std::vector<BandwidthPoint> h2dPinned;   ///< cudaMemcpyAsync H2D of pinned bytes the CPU just wrote
+  std::vector<BandwidthPoint> mappedRead;  ///< a kernel reading mapped bytes the CPU just wrote
+};
+
+/// Host memory the CPU has just written is read by the GPU more slowly (the lines sit
+/// dirty in the CPU's caches): by size, the CPU writes the bytes, then an H2D copy of
+/// pinned memory, and a normalize kernel reading mapped memory, each timed with events.
+/// The copy's `copyLatencyNs` comes off; the kernel's whole time counts (the
+/// simulator gives a mapped kernel the longer of its own time and the read's).
+CpuWrittenCalibration calibrateCpuWritten(cudaStream_t stream, double copyLatencyNs, bool quick,
+                                          const CalibrationLog& log);
+
 /// A kernel writing mapped host memory over PCIe, GB/s; `tinyPeriodNs` is the period
 /// of back-to-back tiny kernels (taken out of the kernel's period).
 double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);

@@ -571,6 +571,10 @@ class Calibrator {
     p_.managedCpuFaultCurve = managed.cpuFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
     p_.prefetchToHostCurve = managed.prefetchToHost;
+    const CpuWrittenCalibration written =
+        calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
+    p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
+    p_.mappedReadCpuWrittenCurve = written.mappedRead;
   }
 
   /// Spin and yield syncs wake up faster than a blocking one; the flags of an active

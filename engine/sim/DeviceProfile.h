@@ -67,6 +67,11 @@ struct DeviceProfile {
   /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
   /// empty = the pinned curves above.
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;
+  /// The GPU reading host memory the CPU has just written (a preprocessing stage
+  /// writes the input in place) is slower while the written lines sit in the CPU's
+  /// caches: 2.7x for a 693 KiB pinned H2D copy on an H100 and an H200, about 1x
+  /// beyond 40 MiB (docs/fidelity.md). By size; empty = the plain curves.
+  std::vector<BandwidthPoint> h2dPinnedCpuWrittenCurve, mappedReadCpuWrittenCurve;
   double copyLatencyNs = 2000;      ///< fixed engine cost per copy (DMA setup)
   double mappedReadGBps = 50.0;     ///< kernel reading host memory over PCIe (zero-copy)
   double mappedWriteGBps = 0;       ///< kernel writing host memory over PCIe; 0 = mappedReadGBps

@@ -174,8 +174,11 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   CopyCost& cache = copyCache_[dir == CopyDirection::H2D ? 0 : 1];
   const bool blockingCall = !cfg_.isAsync();
   if (cache.bytes != bytes || cache.pageable != pageable) {
-    cache = {bytes, pageable, copySoloNs(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost),
-             copyGBps(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost)};
+    double gbps = copyGBps(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost);
+    // The DMA engine reading pinned bytes the preprocessing just wrote is slower.
+    if (dir == CopyDirection::H2D && !pageable && bytes_.cpuWritesInput && !profile_.h2dPinnedCpuWrittenCurve.empty())
+      gbps = std::min(gbps, curveGBps(profile_.h2dPinnedCpuWrittenCurve, bytes, gbps));
+    cache = {bytes, pageable, profile_.copyLatencyNs + double(bytes) / gbps, gbps};
   }
   cmd.soloNs = cache.soloNs;
   cmd.gbps = cache.gbps;
@@ -273,7 +276,10 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     // Zero-copy: the first kernel reads the input and the last writes the output over
     // PCIe; one kernel doing both reads and writes at once (the link is full duplex).
     flags = kOpMapped;
-    const double read = double(bytes_.in) / profile_.mappedReadGBps;
+    double readGBps = profile_.mappedReadGBps;
+    if (bytes_.cpuWritesInput && !profile_.mappedReadCpuWrittenCurve.empty())
+      readGBps = std::min(readGBps, curveGBps(profile_.mappedReadCpuWrittenCurve, bytes_.in, readGBps));
+    const double read = double(bytes_.in) / readGBps;
     const double write =
         double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
     first.ns = std::max(first.ns, read);
@@ -379,7 +385,8 @@ void Simulator::publishBatch() {
 
 void Simulator::startConfig(const PipelineConfig& config) {
   cfg_ = config;
-  bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), copiesRotateHostBuffers(cfg_)};
+  bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), copiesRotateHostBuffers(cfg_),
+            cfg_.preprocessOpsPerByte > 0};
   copyCache_[0] = copyCache_[1] = CopyCost{};
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.

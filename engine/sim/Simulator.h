@@ -71,6 +71,7 @@ class Simulator {
   struct BatchBytes {
     std::uint64_t in = 0, out = 0, d2h = 0;
     bool rotatingHost = false;  ///< copies rotate over host slots (the rotating pageable curves)
+    bool cpuWritesInput = false;  ///< preprocessing writes the input just before the GPU reads it
   } bytes_;  // cfg_'s sizes, computed once per configuration (outputBytes() rounds through libm)
   GpuModel gpu_;
   double hostT_ = 0;

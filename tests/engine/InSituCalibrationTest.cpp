@@ -114,12 +114,14 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
-TEST(DeviceProfileFields, RotatingPageableCurvesRoundTripAndServeMultiSlotPipelines) {
+TEST(DeviceProfileFields, RotatingPageableAndCpuWrittenCurvesRoundTrip) {
   DeviceProfile p = h200();
   p.h2dPageableCurve = {{1 << 20, 13.0}};
   p.d2hPageableCurve = {{1 << 20, 9.0}};
   p.h2dPageableRotatingCurve = {{1 << 20, 7.0}};
   p.d2hPageableRotatingCurve = {{1 << 20, 5.0}};
+  p.h2dPinnedCpuWrittenCurve = {{1 << 20, 20.0}};
+  p.mappedReadCpuWrittenCurve = {{1 << 20, 9.0}};
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, true), 7.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, true, 1 << 20, false, true), 5.0);

@@ -343,6 +343,39 @@ TEST(SimulatorTiming, PageableCopiesRotatingOverHostSlotsTakeTheRotatingRate) {
   EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{1000, 1000}));
 }
 
+TEST(SimulatorTiming, TheGpuReadsInputThePreprocessingJustWroteAtTheCpuWrittenRate) {
+  // 1000 B in: a plain pinned H2D copy at 1 B/ns takes 1000 ns, 0.5 B/ns for bytes the
+  // CPU just wrote makes it 2000 ns; a mapped kernel reads at 1 B/ns, or 0.25 B/ns.
+  DeviceProfile p = roundProfile();
+  p.h2dPinnedCpuWrittenCurve = {{1000, 0.5}};
+  p.mappedReadGBps = 1.0;
+  p.mappedReadCpuWrittenCurve = {{1000, 0.25}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Blocking;
+  auto h2dDuration = [&](const PipelineConfig& cfg) {
+    const auto r = runSim(cfg, p);
+    EXPECT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+    const auto ops = r.of(OpKind::CopyH2D);
+    return ops.empty() ? std::int64_t(-1) : ops.front().end - ops.front().start;
+  };
+  EXPECT_EQ(h2dDuration(c), 1000);  // no preprocessing: nothing written just before
+  c.preprocessOpsPerByte = 1;
+  EXPECT_EQ(h2dDuration(c), 2000);
+  // D2H copies and pageable copies keep their own rates.
+  const auto r = runSim(c, p);
+  EXPECT_EQ(r.of(OpKind::CopyD2H).front().end - r.of(OpKind::CopyD2H).front().start, 1000);
+
+  c.memory = HostMemory::Mapped;  // the model kernel (1000 ns of flops) reads the input over PCIe
+  const auto mapped = runSim(c, p);
+  ASSERT_EQ(mapped.outcome.state, RunState::Finished) << mapped.outcome.message;
+  const auto kernels = mapped.of(OpKind::Kernel);
+  ASSERT_FALSE(kernels.empty());
+  EXPECT_EQ(kernels.front().end - kernels.front().start, 4000);
+  c.preprocessOpsPerByte = 0;
+  const auto plain = runSim(c, p).of(OpKind::Kernel);
+  EXPECT_EQ(plain.front().end - plain.front().start, 1000);
+}
+
 TEST(SimulatorTiming, ACopyEngineGoesOnWithTheStreamWhoseCopyItJustFinished) {
   // Stream 0 issues its copy in two chunks, stream 1 one copy in between: stream 1's
   // copy has waited longer when the first chunk ends, but the engine runs the second
