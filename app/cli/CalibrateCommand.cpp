@@ -77,7 +77,7 @@ int calibrateMain(const std::vector<std::string>& args) {
     std::string error;
     auto backend = makeCudaBackend(device, error);
     if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
-    const CpuStageResult cpu = fitCpuStages(*backend, 3, o.log);
+    const CpuStageResult cpu = fitCpuStages(*backend, 5, o.log);
     profile.cpuNsPerOp = cpu.nsPerOp;
     profile.cpuPreprocessNsPerOp = cpu.preprocessNsPerOp;
     profile.cpuPostprocessNsPerOp = cpu.postprocessNsPerOp;

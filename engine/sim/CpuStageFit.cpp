@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -60,20 +61,30 @@ struct StageTimes {
   double pre = 0, post = 0;  // ns per byte, median over repetitions
 };
 
-StageTimes measureStages(Backend& measured, const PipelineConfig& c, int reps) {
-  std::vector<double> pre, post;
-  for (int i = 0; i < std::max(reps, 1); ++i) {
-    Trace trace;
-    trace.setConfig(c);
-    RunControl control;
-    const RunOutcome o = measured.run(c, trace, control);
-    trace.ops().publish();
-    if (o.state == RunState::Failed) throw std::runtime_error("CPU stage fit: run failed: " + o.message);
-    pre.push_back(cpuStageNsPerByte(trace, OpKind::Preprocess));
-    post.push_back(cpuStageNsPerByte(trace, OpKind::Postprocess));
-    if (pre.back() <= 0 || post.back() <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
-  }
-  return {spreadOf(pre).median, spreadOf(post).median};
+StageTimes stageTimesOf(Backend& measured, const PipelineConfig& c, std::vector<double>& pre,
+                        std::vector<double>& post) {
+  Trace trace;
+  trace.setConfig(c);
+  RunControl control;
+  const RunOutcome o = measured.run(c, trace, control);
+  trace.ops().publish();
+  if (o.state == RunState::Failed) throw std::runtime_error("CPU stage fit: run failed: " + o.message);
+  pre.push_back(cpuStageNsPerByte(trace, OpKind::Preprocess));
+  post.push_back(cpuStageNsPerByte(trace, OpKind::Postprocess));
+  if (pre.back() <= 0 || post.back() <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
+  return {pre.back(), post.back()};
+}
+
+/// Each configuration `reps` times, interleaved (one run of each, then again), so a
+/// slow spell of a shared host hits every configuration alike instead of one point of
+/// the speed-up curve (seen on an H100 host: 4 workers measured no faster than 2).
+std::vector<StageTimes> measureStages(Backend& measured, const std::vector<PipelineConfig>& configs, int reps) {
+  std::vector<std::vector<double>> pre(configs.size()), post(configs.size());
+  for (int i = 0; i < std::max(reps, 1); ++i)
+    for (std::size_t k = 0; k < configs.size(); ++k) stageTimesOf(measured, configs[k], pre[k], post[k]);
+  std::vector<StageTimes> out;
+  for (std::size_t k = 0; k < configs.size(); ++k) out.push_back({spreadOf(pre[k]).median, spreadOf(post[k]).median});
+  return out;
 }
 
 }  // namespace
@@ -82,8 +93,12 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   CpuStageResult r;
   // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone.
   constexpr double kRounds = 4;
-  const StageTimes zero = measureStages(measured, cpuStageConfig(1, 0.25), reps);
-  const StageTimes four = measureStages(measured, cpuStageConfig(1, kRounds), reps);
+  const int counts[] = {1, 2, 4, 8};
+  std::vector<PipelineConfig> configs = {cpuStageConfig(1, 0.25), cpuStageConfig(1, kRounds)};
+  for (int workers : counts) configs.push_back(cpuStageConfig(workers, 2.0));
+  const std::vector<StageTimes> times = measureStages(measured, configs, reps);
+  const StageTimes zero = times[0];
+  const StageTimes four = times[1];
   r.preprocessNsPerByte = zero.pre;
   r.postprocessNsPerByte = zero.post;
   r.preprocessNsPerOp = std::max(0.0, four.pre - zero.pre) / kRounds;
@@ -91,12 +106,10 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   r.nsPerOp = 0.5 * (r.preprocessNsPerOp + r.postprocessNsPerOp);
 
   std::string line = "CPU stages inside the pipeline (ns per byte, pre+post at 2 rounds, median of batches):";
-  const int counts[] = {1, 2, 4, 8};
   std::vector<double> perWorkers;
-  for (int workers : counts) {
-    const StageTimes t = measureStages(measured, cpuStageConfig(workers, 2.0), reps);
-    perWorkers.push_back(t.pre + t.post);
-    line += " " + std::to_string(workers) + "w=" + fmt(perWorkers.back(), 4);
+  for (std::size_t i = 0; i < std::size(counts); ++i) {
+    perWorkers.push_back(times[i + 2].pre + times[i + 2].post);
+    line += " " + std::to_string(counts[i]) + "w=" + fmt(perWorkers.back(), 4);
   }
   for (std::size_t i = 0; i < perWorkers.size(); ++i) r.speedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
   if (log) {

@@ -90,6 +90,48 @@ TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.speedup[i].speedup, expected[i], expected[i] * 0.03) << i;
 }
 
+/// Plays a GPU machine whose host has one slow spell: runs `from`..`to` (counted from
+/// 0) run on a profile whose CPU stages cost three times as much.
+class SlowSpellBackend : public Backend {
+ public:
+  SlowSpellBackend(const DeviceProfile& normal, int from, int to) : normal_(normal), from_(from), to_(to) {
+    slow_ = normal;
+    slow_.cpuPreprocessNsPerByte *= 3;
+    slow_.cpuPostprocessNsPerByte *= 3;
+    slow_.cpuPreprocessNsPerOp *= 3;
+    slow_.cpuPostprocessNsPerOp *= 3;
+  }
+  std::string_view kind() const override { return "slow-spell"; }
+  DeviceInfo describe() const override { return makeSimulatorBackend(normal_)->describe(); }
+  RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
+    const bool slow = runs_ >= from_ && runs_ <= to_;
+    ++runs_;
+    return makeSimulatorBackend(slow ? slow_ : normal_)->run(config, trace, control);
+  }
+
+ private:
+  DeviceProfile normal_, slow_;
+  int from_, to_, runs_ = 0;
+};
+
+TEST(CpuStageFit, ASlowSpellOfTheHostDoesNotBendTheSpeedupCurve) {
+  DeviceProfile truth = h200();
+  truth.cpuPreprocessNsPerOp = 0.5;
+  truth.cpuPostprocessNsPerOp = 0.2;
+  truth.cpuPreprocessNsPerByte = 0.3;
+  truth.cpuPostprocessNsPerByte = 0.1;
+  truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.9}, {4, 3.4}, {8, 5.0}};
+  // Six configurations (two one-worker cost runs, then 1, 2, 4 and 8 workers), five
+  // repetitions: a spell of five runs. Measured one configuration after another it
+  // would be all five 4-worker runs (runs 20-24); interleaved it is one run of each.
+  SlowSpellBackend measured(truth, 20, 24);
+  const CpuStageResult r = fitCpuStages(measured, 5);
+  ASSERT_EQ(r.speedup.size(), 4u);
+  const double expected[] = {1.0, 1.9, 3.4, 5.0};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.speedup[i].speedup, expected[i], expected[i] * 0.03) << i;
+  EXPECT_NEAR(r.preprocessNsPerOp, 0.5, 0.5 * 0.02);
+}
+
 TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   DeviceProfile p = h200();
   p.hostOpOverheadNs = 1234;
