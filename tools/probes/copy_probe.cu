@@ -7,29 +7,18 @@
 // Prints one line per size (median of kReps), GB/s = 1e9 bytes per second.
 #include <cuda_runtime.h>
 
+#include "probe_check.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e_ = (x);                                                                         \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 
 constexpr int kReps = 7;
 constexpr size_t kMaxBytes = size_t(64) << 20;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Buffers {
   void* hostIn = nullptr;

@@ -11,6 +11,8 @@
 // Prints one line per measurement (median of REPS), in the units named on the line.
 #include <cuda_runtime.h>
 
+#include "probe_check.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,14 +21,6 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e_ = (x);                                                                         \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 
@@ -38,11 +32,6 @@ __global__ void touch(float* p, size_t n, int rounds) {
     for (int r = 0; r < rounds; ++r) v = v * 1.0001f + 0.5f;
     p[i] = v;
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 double nowUs() {
