@@ -61,8 +61,8 @@ struct StageTimes {
   double pre = 0, post = 0;  // ns per byte, median over repetitions
 };
 
-StageTimes stageTimesOf(Backend& measured, const PipelineConfig& c, std::vector<double>& pre,
-                        std::vector<double>& post) {
+/// One run of `c`; appends its stages' ns per byte to `pre` and `post`.
+void measureOnce(Backend& measured, const PipelineConfig& c, std::vector<double>& pre, std::vector<double>& post) {
   Trace trace;
   trace.setConfig(c);
   RunControl control;
@@ -72,7 +72,6 @@ StageTimes stageTimesOf(Backend& measured, const PipelineConfig& c, std::vector<
   pre.push_back(cpuStageNsPerByte(trace, OpKind::Preprocess));
   post.push_back(cpuStageNsPerByte(trace, OpKind::Postprocess));
   if (pre.back() <= 0 || post.back() <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
-  return {pre.back(), post.back()};
 }
 
 /// Each configuration `reps` times, interleaved (one run of each, then again), so a
@@ -81,7 +80,7 @@ StageTimes stageTimesOf(Backend& measured, const PipelineConfig& c, std::vector<
 std::vector<StageTimes> measureStages(Backend& measured, const std::vector<PipelineConfig>& configs, int reps) {
   std::vector<std::vector<double>> pre(configs.size()), post(configs.size());
   for (int i = 0; i < std::max(reps, 1); ++i)
-    for (std::size_t k = 0; k < configs.size(); ++k) stageTimesOf(measured, configs[k], pre[k], post[k]);
+    for (std::size_t k = 0; k < configs.size(); ++k) measureOnce(measured, configs[k], pre[k], post[k]);
   std::vector<StageTimes> out;
   for (std::size_t k = 0; k < configs.size(); ++k) out.push_back({spreadOf(pre[k]).median, spreadOf(post[k]).median});
   return out;
