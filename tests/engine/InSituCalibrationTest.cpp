@@ -168,7 +168,7 @@ TEST(DeviceProfileFields, RotatingPageableAndCpuWrittenCurvesRoundTrip) {
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, true), 7.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, true, 1 << 20, false, true), 5.0);
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, false), 13.0);
-  // Pinned copies are DMA from host memory the CPU does not touch: one curve.
+  // Pinned copies are DMA, with no staging memcpy through the CPU: one curve.
   EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, true),
                    copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, false));
   // A profile without the rotating curves (older calibrations) keeps its one curve.

@@ -337,7 +337,7 @@ TEST(SimulatorTiming, PageableCopiesRotatingOverHostSlotsTakeTheRotatingRate) {
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
   EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{4000, 4000}));
   EXPECT_EQ(durations(r.of(OpKind::CopyD2H)), (std::vector<std::int64_t>{4000, 4000}));
-  // Pinned copies never change: the CPU does not touch their bytes.
+  // Pinned copies are DMA, with no staging memcpy through the CPU: no rotating rate.
   c.memory = HostMemory::Pinned;
   r = runSim(c, p);
   EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{1000, 1000}));
