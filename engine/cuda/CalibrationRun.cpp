@@ -450,15 +450,13 @@ class Calibrator {
   /// Blocking cudaMemcpy from pinned memory: slower than the async copies on an H200
   /// (ANCHORS: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
   void pinnedBlockingCopies() {
-    const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPinnedBlockingCurve : p_.d2hPinnedBlockingCurve;
       curve.clear();
       std::string line = h2d ? "H2D pinned blocking cudaMemcpy GB/s:" : "D2H pinned blocking cudaMemcpy GB/s:";
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((512 * kMiB) / b, 5, 40));
-        const double t = blockingCopyNs(pinned_.host(), b, h2d, reps);
-        const double gbps = double(b) / std::max(t - fixed - copyWakeNs(t), t * 0.05);
+        const double gbps = blockingCopyGBps(b, blockingCopyNs(pinned_.host(), b, h2d, reps));
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
       }
@@ -485,7 +483,7 @@ class Calibrator {
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
-        const double gbps = pageableGBps(b, blockingCopyNs(pageable.host(), b, h2d, reps));
+        const double gbps = blockingCopyGBps(b, blockingCopyNs(pageable.host(), b, h2d, reps));
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
         std::vector<double> t;
@@ -494,7 +492,7 @@ class Calibrator {
           t.push_back(blockingCopyNs(static_cast<char*>(pageable.host()) + cursor, b, h2d, 1));
           cursor += b;
         }
-        const double rotatingGBps = pageableGBps(b, median(t));
+        const double rotatingGBps = blockingCopyGBps(b, median(t));
         rotating.push_back({b, rotatingGBps});
         rotatingLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(rotatingGBps, 2));
       }
@@ -507,7 +505,9 @@ class Calibrator {
     }
   }
 
-  double pageableGBps(std::size_t bytes, double ns) const {
+  /// A blocking cudaMemcpy's rate from its host time: the call, latency and the wake-up
+  /// the simulator adds after a wait that long come off.
+  double blockingCopyGBps(std::size_t bytes, double ns) const {
     const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
     return double(bytes) / std::max(ns - fixed - copyWakeNs(ns), ns * 0.05);
   }

@@ -174,11 +174,12 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   CopyCost& cache = copyCache_[dir == CopyDirection::H2D ? 0 : 1];
   const bool blockingCall = !cfg_.isAsync();
   if (cache.bytes != bytes || cache.pageable != pageable) {
-    double gbps = copyGBps(profile_, dir, pageable, bytes, blockingCall, bytes_.rotatingHost);
-    // The DMA engine reading pinned bytes the preprocessing just wrote is slower.
-    if (dir == CopyDirection::H2D && !pageable && bytes_.cpuWritesInput && !profile_.h2dPinnedCpuWrittenCurve.empty())
-      gbps = std::min(gbps, curveGBps(profile_.h2dPinnedCpuWrittenCurve, bytes, gbps));
-    cache = {bytes, pageable, profile_.copyLatencyNs + double(bytes) / gbps, gbps};
+    const CopyPath path{.dir = dir,
+                        .pageable = pageable,
+                        .blocking = blockingCall,
+                        .rotating = bytes_.rotatingHost,
+                        .cpuWritten = bytes_.cpuWritesInput};
+    cache = {bytes, pageable, copySoloNs(profile_, path, bytes), copyGBps(profile_, path, bytes)};
   }
   cmd.soloNs = cache.soloNs;
   cmd.gbps = cache.gbps;
@@ -276,10 +277,7 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     // Zero-copy: the first kernel reads the input and the last writes the output over
     // PCIe; one kernel doing both reads and writes at once (the link is full duplex).
     flags = kOpMapped;
-    double readGBps = profile_.mappedReadGBps;
-    if (bytes_.cpuWritesInput && !profile_.mappedReadCpuWrittenCurve.empty())
-      readGBps = std::min(readGBps, curveGBps(profile_.mappedReadCpuWrittenCurve, bytes_.in, readGBps));
-    const double read = double(bytes_.in) / readGBps;
+    const double read = double(bytes_.in) / mappedReadGBps(profile_, bytes_.in, bytes_.cpuWritesInput);
     const double write =
         double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
     first.ns = std::max(first.ns, read);

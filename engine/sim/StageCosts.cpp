@@ -27,26 +27,43 @@ double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, 
   return curve.empty() ? fallback : interpolate(curve, bytes);
 }
 
-double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
-                bool rotating) {
-  const bool h2d = dir == CopyDirection::H2D;
-  if (pageable && rotating) {
+namespace {
+
+/// The rate of the path's own curve, before any cap.
+double pathCurveGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes) {
+  const bool h2d = path.dir == CopyDirection::H2D;
+  if (path.pageable && path.rotating) {
     const auto& rotatingCurve = h2d ? p.h2dPageableRotatingCurve : p.d2hPageableRotatingCurve;
     if (!rotatingCurve.empty()) return interpolate(rotatingCurve, bytes);
   }
-  if (blocking && !pageable) {
+  if (path.blocking && !path.pageable) {
     const auto& sync = h2d ? p.h2dPinnedBlockingCurve : p.d2hPinnedBlockingCurve;
     if (!sync.empty()) return interpolate(sync, bytes);
   }
-  const auto& curve = pageable ? (h2d ? p.h2dPageableCurve : p.d2hPageableCurve)
-                               : (h2d ? p.h2dPinnedCurve : p.d2hPinnedCurve);
+  const auto& curve = path.pageable ? (h2d ? p.h2dPageableCurve : p.d2hPageableCurve)
+                                    : (h2d ? p.h2dPinnedCurve : p.d2hPinnedCurve);
   if (!curve.empty()) return interpolate(curve, bytes);
-  return pageable ? (h2d ? p.h2dPageableGBps : p.d2hPageableGBps) : (h2d ? p.h2dPinnedGBps : p.d2hPinnedGBps);
+  return path.pageable ? (h2d ? p.h2dPageableGBps : p.d2hPageableGBps) : (h2d ? p.h2dPinnedGBps : p.d2hPinnedGBps);
 }
 
-double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking,
-                  bool rotating) {
-  return p.copyLatencyNs + double(bytes) / copyGBps(p, dir, pageable, bytes, blocking, rotating);
+}  // namespace
+
+double copyGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes) {
+  const double gbps = pathCurveGBps(p, path, bytes);
+  // The DMA engine reading pinned bytes the CPU just wrote is slower.
+  if (path.cpuWritten && path.dir == CopyDirection::H2D && !path.pageable && !p.h2dPinnedCpuWrittenCurve.empty())
+    return std::min(gbps, interpolate(p.h2dPinnedCpuWrittenCurve, bytes));
+  return gbps;
+}
+
+double copySoloNs(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes) {
+  return p.copyLatencyNs + double(bytes) / copyGBps(p, path, bytes);
+}
+
+double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten) {
+  if (cpuWritten && !p.mappedReadCpuWrittenCurve.empty())
+    return std::min(p.mappedReadGBps, interpolate(p.mappedReadCpuWrittenCurve, bytes));
+  return p.mappedReadGBps;
 }
 
 bool copiesRotateHostBuffers(const PipelineConfig& config) { return config.hostSlots() > 1; }
@@ -92,7 +109,8 @@ double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, bool onGpu) {
 
 double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice) {
   const auto& curve = toDevice ? p.prefetchToDeviceCurve : p.prefetchToHostCurve;
-  if (curve.empty()) return copySoloNs(p, toDevice ? CopyDirection::H2D : CopyDirection::D2H, true, bytes);
+  if (curve.empty())
+    return copySoloNs(p, {.dir = toDevice ? CopyDirection::H2D : CopyDirection::D2H, .pageable = true}, bytes);
   return double(bytes) / curveGBps(curve, bytes, 1.0);
 }
 

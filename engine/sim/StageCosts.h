@@ -18,18 +18,30 @@ double curveGBps(const std::vector<BandwidthPoint>& curve, std::uint64_t bytes, 
 /// Host cost of one cublasSgemm call of a preset.
 double gemmCallNs(const DeviceProfile& p, ModelPreset preset);
 
-/// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes`: the profile's
-/// curve for that direction and memory kind, interpolated linearly in log(size)
-/// and held flat beyond its ends; the flat figure when there is no curve.
-/// `blocking`: a blocking cudaMemcpy (its own pinned curve when the profile has one).
-/// `rotating`: a pageable copy of a host buffer other than the one copied last (the
-/// profile's rotating pageable curve when it has one; see copiesRotateHostBuffers).
-double copyGBps(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false,
-                bool rotating = false);
+/// How a copy meets host memory: what decides which of the profile's curves times it.
+struct CopyPath {
+  CopyDirection dir = CopyDirection::H2D;
+  bool pageable = false;
+  bool blocking = false;    ///< a blocking cudaMemcpy (its own pinned curve when the profile has one)
+  /// Pageable: a host buffer other than the one copied last (the rotating pageable
+  /// curve when the profile has one; see copiesRotateHostBuffers).
+  bool rotating = false;
+  /// Pinned H2D of bytes the CPU has just written (the profile's CPU-written curve
+  /// caps the rate when it has one).
+  bool cpuWritten = false;
+};
+
+/// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes` along `path`: the
+/// profile's curve for it, interpolated linearly in log(size) and held flat beyond
+/// its ends; the flat figure when there is no curve.
+double copyGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes);
 
 /// Engine time of a copy running alone: fixed DMA setup plus bytes / bandwidth.
-double copySoloNs(const DeviceProfile& p, CopyDirection dir, bool pageable, std::uint64_t bytes, bool blocking = false,
-                  bool rotating = false);
+double copySoloNs(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes);
+
+/// A kernel reading `bytes` of mapped host memory over PCIe, GB/s; `cpuWritten`:
+/// bytes the CPU has just written (the CPU-written curve caps it when there is one).
+double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten);
 
 /// Whether a pipeline's copies rotate over several host buffers (more than one host
 /// slot: every asynchronous pipeline), rather than copying one buffer again and again.

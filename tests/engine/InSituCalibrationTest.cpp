@@ -141,13 +141,13 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   p.cpuPreprocessNsPerOp = 0.32;
   p.cpuPostprocessNsPerOp = 0.17;
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 32 << 20, true), 45.0);
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, false, 1 << 20, true), 31.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .blocking = true}, 32 << 20), 45.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::D2H, .blocking = true}, 1 << 20), 31.0);
   // Async copies and pageable ones keep their own curves.
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 32 << 20, false),
-                   copyGBps(h200(), CopyDirection::H2D, false, 32 << 20, false));
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 32 << 20, true),
-                   copyGBps(h200(), CopyDirection::H2D, true, 32 << 20, false));
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D}, 32 << 20),
+                   copyGBps(h200(), {.dir = CopyDirection::H2D}, 32 << 20));
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .pageable = true, .blocking = true}, 32 << 20),
+                   copyGBps(h200(), {.dir = CopyDirection::H2D, .pageable = true}, 32 << 20));
   auto j = profileToJson(p);
   j["hostOpOverheadNs"] = -1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
@@ -165,15 +165,15 @@ TEST(DeviceProfileFields, RotatingPageableAndCpuWrittenCurvesRoundTrip) {
   p.h2dPinnedCpuWrittenCurve = {{1 << 20, 20.0}};
   p.mappedReadCpuWrittenCurve = {{1 << 20, 9.0}};
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, true), 7.0);
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::D2H, true, 1 << 20, false, true), 5.0);
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, true, 1 << 20, false, false), 13.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .pageable = true, .rotating = true}, 1 << 20), 7.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::D2H, .pageable = true, .rotating = true}, 1 << 20), 5.0);
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .pageable = true}, 1 << 20), 13.0);
   // Pinned copies are DMA, with no staging memcpy through the CPU: one curve.
-  EXPECT_DOUBLE_EQ(copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, true),
-                   copyGBps(p, CopyDirection::H2D, false, 1 << 20, false, false));
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .rotating = true}, 1 << 20),
+                   copyGBps(p, {.dir = CopyDirection::H2D}, 1 << 20));
   // A profile without the rotating curves (older calibrations) keeps its one curve.
-  EXPECT_DOUBLE_EQ(copyGBps(h200(), CopyDirection::H2D, true, 1 << 20, false, true),
-                   copyGBps(h200(), CopyDirection::H2D, true, 1 << 20, false, false));
+  EXPECT_DOUBLE_EQ(copyGBps(h200(), {.dir = CopyDirection::H2D, .pageable = true, .rotating = true}, 1 << 20),
+                   copyGBps(h200(), {.dir = CopyDirection::H2D, .pageable = true}, 1 << 20));
 
   PipelineConfig c;
   c.mode = TransferMode::Blocking;  // one host slot, copied again every batch
