@@ -9,6 +9,7 @@
 #include "io/OutputFile.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
+#include "sim/GemmCallFit.h"
 #include "sim/HostOverheadFit.h"
 #if PIPESCOPE_HAVE_CUDA
 #include "cuda/Calibration.h"
@@ -83,13 +84,18 @@ int calibrateMain(const std::vector<std::string>& args) {
     profile.cpuPostprocessNsPerOp = cpu.postprocessNsPerOp;
     profile.cpuPreprocessNsPerByte = cpu.preprocessNsPerByte;
     profile.cpuPostprocessNsPerByte = cpu.postprocessNsPerByte;
+    profile.cpuPreprocessRoundsCurve = cpu.preprocessRoundsCurve;
+    profile.cpuPostprocessRoundsCurve = cpu.postprocessRoundsCurve;
     profile.cpuWorkerSpeedup = cpu.speedup;
     const HostOverheadResult host = fitHostOverhead(*backend, profile, 9, o.log);
     applyHostOverhead(profile, host);
+    // After the overheads: the GEMM runs' other ops must already cost what they do.
+    applyGemmCalls(profile, fitGemmCalls(*backend, profile, 7, o.log));
     // No random validation set is used for fitting, so any seed can judge the profile.
     profile.fitConfigurations =
         "calibration micro-benchmarks and fitting runs (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 "
-        "stream, and 64 KiB in 8 chunks x 8 streams); no random validation set";
+        "stream, and 64 KiB in 8 chunks x 8 streams; GEMM calls: 64 KiB x 1 stream, light and heavy); no random "
+        "validation set";
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;

@@ -90,14 +90,22 @@ std::vector<StageTimes> measureStages(Backend& measured, const std::vector<Pipel
 
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log) {
   CpuStageResult r;
-  // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone.
+  // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone. The third
+  // point: a line through 0 and 4 rounds made stages of 5-8 rounds 1.1-1.5x too fast.
   constexpr double kRounds = 4;
+  const int roundPoints[] = {0, 4, 8};
   const int counts[] = {1, 2, 4, 8};
-  std::vector<PipelineConfig> configs = {cpuStageConfig(1, 0.25), cpuStageConfig(1, kRounds)};
+  std::vector<PipelineConfig> configs;
+  for (int rounds : roundPoints) configs.push_back(cpuStageConfig(1, rounds == 0 ? 0.25 : double(rounds)));
+  const std::size_t firstWorkerRun = configs.size();
   for (int workers : counts) configs.push_back(cpuStageConfig(workers, 2.0));
   const std::vector<StageTimes> times = measureStages(measured, configs, reps);
   const StageTimes zero = times[0];
   const StageTimes four = times[1];
+  for (std::size_t i = 0; i < std::size(roundPoints); ++i) {
+    r.preprocessRoundsCurve.push_back({roundPoints[i], times[i].pre});
+    r.postprocessRoundsCurve.push_back({roundPoints[i], times[i].post});
+  }
   r.preprocessNsPerByte = zero.pre;
   r.postprocessNsPerByte = zero.post;
   r.preprocessNsPerOp = std::max(0.0, four.pre - zero.pre) / kRounds;
@@ -107,14 +115,17 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   std::string line = "CPU stages inside the pipeline (ns per byte, pre+post at 2 rounds, median of batches):";
   std::vector<double> perWorkers;
   for (std::size_t i = 0; i < std::size(counts); ++i) {
-    perWorkers.push_back(times[i + 2].pre + times[i + 2].post);
+    perWorkers.push_back(times[firstWorkerRun + i].pre + times[firstWorkerRun + i].post);
     line += " " + std::to_string(counts[i]) + "w=" + fmt(perWorkers.back(), 4);
   }
   for (std::size_t i = 0; i < perWorkers.size(); ++i) r.speedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
   if (log) {
     log("CPU stages inside the pipeline, one worker: preprocess " + fmt(zero.pre, 4) + " ns/B at 0 rounds, " +
         fmt(four.pre, 4) + " at 4; postprocess " + fmt(zero.post, 4) + " and " + fmt(four.post, 4) + " -> " +
-        fmt(r.preprocessNsPerOp, 4) + " and " + fmt(r.postprocessNsPerOp, 4) + " ns per round-byte");
+        fmt(r.preprocessNsPerOp, 4) + " and " + fmt(r.postprocessNsPerOp, 4) + " ns per round-byte; at 8 rounds " +
+        fmt(times[2].pre, 4) + " and " + fmt(times[2].post, 4) + " ns/B (" +
+        fmt((times[2].pre - four.pre) / kRounds, 4) + " and " + fmt((times[2].post - four.post) / kRounds, 4) +
+        " per round-byte from 4 to 8)");
     std::string s = line + " -> speed-up";
     for (const WorkerSpeedup& w : r.speedup) s += " " + std::to_string(w.workers) + "w=" + fmt(w.speedup, 2);
     log(s);

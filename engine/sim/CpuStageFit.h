@@ -29,12 +29,14 @@ struct CpuStageResult {
   double postprocessNsPerOp = 0;
   double preprocessNsPerByte = 0;        ///< at zero rounds, one worker
   double postprocessNsPerByte = 0;
+  /// Each stage per byte on one worker at 0, 4 and 8 rounds.
+  std::vector<CpuRoundsPoint> preprocessRoundsCurve, postprocessRoundsCurve;
   std::vector<WorkerSpeedup> speedup;    ///< 1, 2, 4, 8 workers
 };
 
 /// Runs the fitting configuration on `measured`, `reps` times each (median): on one
-/// worker at 0 and 4 rounds (config/ModelWork.h), which separates each stage's
-/// per-byte cost from the cost of a round, and at 2 rounds on 1, 2, 4 and 8 workers
+/// worker at 0, 4 and 8 rounds (config/ModelWork.h), which gives each stage's cost
+/// by rounds (a round costs more above 4), and at 2 rounds on 1, 2, 4 and 8 workers
 /// for the speed-up. Returns the profile's CPU fields. Throws std::runtime_error when
 /// a run fails.
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log = {});

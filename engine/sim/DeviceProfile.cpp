@@ -92,47 +92,45 @@ class FieldReader {
     }
   }
 
-  void gemmCurve(const char* key, std::vector<GemmPoint>& out) {
+  /// An array of {"<xName>": integer in [xMin, xMax], "<yName>": number > 0} points,
+  /// sorted by strictly increasing x (GEMM, speed-up and CPU rounds curves).
+  template <class Point, class X>
+  void points(const char* key, std::vector<Point>& out, const char* xName, X Point::*x, std::int64_t xMin,
+              std::int64_t xMax, const char* yName, double Point::*y) {
     const json* v = find(key, false);
     if (!v) return;
-    if (!v->is_array()) fail(key, "an array of {\"rows\": N, \"ns\": X} points", *v);
+    const std::string shape = std::string("{\"") + xName + "\": N, \"" + yName + "\": X}";
+    if (!v->is_array()) fail(key, ("an array of " + shape + " points").c_str(), *v);
     out.clear();
     for (std::size_t i = 0; i < v->size(); ++i) {
       const json& p = (*v)[i];
       const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
-      if (!p.is_object() || p.size() != 2 || !p.contains("rows") || !p.contains("ns") || !p["rows"].is_number_integer() ||
-          p["rows"].get<std::int64_t>() < 1 || !p["ns"].is_number() || !(p["ns"].get<double>() > 0) ||
-          !std::isfinite(p["ns"].get<double>()))
-        throw std::invalid_argument("device profile field '" + where + "' must be {\"rows\": N >= 1, \"ns\": X > 0}, got " +
-                                    p.dump());
-      GemmPoint g{p["rows"].get<std::uint64_t>(), p["ns"].get<double>()};
-      if (!out.empty() && g.rows <= out.back().rows)
-        throw std::invalid_argument("device profile field '" + where + ".rows' = " + std::to_string(g.rows) +
-                                    ": points must be sorted by strictly increasing rows");
-      out.push_back(g);
+      if (!p.is_object() || p.size() != 2 || !p.contains(xName) || !p.contains(yName) ||
+          !p[xName].is_number_integer() || p[xName].get<std::int64_t>() < xMin ||
+          p[xName].get<std::int64_t>() > xMax || !p[yName].is_number() || !(p[yName].get<double>() > 0) ||
+          !std::isfinite(p[yName].get<double>()))
+        throw std::invalid_argument("device profile field '" + where + "' must be {\"" + xName + "\": N from " +
+                                    std::to_string(xMin) + " to " + std::to_string(xMax) + ", \"" + yName +
+                                    "\": X > 0}, got " + p.dump());
+      Point pt;
+      pt.*x = X(p[xName].get<std::int64_t>());
+      pt.*y = p[yName].get<double>();
+      if (!out.empty() && pt.*x <= out.back().*x)
+        throw std::invalid_argument("device profile field '" + where + "." + xName + "' = " +
+                                    std::to_string(pt.*x) + ": points must be sorted by strictly increasing " +
+                                    xName);
+      out.push_back(pt);
     }
   }
 
+  void gemmCurve(const char* key, std::vector<GemmPoint>& out) {
+    points(key, out, "rows", &GemmPoint::rows, 1, INT64_MAX, "ns", &GemmPoint::ns);
+  }
   void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
-    const json* v = find(key, false);
-    if (!v) return;
-    if (!v->is_array()) fail(key, "an array of {\"workers\": N, \"speedup\": X} points", *v);
-    out.clear();
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      const json& p = (*v)[i];
-      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
-      if (!p.is_object() || p.size() != 2 || !p.contains("workers") || !p.contains("speedup") ||
-          !p["workers"].is_number_integer() || p["workers"].get<std::int64_t>() < 1 ||
-          p["workers"].get<std::int64_t>() > 4096 || !p["speedup"].is_number() ||
-          !(p["speedup"].get<double>() > 0) || !std::isfinite(p["speedup"].get<double>()))
-        throw std::invalid_argument("device profile field '" + where +
-                                    "' must be {\"workers\": N >= 1, \"speedup\": X > 0}, got " + p.dump());
-      WorkerSpeedup w{int(p["workers"].get<std::int64_t>()), p["speedup"].get<double>()};
-      if (!out.empty() && w.workers <= out.back().workers)
-        throw std::invalid_argument("device profile field '" + where + ".workers' = " + std::to_string(w.workers) +
-                                    ": points must be sorted by strictly increasing worker count");
-      out.push_back(w);
-    }
+    points(key, out, "workers", &WorkerSpeedup::workers, 1, 4096, "speedup", &WorkerSpeedup::speedup);
+  }
+  void roundsCurve(const char* key, std::vector<CpuRoundsPoint>& out) {
+    points(key, out, "rounds", &CpuRoundsPoint::rounds, 0, 1 << 20, "nsPerByte", &CpuRoundsPoint::nsPerByte);
   }
 
   void validation(const char* key, std::optional<ProfileValidation>& out) {
@@ -251,6 +249,13 @@ json profileToJson(const DeviceProfile& p) {
   j["cpuPostprocessNsPerByte"] = p.cpuPostprocessNsPerByte;
   j["cpuPreprocessNsPerOp"] = p.cpuPreprocessNsPerOp;
   j["cpuPostprocessNsPerOp"] = p.cpuPostprocessNsPerOp;
+  for (const auto& [key, curve] : {std::pair{"cpuPreprocessRoundsCurve", &p.cpuPreprocessRoundsCurve},
+                                   std::pair{"cpuPostprocessRoundsCurve", &p.cpuPostprocessRoundsCurve}}) {
+    if (curve->empty()) continue;
+    json a = json::array();
+    for (const auto& c : *curve) a.push_back({{"rounds", c.rounds}, {"nsPerByte", c.nsPerByte}});
+    j[key] = a;
+  }
   if (!p.cpuWorkerSpeedup.empty()) {
     json a = json::array();
     for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
@@ -330,6 +335,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("cpuPostprocessNsPerByte", p.cpuPostprocessNsPerByte, true);
   r.number("cpuPreprocessNsPerOp", p.cpuPreprocessNsPerOp, true);
   r.number("cpuPostprocessNsPerOp", p.cpuPostprocessNsPerOp, true);
+  r.roundsCurve("cpuPreprocessRoundsCurve", p.cpuPreprocessRoundsCurve);
+  r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.validation("validation", p.validation);

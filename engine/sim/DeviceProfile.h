@@ -29,6 +29,14 @@ struct GemmPoint {
   bool operator==(const GemmPoint&) const = default;
 };
 
+/// One CPU stage's cost per byte on one worker at a number of rounds
+/// (config/ModelWork.h: the stage's ops per byte, rounded).
+struct CpuRoundsPoint {
+  int rounds = 0;
+  double nsPerByte = 0;
+  bool operator==(const CpuRoundsPoint&) const = default;
+};
+
 /// Measured speed-up of the CPU stages on `workers` threads over one thread.
 struct WorkerSpeedup {
   int workers = 1;
@@ -138,6 +146,11 @@ struct DeviceProfile {
   /// H100 host measured 0.32 vs 0.17 ns per round-byte.
   double cpuPreprocessNsPerOp = 0;
   double cpuPostprocessNsPerOp = 0;
+  /// Each stage's cost per byte on one worker by rounds (calibrated at 0, 4 and 8),
+  /// linear between points and along the last segment beyond them; wins over the two
+  /// fields above when present. A round costs more above 4 rounds than below on the
+  /// GPU hosts, so a line through 0 and 4 made 5-8-round stages 1.1-1.5x too fast.
+  std::vector<CpuRoundsPoint> cpuPreprocessRoundsCurve, cpuPostprocessRoundsCurve;
   /// Sorted by workers; empty = perfect scaling. Beyond the last point the last
   /// point's efficiency (speedup / workers) holds.
   std::vector<WorkerSpeedup> cpuWorkerSpeedup;

@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "metrics/Spread.h"
-#include "sim/SimulatorBackend.h"
+#include "sim/FitRuns.h"
 #include "sim/Validation.h"
 
 namespace pipescope {
@@ -14,29 +13,12 @@ namespace pipescope {
 namespace {
 
 constexpr double kMaxOverheadNs = 1e6;  // 1 ms per op or batch: beyond any real tool
+const std::string kWhat = "host overhead fit";
 
-double simulate(const DeviceProfile& profile, const PipelineConfig& c) {
-  auto sim = makeSimulatorBackend(profile);
-  std::string failure;
-  const double t = measureMakespanNs(*sim, c, failure);
-  if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
-  return t;
-}
+double simulate(const DeviceProfile& profile, const PipelineConfig& c) { return simulatedMakespanNs(profile, c, kWhat); }
 
-/// The smallest value in [0, kMaxOverheadNs] of `field` at which the simulated
-/// makespan of `c` reaches `target` (monotone: more overhead, longer run).
-double solve(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double target) {
-  double lo = 0, hi = kMaxOverheadNs;
-  p.*field = lo;
-  if (simulate(p, c) >= target) return 0;
-  p.*field = hi;
-  if (simulate(p, c) <= target) return hi;
-  for (int i = 0; i < 40 && hi - lo > 2.0; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    p.*field = mid;
-    (simulate(p, c) < target ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+double solve(const DeviceProfile& p, double DeviceProfile::*field, const PipelineConfig& c, double target) {
+  return solveProfileField(p, field, c, target, 0, kMaxOverheadNs, kWhat);
 }
 
 void scaleCalls(DeviceProfile& p, const DeviceProfile& bare, double scale) {
@@ -93,18 +75,9 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
                                    const std::function<void(const std::string&)>& log) {
   const std::vector<PipelineConfig> configs = hostOverheadConfigs();
   HostOverheadResult r;
-  std::string ignored;
-  measureMakespanNs(measured, configs[0], ignored);  // warm-up
   // Interleaved, so a slow spell of a shared host (seen: +50 % for a second on a
   // busy H100 machine) hits both runs alike instead of skewing one equation.
-  std::vector<std::vector<double>> t(configs.size());
-  for (int i = 0; i < std::max(reps, 1); ++i)
-    for (std::size_t k = 0; k < configs.size(); ++k) {
-      std::string failure;
-      t[k].push_back(measureMakespanNs(measured, configs[k], failure));
-      if (!failure.empty()) throw std::runtime_error("host overhead fit: " + failure);
-    }
-  for (const auto& runs : t) r.measuredNs.push_back(spreadOf(runs).median);
+  r.measuredNs = measureInterleavedNs(measured, configs, reps, kWhat);
   // Two equations, two unknowns, each monotone: alternate one-dimensional solves
   // (per-op cost from the op-heavy run, per-batch cost from the plain one).
   DeviceProfile p = profile;

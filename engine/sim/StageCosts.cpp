@@ -133,12 +133,34 @@ double workerSpeedup(const DeviceProfile& p, int workers) {
   return w;
 }
 
-double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
+namespace {
+
+/// The curve's value at `rounds`: linear between the two points around it, along the
+/// first or last segment outside them, never below 0.
+double roundsCurveNsPerByte(const std::vector<CpuRoundsPoint>& c, double rounds) {
+  if (c.size() == 1) return c.front().nsPerByte;
+  std::size_t i = 1;
+  while (i + 1 < c.size() && rounds > c[i].rounds) ++i;
+  const CpuRoundsPoint& a = c[i - 1];
+  const CpuRoundsPoint& b = c[i];
+  const double f = (rounds - a.rounds) / double(b.rounds - a.rounds);
+  return std::max(0.0, a.nsPerByte + f * (b.nsPerByte - a.nsPerByte));
+}
+
+}  // namespace
+
+double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, bool preprocess) {
+  const double rounds = double(cpuRoundsPerElement(opsPerByte));
+  const auto& curve = preprocess ? p.cpuPreprocessRoundsCurve : p.cpuPostprocessRoundsCurve;
+  if (!curve.empty()) return roundsCurveNsPerByte(curve, rounds);
   const double fixed = preprocess ? p.cpuPreprocessNsPerByte : p.cpuPostprocessNsPerByte;
   const double ownRound = preprocess ? p.cpuPreprocessNsPerOp : p.cpuPostprocessNsPerOp;
   const double perRound = ownRound > 0 ? ownRound : p.cpuNsPerOp;
-  const double perByte = fixed + double(cpuRoundsPerElement(opsPerByte)) * perRound;
-  return double(bytes) * perByte / workerSpeedup(p, workers);
+  return fixed + rounds * perRound;
+}
+
+double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
+  return double(bytes) * oneWorkerCpuStageNsPerByte(p, opsPerByte, preprocess) / workerSpeedup(p, workers);
 }
 
 }  // namespace pipescope

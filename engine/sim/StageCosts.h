@@ -77,8 +77,12 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
 /// between its points; `workers` itself when the profile has no curve.
 double workerSpeedup(const DeviceProfile& p, int workers);
 
-/// One CPU stage of a batch on `workers` threads in parallel (fork-join): its
-/// rounds (config/ModelWork.h) plus the stage's per-byte cost at zero rounds.
+/// One CPU stage's cost per byte on one worker: the profile's rounds curve at the
+/// stage's rounds (config/ModelWork.h), else the per-byte cost at zero rounds plus
+/// the rounds at the per-round cost.
+double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, bool preprocess);
+
+/// One CPU stage of a batch on `workers` threads in parallel (fork-join).
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess);
 
 }  // namespace pipescope

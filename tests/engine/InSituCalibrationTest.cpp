@@ -1,4 +1,4 @@
-// The calibration steps that run the backend itself (host overhead, CPU stages),
+// The calibration steps that run the backend itself (host overhead, CPU stages, GEMM calls),
 // checked on the CPU: a simulator with known parameters plays the GPU, and the
 // fits must recover them.
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
+#include "sim/GemmCallFit.h"
 #include "sim/HostOverheadFit.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/StageCosts.h"
@@ -90,6 +91,31 @@ TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.speedup[i].speedup, expected[i], expected[i] * 0.03) << i;
 }
 
+TEST(CpuStageFit, RecoversEachStagesCostByRoundsWhereARoundCostsMoreAbove4) {
+  DeviceProfile truth = h200();
+  truth.cpuPreprocessRoundsCurve = {{0, 0.8}, {4, 2.0}, {8, 4.0}};   // 0.3, then 0.5 per round
+  truth.cpuPostprocessRoundsCurve = {{0, 0.5}, {4, 1.2}, {8, 2.5}};  // 0.175, then 0.325
+  truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.8}, {4, 3.0}, {8, 4.0}};
+  auto measured = makeSimulatorBackend(truth);
+  const CpuStageResult r = fitCpuStages(*measured, 1);
+  ASSERT_EQ(r.preprocessRoundsCurve.size(), 3u);
+  ASSERT_EQ(r.postprocessRoundsCurve.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.preprocessRoundsCurve[i].rounds, truth.cpuPreprocessRoundsCurve[i].rounds);
+    EXPECT_NEAR(r.preprocessRoundsCurve[i].nsPerByte, truth.cpuPreprocessRoundsCurve[i].nsPerByte,
+                truth.cpuPreprocessRoundsCurve[i].nsPerByte * 0.02) << i;
+    EXPECT_NEAR(r.postprocessRoundsCurve[i].nsPerByte, truth.cpuPostprocessRoundsCurve[i].nsPerByte,
+                truth.cpuPostprocessRoundsCurve[i].nsPerByte * 0.02) << i;
+  }
+  // The fitted profile predicts a 6-round stage as the truth does (a line through 0
+  // and 4 rounds would give 0.8 + 6 x 0.3 = 2.6 instead of 3.0 ns/B).
+  DeviceProfile fitted = h200();
+  fitted.cpuPreprocessRoundsCurve = r.preprocessRoundsCurve;
+  EXPECT_NEAR(cpuStageNs(fitted, 1 << 20, 6, 1, true), cpuStageNs(truth, 1 << 20, 6, 1, true),
+              cpuStageNs(truth, 1 << 20, 6, 1, true) * 0.02);
+  EXPECT_NEAR(cpuStageNs(truth, 1 << 20, 6, 1, true), 3.0 * (1 << 20), 1.0);
+}
+
 /// Plays a GPU machine whose host has one slow spell: runs `from`..`to` (counted from
 /// 0) run on a profile whose CPU stages cost three times as much.
 class SlowSpellBackend : public Backend {
@@ -121,10 +147,10 @@ TEST(CpuStageFit, ASlowSpellOfTheHostDoesNotBendTheSpeedupCurve) {
   truth.cpuPreprocessNsPerByte = 0.3;
   truth.cpuPostprocessNsPerByte = 0.1;
   truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.9}, {4, 3.4}, {8, 5.0}};
-  // Six configurations (two one-worker cost runs, then 1, 2, 4 and 8 workers), five
+  // Seven configurations (three one-worker cost runs, then 1, 2, 4 and 8 workers), five
   // repetitions: a spell of five runs. Measured one configuration after another it
-  // would be all five 4-worker runs (runs 20-24); interleaved it is one run of each.
-  SlowSpellBackend measured(truth, 20, 24);
+  // would be all five 4-worker runs (runs 25-29); interleaved it is one run of each.
+  SlowSpellBackend measured(truth, 25, 29);
   const CpuStageResult r = fitCpuStages(measured, 5);
   ASSERT_EQ(r.speedup.size(), 4u);
   const double expected[] = {1.0, 1.9, 3.4, 5.0};
@@ -184,6 +210,50 @@ TEST(DeviceProfileFields, RotatingPageableAndCpuWrittenCurvesRoundTrip) {
 
   auto j = profileToJson(p);
   j["h2dPageableRotatingCurve"] = nlohmann::json::array({{{"bytes", 0}, {"gbps", 7.0}}});
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+TEST(GemmCallFit, RecoversTheCallCostsThePipelinePays) {
+  DeviceProfile truth = h200();
+  truth.lightGemmCallNs = 13300;  // an H200 host's pipeline, against 9200 in the loop
+  truth.heavyGemmCallNs = 24000;
+  DeviceProfile loop = h200();
+  loop.lightGemmCallNs = 9200;
+  loop.heavyGemmCallNs = 17400;
+  auto measured = makeSimulatorBackend(truth);
+  const GemmCallResult r = fitGemmCalls(*measured, loop, 1);
+  EXPECT_NEAR(r.lightCallNs, 13300, 13300 * 0.03);
+  EXPECT_NEAR(r.heavyCallNs, 24000, 24000 * 0.03);
+  ASSERT_EQ(r.measuredNs.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
+  applyGemmCalls(loop, r);
+  EXPECT_EQ(loop.lightGemmCallNs, r.lightCallNs);
+  EXPECT_EQ(loop.heavyGemmCallNs, r.heavyCallNs);
+  // The fitting runs are host-bound on their GEMM calls: each call costs its run.
+  for (const PipelineConfig& c : gemmCallConfigs()) {
+    EXPECT_EQ(c.streams, 1);
+    EXPECT_NE(c.model, ModelPreset::Custom);
+  }
+}
+
+TEST(DeviceProfileFields, CpuRoundsCurvesRoundTripAndAreChecked) {
+  DeviceProfile p = h200();
+  p.cpuPreprocessRoundsCurve = {{0, 0.8}, {4, 2.0}, {8, 4.0}};
+  p.cpuPostprocessRoundsCurve = {{0, 0.5}, {4, 1.2}};
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(p);
+  j["cpuPreprocessRoundsCurve"] =
+      nlohmann::json::array({{{"rounds", 4}, {"nsPerByte", 1.0}}, {{"rounds", 0}, {"nsPerByte", 0.5}}});
+  try {
+    profileFromJson(j);
+    FAIL() << "unsorted rounds must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("cpuPreprocessRoundsCurve[1].rounds"), std::string::npos) << e.what();
+  }
+  j = profileToJson(p);
+  j["cpuPostprocessRoundsCurve"] = nlohmann::json::array({{{"rounds", 0}, {"nsPerByte", 0.0}}});
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+  j["cpuPostprocessRoundsCurve"] = nlohmann::json::array({{{"rounds", -1}, {"nsPerByte", 1.0}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 

@@ -376,6 +376,40 @@ TEST(SimulatorTiming, TheGpuReadsInputThePreprocessingJustWroteAtTheCpuWrittenRa
   EXPECT_EQ(plain.front().end - plain.front().start, 1000);
 }
 
+TEST(SimulatorTiming, ACpuStageCostsItsRoundsCurveAtItsRoundCount) {
+  // 1000 B per batch, one batch. Preprocessing per byte on one worker: 0.5 ns at 0
+  // rounds, 1.5 at 4, 3.5 at 8 (a round costs 0.25 ns below 4 and 0.5 above).
+  DeviceProfile p = roundProfile();
+  p.cpuPreprocessRoundsCurve = {{0, 0.5}, {4, 1.5}, {8, 3.5}};
+  p.cpuPostprocessRoundsCurve = {{0, 0.2}, {4, 1.0}};
+  p.cpuWorkerSpeedup = {{1, 1.0}, {2, 2.0}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Blocking;
+  auto stageNs = [&](const PipelineConfig& cfg, OpKind kind) {
+    const auto r = runSim(cfg, p);
+    EXPECT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+    const auto ops = r.of(kind);
+    return ops.empty() ? std::int64_t(-1) : ops.front().end - ops.front().start;
+  };
+  c.preprocessOpsPerByte = 2;  // 2 rounds: 0.5 + 2 x 0.25 = 1.0 ns/B
+  EXPECT_EQ(stageNs(c, OpKind::Preprocess), 1000);
+  c.preprocessOpsPerByte = 6;  // 6 rounds: 1.5 + 2 x 0.5 = 2.5 ns/B
+  EXPECT_EQ(stageNs(c, OpKind::Preprocess), 2500);
+  c.preprocessOpsPerByte = 10;  // beyond the last point, along the last segment: 4.5 ns/B
+  EXPECT_EQ(stageNs(c, OpKind::Preprocess), 4500);
+  c.cpuWorkers = 2;  // two workers share it: 2250 ns each, side by side
+  EXPECT_EQ(stageNs(c, OpKind::Preprocess), 2250);
+  c.cpuWorkers = 1;
+  c.postprocessOpsPerByte = 6;  // the post curve ends at 4: 1.0 + 2 x 0.2 = 1.4 ns/B
+  EXPECT_EQ(stageNs(c, OpKind::Postprocess), 1400);
+  // Without curves, the per-byte cost plus the rounds at the per-round cost.
+  p.cpuPreprocessRoundsCurve.clear();
+  p.cpuPreprocessNsPerByte = 0.5;
+  p.cpuPreprocessNsPerOp = 0.25;
+  c.preprocessOpsPerByte = 6;
+  EXPECT_EQ(stageNs(c, OpKind::Preprocess), 2000);
+}
+
 TEST(SimulatorTiming, ACopyEngineGoesOnWithTheStreamWhoseCopyItJustFinished) {
   // Stream 0 issues its copy in two chunks, stream 1 one copy in between: stream 1's
   // copy has waited longer when the first chunk ends, but the engine runs the second

@@ -7,6 +7,11 @@
 //  2. Do CPU page faults on managed pages that a kernel touched parallelise over threads?
 //     Wall time for 1, 2, 4, 8 threads writing disjoint parts of the buffer, against the
 //     same writes to pinned memory.
+//  3. What does a prefetch to the GPU of input pages already there cost (random row
+//     r9001-14: 88 us for 97 KiB the CPU never touched)? Two managed buffers as a
+//     pipeline slot has them (input, output); event-timed prefetch of the input: again
+//     right after it went to the GPU, after the output was prefetched to the CPU, and
+//     when the input itself was on the CPU.
 // Build: nvcc -O2 -std=c++17 -o managed_probe managed_probe.cu -lpthread
 // Prints one line per measurement (median of REPS), in the units named on the line.
 #include <cuda_runtime.h>
@@ -130,6 +135,45 @@ void parallelFaults(int device, cudaStream_t s) {
   CHECK(cudaFreeHost(pinned));
 }
 
+void residentPrefetch(int device, cudaStream_t s) {
+  Timer t;
+  cudaMemLocation host{}, gpu{};
+  host.type = cudaMemLocationTypeHost;
+  gpu.type = cudaMemLocationTypeDevice;
+  gpu.id = device;
+  for (size_t bytes : {size_t(97) << 10, size_t(1) << 20, size_t(4) << 20}) {
+    float *in = nullptr, *out = nullptr;
+    CHECK(cudaMallocManaged(&in, bytes));
+    CHECK(cudaMallocManaged(&out, bytes));
+    const size_t n = bytes / sizeof(float);
+    std::memset(in, 0, bytes);
+    std::memset(out, 0, bytes);
+    auto batch = [&] {  // input to the GPU, a kernel writes the output, output to the CPU
+      CHECK(cudaMemPrefetchAsync(in, bytes, gpu, 0, s));
+      touch<<<256, 256, 0, s>>>(out, n, 1);
+      CHECK(cudaMemPrefetchAsync(out, bytes, host, 0, s));
+      CHECK(cudaStreamSynchronize(s));
+    };
+    std::vector<double> again, afterOutput, fromCpu;
+    for (int r = 0; r < kReps; ++r) {
+      CHECK(cudaMemPrefetchAsync(in, bytes, gpu, 0, s));
+      CHECK(cudaStreamSynchronize(s));
+      again.push_back(t.us(s, [&] { CHECK(cudaMemPrefetchAsync(in, bytes, gpu, 0, s)); }));
+      batch();
+      afterOutput.push_back(t.us(s, [&] { CHECK(cudaMemPrefetchAsync(in, bytes, gpu, 0, s)); }));
+      CHECK(cudaMemPrefetchAsync(in, bytes, host, 0, s));
+      CHECK(cudaStreamSynchronize(s));
+      fromCpu.push_back(t.us(s, [&] { CHECK(cudaMemPrefetchAsync(in, bytes, gpu, 0, s)); }));
+    }
+    std::printf("prefetch to GPU of %5zu KiB already there: right after %8.1f us, after the output "
+                "(%+lld KiB away) went to the CPU %8.1f us; from the CPU %8.1f us\n",
+                bytes >> 10, median(again), (long long)((reinterpret_cast<char*>(out) - reinterpret_cast<char*>(in)) / 1024),
+                median(afterOutput), median(fromCpu));
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -142,6 +186,7 @@ int main() {
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   queuedPrefetch(device, s);
   parallelFaults(device, s);
+  residentPrefetch(device, s);
   CHECK(cudaStreamDestroy(s));
   return 0;
 }

@@ -1,0 +1,51 @@
+#include "sim/FitRuns.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "metrics/Spread.h"
+#include "sim/SimulatorBackend.h"
+#include "sim/Validation.h"
+
+namespace pipescope {
+
+std::vector<double> measureInterleavedNs(Backend& measured, const std::vector<PipelineConfig>& configs, int reps,
+                                         const std::string& what) {
+  std::string ignored;
+  if (!configs.empty()) measureMakespanNs(measured, configs[0], ignored);  // warm-up
+  std::vector<std::vector<double>> t(configs.size());
+  for (int i = 0; i < std::max(reps, 1); ++i)
+    for (std::size_t k = 0; k < configs.size(); ++k) {
+      std::string failure;
+      t[k].push_back(measureMakespanNs(measured, configs[k], failure));
+      if (!failure.empty()) throw std::runtime_error(what + ": " + failure);
+    }
+  std::vector<double> medians;
+  for (const auto& runs : t) medians.push_back(spreadOf(runs).median);
+  return medians;
+}
+
+double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c, const std::string& what) {
+  auto sim = makeSimulatorBackend(profile);
+  std::string failure;
+  const double t = measureMakespanNs(*sim, c, failure);
+  if (!failure.empty()) throw std::runtime_error(what + ": " + failure);
+  return t;
+}
+
+double solveProfileField(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double targetNs,
+                         double minValue, double maxValue, const std::string& what) {
+  double lo = minValue, hi = maxValue;
+  p.*field = lo;
+  if (simulatedMakespanNs(p, c, what) >= targetNs) return lo;
+  p.*field = hi;
+  if (simulatedMakespanNs(p, c, what) <= targetNs) return hi;
+  for (int i = 0; i < 40 && hi - lo > 2.0; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    p.*field = mid;
+    (simulatedMakespanNs(p, c, what) < targetNs ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace pipescope

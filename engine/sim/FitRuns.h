@@ -1,0 +1,30 @@
+#pragma once
+// What the calibration's in-pipeline fits share: measuring the backend's own runs
+// (interleaved, so a slow spell of a shared host hits every configuration alike),
+// and solving one profile field until the simulator reproduces a measured run.
+#include <string>
+#include <vector>
+
+#include "backend/Backend.h"
+#include "config/PipelineConfig.h"
+#include "sim/DeviceProfile.h"
+
+namespace pipescope {
+
+/// Makespan of each of `configs` on `measured`, median of `reps` runs taken one of
+/// each in turn, after one warm-up run of the first. `what` names the fit in the
+/// message of the std::runtime_error thrown when a run fails.
+std::vector<double> measureInterleavedNs(Backend& measured, const std::vector<PipelineConfig>& configs, int reps,
+                                         const std::string& what);
+
+/// The simulator's makespan of `c` on `profile`; throws std::runtime_error naming `what`.
+double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c, const std::string& what);
+
+/// The smallest value of `field` in [minValue, maxValue] at which the simulated
+/// makespan of `c` reaches `targetNs` (the makespan must grow with the field):
+/// minValue when the simulator is already that slow with it, maxValue when it never
+/// gets there.
+double solveProfileField(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double targetNs,
+                         double minValue, double maxValue, const std::string& what);
+
+}  // namespace pipescope
