@@ -1,12 +1,13 @@
 // `pipescope-cli calibrate`: measures a simulator device profile on a real GPU.
 #include <fstream>
 #include <iostream>
-#include <stdexcept>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "Commands.h"
 #include "Options.h"
 #include "io/OutputFile.h"
+#include "sim/CpuHandoffFit.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
 #include "sim/GemmCallFit.h"
@@ -91,11 +92,13 @@ int calibrateMain(const std::vector<std::string>& args) {
     applyHostOverhead(profile, host);
     // After the overheads: the GEMM runs' other ops must already cost what they do.
     applyGemmCalls(profile, fitGemmCalls(*backend, profile, 7, o.log));
+    profile.cpuStageHandoff = fitCpuHandoff(*backend, profile, 7, o.log).handoff;
     // No random validation set is used for fitting, so any seed can judge the profile.
     profile.fitConfigurations =
         "calibration micro-benchmarks and fitting runs (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 "
-        "stream, and 64 KiB in 8 chunks x 8 streams; GEMM calls: 64 KiB x 1 stream, light and heavy); no random "
-        "validation set";
+        "stream, and 64 KiB in 8 chunks x 8 streams; GEMM calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 "
+        "KiB x 1 stream on 1 "
+        "and 8 workers); no random validation set";
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;

@@ -24,14 +24,14 @@ PipelineConfig cpuStageConfig(int workers, double opsPerByte = 2.0);
 double cpuStageNsPerByte(const Trace& trace, OpKind stage);
 
 struct CpuStageResult {
-  double nsPerOp = 0;                    ///< one round on one byte, one worker (both stages' mean)
-  double preprocessNsPerOp = 0;          ///< the same, each stage on its own
+  double nsPerOp = 0;            ///< one round on one byte, one worker (both stages' mean)
+  double preprocessNsPerOp = 0;  ///< the same, each stage on its own
   double postprocessNsPerOp = 0;
-  double preprocessNsPerByte = 0;        ///< at zero rounds, one worker
+  double preprocessNsPerByte = 0;  ///< at zero rounds, one worker
   double postprocessNsPerByte = 0;
   /// Each stage per byte on one worker at 0, 4 and 8 rounds.
   std::vector<CpuRoundsPoint> preprocessRoundsCurve, postprocessRoundsCurve;
-  std::vector<WorkerSpeedup> speedup;    ///< 1, 2, 4, 8 workers
+  std::vector<WorkerSpeedup> speedup;  ///< 1, 2, 4, 8 workers
 };
 
 /// Runs the fitting configuration on `measured`, `reps` times each (median): on one

@@ -64,7 +64,8 @@ class FieldReader {
     if (!v) return;
     if (!v->is_number()) fail(key, allowZero ? "a number >= 0" : "a number > 0", *v);
     const double x = v->get<double>();
-    if (!std::isfinite(x) || x < 0 || (!allowZero && x == 0)) fail(key, allowZero ? "a number >= 0" : "a number > 0", *v);
+    if (!std::isfinite(x) || x < 0 || (!allowZero && x == 0))
+      fail(key, allowZero ? "a number >= 0" : "a number > 0", *v);
     out = x;
   }
   void curve(const char* key, std::vector<BandwidthPoint>& out) {
@@ -106,9 +107,8 @@ class FieldReader {
       const json& p = (*v)[i];
       const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
       if (!p.is_object() || p.size() != 2 || !p.contains(xName) || !p.contains(yName) ||
-          !p[xName].is_number_integer() || p[xName].get<std::int64_t>() < xMin ||
-          p[xName].get<std::int64_t>() > xMax || !p[yName].is_number() || !(p[yName].get<double>() > 0) ||
-          !std::isfinite(p[yName].get<double>()))
+          !p[xName].is_number_integer() || p[xName].get<std::int64_t>() < xMin || p[xName].get<std::int64_t>() > xMax ||
+          !p[yName].is_number() || !(p[yName].get<double>() > 0) || !std::isfinite(p[yName].get<double>()))
         throw std::invalid_argument("device profile field '" + where + "' must be {\"" + xName + "\": N from " +
                                     std::to_string(xMin) + " to " + std::to_string(xMax) + ", \"" + yName +
                                     "\": X > 0}, got " + p.dump());
@@ -116,9 +116,8 @@ class FieldReader {
       pt.*x = X(p[xName].get<std::int64_t>());
       pt.*y = p[yName].get<double>();
       if (!out.empty() && pt.*x <= out.back().*x)
-        throw std::invalid_argument("device profile field '" + where + "." + xName + "' = " +
-                                    std::to_string(pt.*x) + ": points must be sorted by strictly increasing " +
-                                    xName);
+        throw std::invalid_argument("device profile field '" + where + "." + xName + "' = " + std::to_string(pt.*x) +
+                                    ": points must be sorted by strictly increasing " + xName);
       out.push_back(pt);
     }
   }
@@ -128,6 +127,9 @@ class FieldReader {
   }
   void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
     points(key, out, "workers", &WorkerSpeedup::workers, 1, 4096, "speedup", &WorkerSpeedup::speedup);
+  }
+  void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
+    points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
   void roundsCurve(const char* key, std::vector<CpuRoundsPoint>& out) {
     points(key, out, "rounds", &CpuRoundsPoint::rounds, 0, 1 << 20, "nsPerByte", &CpuRoundsPoint::nsPerByte);
@@ -141,7 +143,8 @@ class FieldReader {
       pv.device = v->at("device").get<std::string>();
       pv.seed = v->at("seed").get<std::uint64_t>();
       pv.recordedAt = v->at("recordedAt").get<std::string>();
-      for (const json& r : v->at("runs")) pv.runs.push_back({configFromJson(r.at("config")), r.at("errorPct").get<double>()});
+      for (const json& r : v->at("runs"))
+        pv.runs.push_back({configFromJson(r.at("config")), r.at("errorPct").get<double>()});
       out = std::move(pv);
     } catch (const std::exception& e) {
       throw std::invalid_argument("device profile field '" + std::string(key) +
@@ -261,6 +264,11 @@ json profileToJson(const DeviceProfile& p) {
     for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
     j["cpuWorkerSpeedup"] = a;
   }
+  if (!p.cpuStageHandoff.empty()) {
+    json a = json::array();
+    for (const auto& h : p.cpuStageHandoff) a.push_back({{"workers", h.workers}, {"ns", h.ns}});
+    j["cpuStageHandoff"] = a;
+  }
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   if (p.validation) {
     json runs = json::array();
@@ -338,6 +346,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.roundsCurve("cpuPreprocessRoundsCurve", p.cpuPreprocessRoundsCurve);
   r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
+  r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.validation("validation", p.validation);
   r.rejectUnknown();

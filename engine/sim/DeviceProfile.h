@@ -37,6 +37,14 @@ struct CpuRoundsPoint {
   bool operator==(const CpuRoundsPoint&) const = default;
 };
 
+/// Host time of handing one CPU stage to `workers` threads and getting the submit
+/// thread back (two condition-variable wake-ups), outside the workers' own spans.
+struct WorkerHandoff {
+  int workers = 1;
+  double ns = 0;
+  bool operator==(const WorkerHandoff&) const = default;
+};
+
 /// Measured speed-up of the CPU stages on `workers` threads over one thread.
 struct WorkerSpeedup {
   int workers = 1;
@@ -54,8 +62,8 @@ struct DeviceProfile {
   std::string fitConfigurations;
 
   // Engines and queues.
-  int copyEngines = 2;          ///< 1 = one engine shared by both directions
-  int hardwareQueues = 32;      ///< 1 = single queue (pre-Hyper-Q): engines run work in issue order
+  int copyEngines = 2;               ///< 1 = one engine shared by both directions
+  int hardwareQueues = 32;           ///< 1 = single queue (pre-Hyper-Q): engines run work in issue order
   bool delayedKernelSignal = false;  ///< Fermi: back-to-back kernels signal completion together
 
   // Copies (GB/s = 1e9 B/s). The curves win over the flat figures when present.
@@ -80,9 +88,9 @@ struct DeviceProfile {
   /// caches: 2.7x for a 693 KiB pinned H2D copy on an H100 and an H200, about 1x
   /// beyond 40 MiB (docs/fidelity.md). By size; empty = the plain curves.
   std::vector<BandwidthPoint> h2dPinnedCpuWrittenCurve, mappedReadCpuWrittenCurve;
-  double copyLatencyNs = 2000;      ///< fixed engine cost per copy (DMA setup)
-  double mappedReadGBps = 50.0;     ///< kernel reading host memory over PCIe (zero-copy)
-  double mappedWriteGBps = 0;       ///< kernel writing host memory over PCIe; 0 = mappedReadGBps
+  double copyLatencyNs = 2000;   ///< fixed engine cost per copy (DMA setup)
+  double mappedReadGBps = 50.0;  ///< kernel reading host memory over PCIe (zero-copy)
+  double mappedWriteGBps = 0;    ///< kernel writing host memory over PCIe; 0 = mappedReadGBps
   /// Managed memory. A kernel touching pages that live on the host faults them over
   /// (GPU side), and a CPU stage touching pages that live on the device faults them
   /// back (CPU side). Effective rates by size (fault handling included), like the
@@ -94,13 +102,13 @@ struct DeviceProfile {
   std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;
 
   // Compute.
-  double modelGflops = 45000;       ///< custom model kernel rate, GFLOP/s
-  double deviceMemoryGBps = 4000;   ///< normalize kernel (bytes read + written)
-  double gemmTflops = 400;          ///< light/heavy presets' GEMMs when there is no curve
+  double modelGflops = 45000;      ///< custom model kernel rate, GFLOP/s
+  double deviceMemoryGBps = 4000;  ///< normalize kernel (bytes read + written)
+  double gemmTflops = 400;         ///< light/heavy presets' GEMMs when there is no curve
   /// One GEMM layer's GPU time by rows, for the light (128 wide) and heavy (1024 wide)
   /// presets (config/ModelWork.h); empty = kernelFixedNs + flops / gemmTflops.
   std::vector<GemmPoint> lightGemmCurve, heavyGemmCurve;
-  double kernelGapNs = 1550;        ///< minimum spacing of back-to-back kernels on the GPU
+  double kernelGapNs = 1550;  ///< minimum spacing of back-to-back kernels on the GPU
   /// Fixed duration of every pipeline kernel beyond its bandwidth or FLOP-rate time
   /// (block scheduling, ramp-up and tail): what makes a 1 MiB kernel slower than
   /// its rate says. 0 = none.
@@ -116,14 +124,14 @@ struct DeviceProfile {
   double lightGemmCallNs = 0;
   double heavyGemmCallNs = 0;
   double memcpyAsyncCallNs = 2500;
-  double memcpySyncCallNs = 5000;   ///< fixed cost of a blocking cudaMemcpy beyond the copy
+  double memcpySyncCallNs = 5000;  ///< fixed cost of a blocking cudaMemcpy beyond the copy
   double eventRecordNs = 1300;
-  double syncWakeNs = 5000;         ///< from device completion to the host returning from a sync
+  double syncWakeNs = 5000;  ///< from device completion to the host returning from a sync
   /// Blocking sync after the host thread has really slept (it waited longer than
   /// syncSleepAfterNs): the interrupt and scheduler wake-up, slower than syncWakeNs
   /// measured on a short wait. 0 = always syncWakeNs.
   double syncSleepWakeNs = 0;
-  double syncSleepAfterNs = 0;      ///< waits longer than this wake up in syncSleepWakeNs
+  double syncSleepAfterNs = 0;  ///< waits longer than this wake up in syncSleepWakeNs
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch
@@ -154,6 +162,12 @@ struct DeviceProfile {
   /// Sorted by workers; empty = perfect scaling. Beyond the last point the last
   /// point's efficiency (speedup / workers) holds.
   std::vector<WorkerSpeedup> cpuWorkerSpeedup;
+  /// The submit thread's time around each CPU stage, by workers (sorted; linear
+  /// between points, the nearest point outside them; empty = none): half before the
+  /// workers start (waking them), half after the last one ends (waking the submit
+  /// thread). 15-35 us each way on the GPU hosts, so a pipeline with pre- and
+  /// postprocessing on small batches spent 50-100 us per batch the model left out.
+  std::vector<WorkerHandoff> cpuStageHandoff;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 

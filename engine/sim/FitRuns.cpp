@@ -33,19 +33,28 @@ double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c
   return t;
 }
 
-double solveProfileField(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double targetNs,
-                         double minValue, double maxValue, const std::string& what) {
+double solveProfileValue(const DeviceProfile& profile, const std::function<void(DeviceProfile&, double)>& set,
+                         const PipelineConfig& c, double targetNs, double minValue, double maxValue,
+                         const std::string& what) {
+  DeviceProfile p = profile;
+  auto makespanAt = [&](double v) {
+    set(p, v);
+    return simulatedMakespanNs(p, c, what);
+  };
   double lo = minValue, hi = maxValue;
-  p.*field = lo;
-  if (simulatedMakespanNs(p, c, what) >= targetNs) return lo;
-  p.*field = hi;
-  if (simulatedMakespanNs(p, c, what) <= targetNs) return hi;
+  if (makespanAt(lo) >= targetNs) return lo;
+  if (makespanAt(hi) <= targetNs) return hi;
   for (int i = 0; i < 40 && hi - lo > 2.0; ++i) {
     const double mid = 0.5 * (lo + hi);
-    p.*field = mid;
-    (simulatedMakespanNs(p, c, what) < targetNs ? lo : hi) = mid;
+    (makespanAt(mid) < targetNs ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
+}
+
+double solveProfileField(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double targetNs,
+                         double minValue, double maxValue, const std::string& what) {
+  return solveProfileValue(
+      p, [field](DeviceProfile& q, double v) { q.*field = v; }, c, targetNs, minValue, maxValue, what);
 }
 
 }  // namespace pipescope

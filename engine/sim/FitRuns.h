@@ -2,6 +2,7 @@
 // What the calibration's in-pipeline fits share: measuring the backend's own runs
 // (interleaved, so a slow spell of a shared host hits every configuration alike),
 // and solving one profile field until the simulator reproduces a measured run.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,9 @@ double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c
 /// gets there.
 double solveProfileField(DeviceProfile p, double DeviceProfile::*field, const PipelineConfig& c, double targetNs,
                          double minValue, double maxValue, const std::string& what);
+/// The same for a value `set` writes into the profile (a curve's point, say).
+double solveProfileValue(const DeviceProfile& p, const std::function<void(DeviceProfile&, double)>& set,
+                         const PipelineConfig& c, double targetNs, double minValue, double maxValue,
+                         const std::string& what);
 
 }  // namespace pipescope

@@ -41,10 +41,10 @@ GemmCallResult fitGemmCalls(Backend& measured, const DeviceProfile& profile, int
   GemmCallResult r;
   r.measuredNs = measureInterleavedNs(measured, configs, reps, kWhat);
   // Each run has GEMMs of one preset only, so the two solves are independent.
-  r.lightCallNs =
-      solveProfileField(profile, &DeviceProfile::lightGemmCallNs, configs[0], r.measuredNs[0], kMinCallNs, kMaxCallNs, kWhat);
-  r.heavyCallNs =
-      solveProfileField(profile, &DeviceProfile::heavyGemmCallNs, configs[1], r.measuredNs[1], kMinCallNs, kMaxCallNs, kWhat);
+  r.lightCallNs = solveProfileField(profile, &DeviceProfile::lightGemmCallNs, configs[0], r.measuredNs[0], kMinCallNs,
+                                    kMaxCallNs, kWhat);
+  r.heavyCallNs = solveProfileField(profile, &DeviceProfile::heavyGemmCallNs, configs[1], r.measuredNs[1], kMinCallNs,
+                                    kMaxCallNs, kWhat);
   DeviceProfile fitted = profile;
   applyGemmCalls(fitted, r);
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(fitted, c, kWhat));

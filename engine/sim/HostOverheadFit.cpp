@@ -15,7 +15,9 @@ namespace {
 constexpr double kMaxOverheadNs = 1e6;  // 1 ms per op or batch: beyond any real tool
 const std::string kWhat = "host overhead fit";
 
-double simulate(const DeviceProfile& profile, const PipelineConfig& c) { return simulatedMakespanNs(profile, c, kWhat); }
+double simulate(const DeviceProfile& profile, const PipelineConfig& c) {
+  return simulatedMakespanNs(profile, c, kWhat);
+}
 
 double solve(const DeviceProfile& p, double DeviceProfile::*field, const PipelineConfig& c, double target) {
   return solveProfileField(p, field, c, target, 0, kMaxOverheadNs, kWhat);

@@ -68,7 +68,8 @@ void Simulator::setupLanes() {
 std::uint16_t Simulator::streamLane(int stream) {
   const auto s = std::size_t(stream);
   if (streamLanes_.size() <= s) streamLanes_.resize(s + 1, kNoLane);
-  if (streamLanes_[s] == kNoLane) streamLanes_[s] = trace_.lane(LaneKind::Stream, stream, "stream " + std::to_string(stream));
+  if (streamLanes_[s] == kNoLane)
+    streamLanes_[s] = trace_.lane(LaneKind::Stream, stream, "stream " + std::to_string(stream));
   return streamLanes_[s];
 }
 
@@ -96,6 +97,10 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
       pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, bytes);
     }
   }
+  // The submit thread wakes the workers (half the hand-off), they run side by side,
+  // the last one wakes the submit thread (the other half).
+  const double handoff = cpuStageHandoffNs(profile_, cfg_.cpuWorkers);
+  const double start = hostT_ + handoff / 2;
   const std::uint64_t share = bytes / std::uint64_t(cfg_.cpuWorkers);
   for (int w = 0; w < cfg_.cpuWorkers; ++w) {
     Op op;
@@ -103,11 +108,11 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     op.lane = workerLane(w);
     op.batch = batch;
     op.bytes = w + 1 == cfg_.cpuWorkers ? bytes - share * std::uint64_t(cfg_.cpuWorkers - 1) : share;
-    op.submit = op.ready = op.start = ns(hostT_);
-    op.end = ns(hostT_ + cost);
+    op.submit = op.ready = op.start = ns(start);
+    op.end = ns(start + cost);
     trace_.ops().append(op);
   }
-  hostT_ += cost;
+  hostT_ += cost + handoff;
 }
 
 Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch) {
@@ -207,8 +212,7 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
         const double t = pages.inputOnDevice ? 1.0 : prefetchNs(profile_, bytes_.in, true);
         pages.inputOnDevice = true;
         GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D, t, double(bytes_.in) / std::max(t, 1.0)};
-        issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall,
-                 profile_.memcpyAsyncCallNs);
+        issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         streamHasData_[s] = true;
         return;
       }
@@ -254,8 +258,8 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
   Planned kernels[2 + 16];
   std::size_t count = 0;
   if (cfg_.normalizeKernel)
-    kernels[count++] = {names_.normalize, names_.launch, profile_.kernelLaunchNs, normalizeKernelNs(profile_, bytes_.in),
-                        bytes_.in};
+    kernels[count++] = {names_.normalize, names_.launch, profile_.kernelLaunchNs,
+                        normalizeKernelNs(profile_, bytes_.in), bytes_.in};
   const GemmShape g = gemmShape(cfg_.model);
   if (g.width == 0) {
     kernels[count++] = {names_.model, names_.launch, profile_.kernelLaunchNs, modelKernelNs(profile_, cfg_), bytes_.in};
@@ -377,7 +381,8 @@ void Simulator::publishBatch() {
   while (!control_.stopRequested()) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= target) break;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(target - now, std::chrono::milliseconds(10)));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(target - now, std::chrono::milliseconds(10)));
   }
 }
 
@@ -389,7 +394,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.
   managed_.assign(std::size_t(std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
-  if (streamLastOp_.size() < std::size_t(limits::kMaxStreams)) streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
+  if (streamLastOp_.size() < std::size_t(limits::kMaxStreams))
+    streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
   for (int s = 0; s < cfg_.streams; ++s) streamLane(s);
   if (cfg_.preprocessOpsPerByte > 0 || cfg_.postprocessOpsPerByte > 0)
     for (int w = 0; w < cfg_.cpuWorkers; ++w) workerLane(w);

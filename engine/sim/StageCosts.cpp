@@ -40,8 +40,8 @@ double pathCurveGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t
     const auto& sync = h2d ? p.h2dPinnedBlockingCurve : p.d2hPinnedBlockingCurve;
     if (!sync.empty()) return interpolate(sync, bytes);
   }
-  const auto& curve = path.pageable ? (h2d ? p.h2dPageableCurve : p.d2hPageableCurve)
-                                    : (h2d ? p.h2dPinnedCurve : p.d2hPinnedCurve);
+  const auto& curve =
+      path.pageable ? (h2d ? p.h2dPageableCurve : p.d2hPageableCurve) : (h2d ? p.h2dPinnedCurve : p.d2hPinnedCurve);
   if (!curve.empty()) return interpolate(curve, bytes);
   return path.pageable ? (h2d ? p.h2dPageableGBps : p.d2hPageableGBps) : (h2d ? p.h2dPinnedGBps : p.d2hPinnedGBps);
 }
@@ -157,6 +157,17 @@ double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, boo
   const double ownRound = preprocess ? p.cpuPreprocessNsPerOp : p.cpuPostprocessNsPerOp;
   const double perRound = ownRound > 0 ? ownRound : p.cpuNsPerOp;
   return fixed + rounds * perRound;
+}
+
+double cpuStageHandoffNs(const DeviceProfile& p, int workers) {
+  const auto& c = p.cpuStageHandoff;
+  if (c.empty()) return 0;
+  if (workers <= c.front().workers) return c.front().ns;
+  if (workers >= c.back().workers) return c.back().ns;
+  std::size_t i = 1;
+  while (workers > c[i].workers) ++i;
+  const double f = (workers - c[i - 1].workers) / double(c[i].workers - c[i - 1].workers);
+  return c[i - 1].ns + f * (c[i].ns - c[i - 1].ns);
 }
 
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {

@@ -22,7 +22,7 @@ double gemmCallNs(const DeviceProfile& p, ModelPreset preset);
 struct CopyPath {
   CopyDirection dir = CopyDirection::H2D;
   bool pageable = false;
-  bool blocking = false;    ///< a blocking cudaMemcpy (its own pinned curve when the profile has one)
+  bool blocking = false;  ///< a blocking cudaMemcpy (its own pinned curve when the profile has one)
   /// Pageable: a host buffer other than the one copied last (the rotating pageable
   /// curve when the profile has one; see copiesRotateHostBuffers).
   bool rotating = false;
@@ -81,6 +81,11 @@ double workerSpeedup(const DeviceProfile& p, int workers);
 /// stage's rounds (config/ModelWork.h), else the per-byte cost at zero rounds plus
 /// the rounds at the per-round cost.
 double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, bool preprocess);
+
+/// The submit thread's time around one CPU stage on `workers` threads (handing the
+/// work over and being woken when it is done): the profile's curve, linear between
+/// its points, the nearest point outside them; 0 without a curve.
+double cpuStageHandoffNs(const DeviceProfile& p, int workers);
 
 /// One CPU stage of a batch on `workers` threads in parallel (fork-join).
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess);

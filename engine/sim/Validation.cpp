@@ -148,13 +148,13 @@ std::vector<Factors> quickFactors() {
   const auto Pg = HostMemory::Pageable, Pn = HostMemory::Pinned;
   const auto DF = IssueOrder::DepthFirst, BF = IssueOrder::BreadthFirst;
   return {
-      F(B, Pg, 1, DF, Workload::Balanced, Size::Large),      F(B, Pn, 1, DF, Workload::Balanced, Size::Large),
-      F(B, Pn, 1, DF, Workload::CopyHeavy, Size::Small),     F(A, Pn, 1, DF, Workload::Balanced, Size::Large),
-      F(A, Pn, 2, DF, Workload::CopyHeavy, Size::Large),     F(A, Pn, 2, BF, Workload::ComputeHeavy, Size::Large),
-      F(A, Pn, 4, DF, Workload::Balanced, Size::Large),      F(A, Pn, 4, BF, Workload::Balanced, Size::Large),
-      F(A, Pn, 8, DF, Workload::ComputeHeavy, Size::Small),  F(A, Pn, 8, BF, Workload::CopyHeavy, Size::Small),
-      F(A, Pg, 4, DF, Workload::Balanced, Size::Large),      F(A, Pg, 1, DF, Workload::CopyHeavy, Size::Small),
-      F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 1),   F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 4),
+      F(B, Pg, 1, DF, Workload::Balanced, Size::Large),     F(B, Pn, 1, DF, Workload::Balanced, Size::Large),
+      F(B, Pn, 1, DF, Workload::CopyHeavy, Size::Small),    F(A, Pn, 1, DF, Workload::Balanced, Size::Large),
+      F(A, Pn, 2, DF, Workload::CopyHeavy, Size::Large),    F(A, Pn, 2, BF, Workload::ComputeHeavy, Size::Large),
+      F(A, Pn, 4, DF, Workload::Balanced, Size::Large),     F(A, Pn, 4, BF, Workload::Balanced, Size::Large),
+      F(A, Pn, 8, DF, Workload::ComputeHeavy, Size::Small), F(A, Pn, 8, BF, Workload::CopyHeavy, Size::Small),
+      F(A, Pg, 4, DF, Workload::Balanced, Size::Large),     F(A, Pg, 1, DF, Workload::CopyHeavy, Size::Small),
+      F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 1),  F(A, Pn, 4, DF, Workload::Balanced, Size::Large, 4),
   };
 }
 
@@ -162,9 +162,8 @@ double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 
 /// Median, fastest and slowest makespan of `reps` runs; zeros with `failure` set on
 /// the first failed run.
-Spread makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure,
-                 std::string* stages, std::vector<double>* runs = nullptr,
-                 const std::function<void(const Trace&)>& lastTrace = {}) {
+Spread makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure, std::string* stages,
+                 std::vector<double>* runs = nullptr, const std::function<void(const Trace&)>& lastTrace = {}) {
   std::vector<double> spans;
   const int n = std::max(reps, 1);
   for (int r = 0; r < n; ++r) {
@@ -225,8 +224,8 @@ std::string stageSummary(const Trace& trace) {
   auto mean = [](const Sum& s) { return s.n ? s.ns / double(s.n) : 0.0; };
   std::ostringstream s;
   s << "per batch: H2D " << us(h2d.ns / b) << " D2H " << us(d2h.ns / b) << " kernels " << us(kernel.ns / b)
-    << " us; API call " << us(mean(api)) << " us x " << fixed(double(api.n) / b, 1) << ", host wait "
-    << us(mean(wait)) << " us x " << fixed(double(wait.n) / b, 1);
+    << " us; API call " << us(mean(api)) << " us x " << fixed(double(api.n) / b, 1) << ", host wait " << us(mean(wait))
+    << " us x " << fixed(double(wait.n) / b, 1);
   if (pre.n || post.n) s << ", CPU pre " << us(pre.ns / b) << " post " << us(post.ns / b) << " us (all workers)";
   return s.str();
 }
@@ -340,7 +339,11 @@ std::string describeCase(const PipelineConfig& c) {
   std::ostringstream s;
   s << toString(c.mode) << ' ' << toString(c.memory);
   if (c.isAsync()) s << ", " << c.streams << (c.streams == 1 ? " stream " : " streams ") << toString(c.order);
-  s << ", " << formatBytes(c.batchBytes()) << " x " << c.batchCount << ", " << c.modelFlopsPerByte << " flop/B";
+  s << ", " << formatBytes(c.batchBytes()) << " x " << c.batchCount << ", ";
+  if (c.model == ModelPreset::Custom)
+    s << c.modelFlopsPerByte << " flop/B";
+  else
+    s << toString(c.model) << " GEMMs";  // cuBLAS presets: their own shapes, no flop/B knob
   if (c.preprocessOpsPerByte > 0 || c.postprocessOpsPerByte > 0)
     s << ", CPU " << c.cpuWorkers << (c.cpuWorkers == 1 ? " worker" : " workers");
   return s.str();
@@ -369,8 +372,9 @@ std::string validationMarkdown(const ValidationReport& report, const std::string
   s << "90th percentile |error|: " << fixed(report.p90AbsErrorPct, 1) << " %  \n";
   s << "Max |error|: " << fixed(report.maxAbsErrorPct, 1) << " %"
     << (report.worstCase.empty() ? "" : " (" + report.worstCase + ")") << "  \n";
-  s << "Mean signed error (bias): " << (report.meanSignedErrorPct >= 0 ? "+" : "") << fixed(report.meanSignedErrorPct, 1)
-    << " %; predicted too fast: " << report.predictedTooFast << " of " << ran << "  \n";
+  s << "Mean signed error (bias): " << (report.meanSignedErrorPct >= 0 ? "+" : "")
+    << fixed(report.meanSignedErrorPct, 1) << " %; predicted too fast: " << report.predictedTooFast << " of " << ran
+    << "  \n";
   s << "Run-to-run spread of the measured side (slowest - fastest, median over rows): "
     << fixed(report.medianSpreadPct, 1) << " %  \n";
   s << "Predictions within the measured range: " << report.withinSpread << " of " << ran

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/CpuHandoffFit.h"
 #include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
 #include "sim/GemmCallFit.h"
@@ -103,9 +104,11 @@ TEST(CpuStageFit, RecoversEachStagesCostByRoundsWhereARoundCostsMoreAbove4) {
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(r.preprocessRoundsCurve[i].rounds, truth.cpuPreprocessRoundsCurve[i].rounds);
     EXPECT_NEAR(r.preprocessRoundsCurve[i].nsPerByte, truth.cpuPreprocessRoundsCurve[i].nsPerByte,
-                truth.cpuPreprocessRoundsCurve[i].nsPerByte * 0.02) << i;
+                truth.cpuPreprocessRoundsCurve[i].nsPerByte * 0.02)
+        << i;
     EXPECT_NEAR(r.postprocessRoundsCurve[i].nsPerByte, truth.cpuPostprocessRoundsCurve[i].nsPerByte,
-                truth.cpuPostprocessRoundsCurve[i].nsPerByte * 0.02) << i;
+                truth.cpuPostprocessRoundsCurve[i].nsPerByte * 0.02)
+        << i;
   }
   // The fitted profile predicts a 6-round stage as the truth does (a line through 0
   // and 4 rounds would give 0.8 + 6 x 0.3 = 2.6 instead of 3.0 ns/B).
@@ -236,10 +239,32 @@ TEST(GemmCallFit, RecoversTheCallCostsThePipelinePays) {
   }
 }
 
-TEST(DeviceProfileFields, CpuRoundsCurvesRoundTripAndAreChecked) {
+TEST(CpuHandoffFit, RecoversTheSubmitThreadsTimeAroundEachStage) {
+  DeviceProfile truth = h200();
+  truth.cpuPreprocessRoundsCurve = {{0, 0.5}, {4, 1.7}};
+  truth.cpuPostprocessRoundsCurve = {{0, 0.3}, {4, 1.0}};
+  truth.cpuWorkerSpeedup = {{1, 1.0}, {8, 4.0}};
+  truth.cpuStageHandoff = {{1, 25000}, {8, 45000}};
+  DeviceProfile none = truth;
+  none.cpuStageHandoff.clear();
+  auto measured = makeSimulatorBackend(truth);
+  const CpuHandoffResult r = fitCpuHandoff(*measured, none, 1);
+  ASSERT_EQ(r.handoff.size(), 2u);
+  EXPECT_EQ(r.handoff[0].workers, 1);
+  EXPECT_EQ(r.handoff[1].workers, 8);
+  EXPECT_NEAR(r.handoff[0].ns, 25000, 25000 * 0.03);
+  EXPECT_NEAR(r.handoff[1].ns, 45000, 45000 * 0.03);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
+  // A host with no hand-off cost fits none.
+  auto free = makeSimulatorBackend(none);
+  for (const WorkerHandoff& h : fitCpuHandoff(*free, none, 1).handoff) EXPECT_LT(h.ns, 100);
+}
+
+TEST(DeviceProfileFields, CpuRoundsAndHandoffCurvesRoundTripAndAreChecked) {
   DeviceProfile p = h200();
   p.cpuPreprocessRoundsCurve = {{0, 0.8}, {4, 2.0}, {8, 4.0}};
   p.cpuPostprocessRoundsCurve = {{0, 0.5}, {4, 1.2}};
+  p.cpuStageHandoff = {{1, 25000}, {8, 45000}};
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   auto j = profileToJson(p);
   j["cpuPreprocessRoundsCurve"] =

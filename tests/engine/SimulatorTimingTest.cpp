@@ -285,7 +285,7 @@ TEST(SimulatorTiming, EachCpuStageHasItsOwnCostPerRound) {
   DeviceProfile p = roundProfile();
   p.cpuPreprocessNsPerByte = 0.5;
   p.cpuPostprocessNsPerByte = 0.25;
-  p.cpuPreprocessNsPerOp = 3;   // per round-byte; cpuNsPerOp (1) applies to neither
+  p.cpuPreprocessNsPerOp = 3;  // per round-byte; cpuNsPerOp (1) applies to neither
   p.cpuPostprocessNsPerOp = 0.5;
   PipelineConfig c = roundConfig(1000, 1);
   c.preprocessOpsPerByte = 2;   // 1000 x (0.5 + 2 x 3) = 6500
@@ -293,7 +293,7 @@ TEST(SimulatorTiming, EachCpuStageHasItsOwnCostPerRound) {
   const auto r = runSim(c, p);
   EXPECT_EQ(r.of(OpKind::Preprocess).at(0).duration(), 6500);
   EXPECT_EQ(r.of(OpKind::Postprocess).at(0).duration(), 1250);
-  p.cpuPreprocessNsPerOp = 0;   // not calibrated apart: the mean cost per round
+  p.cpuPreprocessNsPerOp = 0;  // not calibrated apart: the mean cost per round
   const auto mean = runSim(c, p);
   EXPECT_EQ(mean.of(OpKind::Preprocess).at(0).duration(), 1000 * (0.5 + 2 * p.cpuNsPerOp));
 }
@@ -408,6 +408,43 @@ TEST(SimulatorTiming, ACpuStageCostsItsRoundsCurveAtItsRoundCount) {
   p.cpuPreprocessNsPerOp = 0.25;
   c.preprocessOpsPerByte = 6;
   EXPECT_EQ(stageNs(c, OpKind::Preprocess), 2000);
+}
+
+TEST(SimulatorTiming, TheSubmitThreadHandsEachCpuStageOverAndIsWokenAfterIt) {
+  // One blocking batch of 1000 B, preprocessing at 1 ns/B on one worker, a 400 ns
+  // hand-off: the worker runs 200..1200 ns, the H2D call starts at 1400 ns.
+  DeviceProfile p = roundProfile();
+  p.cpuPreprocessRoundsCurve = {{0, 1.0}};
+  p.cpuStageHandoff = {{1, 400}, {5, 800}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Blocking;
+  c.preprocessOpsPerByte = 0.25;
+  auto firstCallAfterStage = [&](const PipelineConfig& cfg, std::int64_t& stageStart, std::int64_t& stageEnd) {
+    const auto r = runSim(cfg, p);
+    EXPECT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+    const auto stage = r.of(OpKind::Preprocess);
+    const auto calls = r.of(OpKind::ApiCall);
+    if (stage.empty() || calls.empty()) return std::int64_t(-1);
+    stageStart = stage.front().start;
+    stageEnd = stage.front().end;
+    return calls.front().start;
+  };
+  std::int64_t start = 0, end = 0;
+  EXPECT_EQ(firstCallAfterStage(c, start, end), 1400);
+  EXPECT_EQ(start, 200);
+  EXPECT_EQ(end, 1200);
+  // Three workers: a hand-off of 600 ns (linear between 1 and 5 workers), 1000 ns of
+  // work at a speed-up of 3.
+  c.cpuWorkers = 3;
+  EXPECT_EQ(firstCallAfterStage(c, start, end), 300 + 333 + 300);
+  EXPECT_EQ(start, 300);
+  // Beyond the last point, that point's hand-off; no curve, none.
+  c.cpuWorkers = 8;
+  EXPECT_EQ(firstCallAfterStage(c, start, end), 400 + 125 + 400);
+  p.cpuStageHandoff.clear();
+  c.cpuWorkers = 1;
+  EXPECT_EQ(firstCallAfterStage(c, start, end), 1000);
+  EXPECT_EQ(start, 0);
 }
 
 TEST(SimulatorTiming, ACopyEngineGoesOnWithTheStreamWhoseCopyItJustFinished) {
