@@ -10,10 +10,11 @@
 #   build                       configure and build pipescope-cli, gpu tests, GPU bench
 #   tests[:N]                   the gpu-labelled test binary N times (default 1)
 #   calibrate                   pipescope-cli calibrate -> $OUT/logs/profile.json
-#   random:N:SEED[:PROFILE]     validate --random N --seed SEED against PROFILE (a
+#   random:N:SEED[:PROFILE[:REPS]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
 #                               calibrate step wrote; default the built-in profile
-#                               matching the GPU), saving measurements and real traces
+#                               matching the GPU), REPS measured runs per row (default
+#                               3), saving measurements and real traces
 #   matrix[:PROFILE]            the fixed 72-configuration matrix, measurements saved
 #   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
@@ -68,7 +69,8 @@ for step in "$@"; do
     random | matrix)
       if [ "$name" = random ]; then
         n=${arg%%:*}; rest=${arg#*:}; seed=${rest%%:*}; prof=${rest#"$seed"}; prof=${prof#:}
-        set_args=(--random "$n" --seed "$seed"); tag="random-$seed"
+        reps=3; case $prof in *:*) reps=${prof#*:}; prof=${prof%%:*} ;; esac
+        set_args=(--random "$n" --seed "$seed" --reps "$reps"); tag="random-$seed"
       else
         prof=$arg; set_args=(); tag=matrix
       fi
