@@ -9,7 +9,7 @@
 # Steps:
 #   build                       configure and build pipescope-cli, gpu tests, GPU bench
 #   tests[:N]                   the gpu-labelled test binary N times (default 1)
-#   calibrate                   pipescope-cli calibrate -> $OUT/logs/profile.json
+#   calibrate[:NAME]            pipescope-cli calibrate -> $OUT/logs/profile.json (or NAME.json)
 #   random:N:SEED[:PROFILE[:REPS]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
 #                               calibrate step wrote; default the built-in profile
@@ -63,8 +63,10 @@ for step in "$@"; do
       done
       ;;
     calibrate)
-      timeout 240 $CLI calibrate --out "$L/profile.json" >"$L/calibrate.log" 2>&1
-      echo "calibrate rc=$?" | tee -a "$OUT/summary.log"
+      cal=${arg:-profile}  # calibrate:NAME writes $L/NAME.json instead (a second calibration)
+      log=calibrate.log; [ "$cal" != profile ] && log=calibrate-$cal.log
+      timeout 240 $CLI calibrate --out "$L/$cal.json" >"$L/$log" 2>&1
+      echo "calibrate $cal rc=$?" | tee -a "$OUT/summary.log"
       ;;
     random | matrix)
       if [ "$name" = random ]; then
