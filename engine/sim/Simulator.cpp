@@ -209,9 +209,13 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
         // Pages already on the device make the prefetch a no-op.
         ManagedPages& pages = managedPages(batch);
         // (a nanosecond, so the op still has an extent on the timeline).
-        const double t = pages.inputOnDevice ? 1.0 : prefetchNs(profile_, bytes_.in, true);
+        // A no-op moves nothing over the link: it must not take a share of the
+        // bidirectional cap (its bytes over 1 ns claimed ~100 TB/s and slowed every
+        // copy beside it a thousandfold).
+        const bool moves = !pages.inputOnDevice;
+        const double t = moves ? prefetchNs(profile_, bytes_.in, true) : 1.0;
         pages.inputOnDevice = true;
-        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D, t, double(bytes_.in) / std::max(t, 1.0)};
+        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D, t, moves ? double(bytes_.in) / std::max(t, 1.0) : 0.0};
         issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         streamHasData_[s] = true;
         return;
@@ -233,7 +237,7 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
         const std::uint64_t moving = total - std::min(total, pages.outputBytesOnHost);
         const double t = moving > 0 ? prefetchNs(profile_, moving, false) : 1.0;
         pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, total);
-        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H, t, double(total) / std::max(t, 1.0)};
+        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H, t, double(moving) / std::max(t, 1.0)};
         issueGpu(cmd, batch, total, names_.prefetchOut, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         return;
       }

@@ -447,6 +447,32 @@ TEST(SimulatorTiming, TheSubmitThreadHandsEachCpuStageOverAndIsWokenAfterIt) {
   EXPECT_EQ(start, 0);
 }
 
+TEST(SimulatorTiming, APrefetchOfPagesAlreadyOnTheDeviceTakesNoShareOfTheLink) {
+  // Managed-prefetch on 2 streams, 1000 B batches: from the third batch on, the input
+  // pages never left the device, so its prefetch to the GPU is a 1 ns no-op; each
+  // prefetch to the CPU moves 1000 B at 0.01 B/ns = 100000 ns. The no-ops run beside
+  // those long prefetches: a no-op claimed 1000 B / 1 ns against a 2 B/ns
+  // bidirectional cap and slowed every prefetch beside it.
+  DeviceProfile p = roundProfile();
+  p.prefetchToDeviceCurve = {{1000, 0.01}};
+  p.prefetchToHostCurve = {{1000, 0.01}};
+  p.managedGpuFaultCurve = {{1000, 1.0}};
+  PipelineConfig c = roundConfig(1000, 12);
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::ManagedPrefetch;
+  c.streams = 2;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  int noOps = 0, out = 0;
+  for (const Op& op : r.of(OpKind::CopyH2D)) noOps += op.end - op.start == 1;
+  for (const Op& op : r.of(OpKind::CopyD2H)) {
+    EXPECT_EQ(op.end - op.start, 100000) << "batch " << op.batch;
+    ++out;
+  }
+  EXPECT_GE(noOps, 8);  // batches 4..11 reuse host slots whose input stayed on the GPU
+  EXPECT_EQ(out, 12);
+}
+
 TEST(SimulatorTiming, ACopyEngineGoesOnWithTheStreamWhoseCopyItJustFinished) {
   // Stream 0 issues its copy in two chunks, stream 1 one copy in between: stream 1's
   // copy has waited longer when the first chunk ends, but the engine runs the second
