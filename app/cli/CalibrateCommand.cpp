@@ -7,11 +7,8 @@
 #include "Commands.h"
 #include "Options.h"
 #include "io/OutputFile.h"
-#include "sim/CpuHandoffFit.h"
-#include "sim/CpuStageFit.h"
 #include "sim/DeviceProfile.h"
-#include "sim/GemmCallFit.h"
-#include "sim/HostOverheadFit.h"
+#include "sim/InPipelineFits.h"
 #if PIPESCOPE_HAVE_CUDA
 #include "cuda/Calibration.h"
 #include "cuda/CudaBackend.h"
@@ -22,7 +19,7 @@ namespace pipescope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli calibrate --out FILE [--device N] [--name NAME]\n\n"
+    "usage: pipescope-cli calibrate --out FILE [--device N] [--name NAME] [--repeat N]\n\n"
     "Measures, on a real NVIDIA GPU, everything the simulator's device model needs\n"
     "(copy bandwidth curves for pinned and pageable memory, bidirectional sharing,\n"
     "copy engines, model/normalize/GEMM kernel rates, kernel launch, copy call, event\n"
@@ -30,18 +27,25 @@ constexpr const char* kUsage =
     "CPU cost of pre/postprocessing on this host, timed inside a running pipeline) and\n"
     "the CUDA backend's own host cost per GPU op and per batch (fitted on tiny-batch\n"
     "runs), and writes it as a device profile for 'pipescope-cli run --backend sim\n"
-    "--profile FILE'. Takes well under a minute.\n\n";
+    "--profile FILE'. The fits that run the backend itself read the host's state of\n"
+    "the moment, so they run --repeat times and the profile takes each value's median.\n"
+    "Takes about a minute.\n\n";
 
 int calibrateMain(const std::vector<std::string>& args) {
   std::string out;
   int device = 0;
   std::string name;
+  int repeats = 3;
   OptionSet options;
   options.value("out", "FILE", "where to write the profile (JSON); required", [&](const std::string& v) { out = v; });
   options.value("device", "N", "CUDA device index (default 0)",
                 [&](const std::string& v) { device = int(parseInteger("device", v, 0, 63)); });
   options.value("name", "NAME", "profile name (default: from the device name, e.g. h100-80gb-hbm3-calibrated)",
                 [&](const std::string& v) { name = v; });
+  options.value("repeat", "N",
+                "rounds of the in-pipeline fits (host overhead, CPU stages, GEMM calls, hand-off); the profile "
+                "takes each value's median (1..9, default 3)",
+                [&](const std::string& v) { repeats = int(parseInteger("repeat", v, 1, 9)); });
   if (wantsHelp(args)) {
     std::cout << kUsage << options.help();
     return kExitOk;
@@ -79,26 +83,13 @@ int calibrateMain(const std::vector<std::string>& args) {
     std::string error;
     auto backend = makeCudaBackend(device, error);
     if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
-    const CpuStageResult cpu = fitCpuStages(*backend, 5, o.log);
-    profile.cpuNsPerOp = cpu.nsPerOp;
-    profile.cpuPreprocessNsPerOp = cpu.preprocessNsPerOp;
-    profile.cpuPostprocessNsPerOp = cpu.postprocessNsPerOp;
-    profile.cpuPreprocessNsPerByte = cpu.preprocessNsPerByte;
-    profile.cpuPostprocessNsPerByte = cpu.postprocessNsPerByte;
-    profile.cpuPreprocessRoundsCurve = cpu.preprocessRoundsCurve;
-    profile.cpuPostprocessRoundsCurve = cpu.postprocessRoundsCurve;
-    profile.cpuWorkerSpeedup = cpu.speedup;
-    const HostOverheadResult host = fitHostOverhead(*backend, profile, 9, o.log);
-    applyHostOverhead(profile, host);
-    // After the overheads: the GEMM runs' other ops must already cost what they do.
-    applyGemmCalls(profile, fitGemmCalls(*backend, profile, 7, o.log));
-    profile.cpuStageHandoff = fitCpuHandoff(*backend, profile, 7, o.log).handoff;
+    profile = fitInPipelineRepeated(*backend, profile, repeats, o.log);
     // No random validation set is used for fitting, so any seed can judge the profile.
     profile.fitConfigurations =
-        "calibration micro-benchmarks and fitting runs (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 "
-        "stream, and 64 KiB in 8 chunks x 8 streams; GEMM calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 "
-        "KiB x 1 stream on 1 "
-        "and 8 workers); no random validation set";
+        "calibration micro-benchmarks and fitting runs, " + std::to_string(repeats) +
+        " rounds (CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 stream, and 64 KiB in 8 chunks x 8 "
+        "streams; GEMM calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 KiB x 1 stream on 1 and 8 "
+        "workers); no random validation set";
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli calibrate: calibration failed: " << e.what() << "\n";
     return kExitRunFailed;
@@ -113,6 +104,7 @@ int calibrateMain(const std::vector<std::string>& args) {
   return kExitOk;
 #else
   (void)device;
+  (void)repeats;
   std::cerr << "pipescope-cli calibrate: this build has no CUDA backend (built without nvcc), so it cannot "
                "measure a GPU. Rebuild with the CUDA toolkit on a machine with an NVIDIA GPU, or use a built-in "
                "profile ('pipescope-cli profiles').\n";

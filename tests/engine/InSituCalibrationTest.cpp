@@ -10,6 +10,7 @@
 #include "sim/DeviceProfile.h"
 #include "sim/GemmCallFit.h"
 #include "sim/HostOverheadFit.h"
+#include "sim/InPipelineFits.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/StageCosts.h"
 
@@ -258,6 +259,99 @@ TEST(CpuHandoffFit, RecoversTheSubmitThreadsTimeAroundEachStage) {
   // A host with no hand-off cost fits none.
   auto free = makeSimulatorBackend(none);
   for (const WorkerHandoff& h : fitCpuHandoff(*free, none, 1).handoff) EXPECT_LT(h.ns, 100);
+}
+
+/// Counts runs, and plays a host twice as slow (every host cost doubled) on runs
+/// `from`..`to` (counted from 0).
+class SlowHostBackend : public Backend {
+ public:
+  SlowHostBackend(const DeviceProfile& normal, int from, int to) : normal_(normal), from_(from), to_(to) {
+    slow_ = normal;
+    for (double DeviceProfile::*f :
+         {&DeviceProfile::kernelLaunchNs, &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs,
+          &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::lightGemmCallNs,
+          &DeviceProfile::heavyGemmCallNs})
+      slow_.*f *= 2;
+    for (auto& c : slow_.cpuPreprocessRoundsCurve) c.nsPerByte *= 2;
+    for (auto& c : slow_.cpuPostprocessRoundsCurve) c.nsPerByte *= 2;
+    for (auto& h : slow_.cpuStageHandoff) h.ns *= 2;
+  }
+  std::string_view kind() const override { return "slow-host"; }
+  DeviceInfo describe() const override { return makeSimulatorBackend(normal_)->describe(); }
+  RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
+    const bool slow = runs_ >= from_ && runs_ <= to_;
+    ++runs_;
+    return makeSimulatorBackend(slow ? slow_ : normal_)->run(config, trace, control);
+  }
+  int runs() const { return runs_; }
+
+ private:
+  DeviceProfile normal_, slow_;
+  int from_, to_, runs_ = 0;
+};
+
+DeviceProfile hostTruth() {
+  DeviceProfile t = h200();
+  t.hostOpOverheadNs = 1500;
+  t.hostBatchOverheadNs = 4000;
+  t.lightGemmCallNs = 12000;
+  t.heavyGemmCallNs = 22000;
+  t.cpuPreprocessRoundsCurve = {{0, 0.5}, {4, 1.7}, {8, 3.3}};
+  t.cpuPostprocessRoundsCurve = {{0, 0.3}, {4, 1.0}, {8, 2.0}};
+  t.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.8}, {4, 3.0}, {8, 4.5}};
+  t.cpuStageHandoff = {{1, 20000}, {8, 30000}};
+  return t;
+}
+
+TEST(InPipelineFits, ThreeRoundsOutvoteAHostThatWasSlowForOneOfThem) {
+  const DeviceProfile truth = hostTruth();
+  DeviceProfile start = truth;  // what the micro-benchmarks measured; the fits overwrite the rest
+  start.hostOpOverheadNs = start.hostBatchOverheadNs = 0;
+  start.lightGemmCallNs = start.heavyGemmCallNs = 0;
+  start.cpuStageHandoff.clear();
+  SlowHostBackend counting(truth, -1, -1);
+  DeviceProfile once = start;
+  fitInPipeline(counting, once);
+  const int perRound = counting.runs();
+  ASSERT_GT(perRound, 10);
+
+  // The second of three rounds runs on a host twice as slow.
+  SlowHostBackend measured(truth, perRound, 2 * perRound - 1);
+  const DeviceProfile p = fitInPipelineRepeated(measured, start, 3);
+  EXPECT_EQ(measured.runs(), 3 * perRound);
+  EXPECT_NEAR(p.lightGemmCallNs, truth.lightGemmCallNs, truth.lightGemmCallNs * 0.05);
+  EXPECT_NEAR(p.heavyGemmCallNs, truth.heavyGemmCallNs, truth.heavyGemmCallNs * 0.05);
+  EXPECT_NEAR(p.hostBatchOverheadNs, truth.hostBatchOverheadNs, truth.hostBatchOverheadNs * 0.1);
+  ASSERT_EQ(p.cpuPreprocessRoundsCurve.size(), 3u);
+  EXPECT_NEAR(p.cpuPreprocessRoundsCurve[2].nsPerByte, 3.3, 3.3 * 0.03);
+  ASSERT_EQ(p.cpuStageHandoff.size(), 2u);
+  EXPECT_NEAR(p.cpuStageHandoff[0].ns, 20000, 20000 * 0.05);
+  EXPECT_NEAR(p.cpuStageHandoff[1].ns, 30000, 30000 * 0.05);
+
+  // One round alone, on the slow host, fits the slow costs.
+  SlowHostBackend slow(truth, 0, 1 << 30);
+  DeviceProfile single = start;
+  fitInPipeline(slow, single);
+  EXPECT_GT(single.lightGemmCallNs, truth.lightGemmCallNs * 1.5);
+}
+
+TEST(InPipelineFits, TheMedianIsTakenFieldByFieldAndCurvesPointByPoint) {
+  DeviceProfile a = hostTruth(), b = hostTruth(), c = hostTruth();
+  a.hostOpOverheadNs = 100, b.hostOpOverheadNs = 300, c.hostOpOverheadNs = 5000;
+  a.kernelLaunchNs = 5000, b.kernelLaunchNs = 9500, c.kernelLaunchNs = 5200;
+  a.cpuWorkerSpeedup[1].speedup = 1.2, b.cpuWorkerSpeedup[1].speedup = 1.9, c.cpuWorkerSpeedup[1].speedup = 1.7;
+  a.cpuStageHandoff[1].ns = 10, b.cpuStageHandoff[1].ns = 20, c.cpuStageHandoff[1].ns = 30;
+  a.name = "first";
+  const DeviceProfile m = medianOfFits({a, b, c});
+  EXPECT_EQ(m.hostOpOverheadNs, 300);
+  EXPECT_EQ(m.kernelLaunchNs, 5200);
+  EXPECT_EQ(m.cpuWorkerSpeedup[1].speedup, 1.7);
+  EXPECT_EQ(m.cpuStageHandoff[1].ns, 20);
+  EXPECT_EQ(m.name, "first");  // fields the fits do not touch come from the first
+  // Curves measured at different points cannot be combined point by point: the first's.
+  c.cpuStageHandoff = {{1, 5}};
+  EXPECT_EQ(medianOfFits({a, b, c}).cpuStageHandoff, a.cpuStageHandoff);
+  EXPECT_THROW(medianOfFits({}), std::invalid_argument);
 }
 
 TEST(DeviceProfileFields, CpuRoundsAndHandoffCurvesRoundTripAndAreChecked) {
