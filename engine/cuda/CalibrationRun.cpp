@@ -84,8 +84,10 @@ class Calibrator {
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
     // The backend's default sync mode; must precede the context's creation.
     const cudaError_t flags = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost);
-    if (flags == cudaErrorSetOnActiveProcess) (void)cudaGetLastError();
-    else PIPESCOPE_CUDA_CHECK(flags);
+    if (flags == cudaErrorSetOnActiveProcess)
+      (void)cudaGetLastError();
+    else
+      PIPESCOPE_CUDA_CHECK(flags);
     const DeviceInfo info = describeDevice(options_.device);
     p_.deviceName = info.name;
     p_.name = options_.profileName.empty() ? slug(info.name) + "-calibrated" : options_.profileName;
@@ -151,8 +153,8 @@ class Calibrator {
 
   void launchTiny() {
     Correlated c(tracer_, ++nextId_);
-    PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(tinyIn_.get()), 1, static_cast<float*>(tinyOut_.get()),
-                                     1, 0, st()));
+    PIPESCOPE_CUDA_CHECK(
+        launchModel(static_cast<const float*>(tinyIn_.get()), 1, static_cast<float*>(tinyOut_.get()), 1, 0, st()));
   }
 
   /// Engine time per op of `n` back-to-back ops issued by `issue`, from events.
@@ -225,8 +227,8 @@ class Calibrator {
       const std::uint32_t fmas = modelFmasPerElement(kBalanced);
       const double period = gpuPeriodNs(20, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, m, out, m, fmas, st())); });
       const double solo = std::max(1.0, period - tinyPeriodNs_);
-      log("model kernel " + fmt(kBalanced, 0) + " flop/B on " + std::to_string(bytes / kMiB) + " MiB: " +
-          fmt(solo / 1e3, 2) + " us = " + fmt(double(bytes) * kBalanced / solo, 0) + " GFLOP/s");
+      log("model kernel " + fmt(kBalanced, 0) + " flop/B on " + std::to_string(bytes / kMiB) +
+          " MiB: " + fmt(solo / 1e3, 2) + " us = " + fmt(double(bytes) * kBalanced / solo, 0) + " GFLOP/s");
     }
     const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(in, in, n, st())); });
     p_.deviceMemoryGBps = 2.0 * double(kComputeBytes) / std::max(1.0, period - tinyPeriodNs_);
@@ -300,8 +302,8 @@ class Calibrator {
       d2h();
     });
     p_.streamDependencyNs = std::max(0.0, (triple - h2dPeriod - d2hPeriod - p_.kernelFixedNs) / 3.0);
-    log("stream dependency: H2D+kernel+D2H 4 KiB triples " + fmt(triple) + " ns apart, copies alone " +
-        fmt(h2dPeriod) + " + " + fmt(d2hPeriod) + " ns -> " + fmt(p_.streamDependencyNs) + " ns per dependency");
+    log("stream dependency: H2D+kernel+D2H 4 KiB triples " + fmt(triple) + " ns apart, copies alone " + fmt(h2dPeriod) +
+        " + " + fmt(d2hPeriod) + " ns -> " + fmt(p_.streamDependencyNs) + " ns per dependency");
   }
 
   double copyPeriodNs(std::size_t bytes, bool h2d) {
@@ -322,8 +324,8 @@ class Calibrator {
     if (linkGBps <= 0) return;
     for (BandwidthPoint& pt : curve) {
       if (pt.gbps <= linkGBps * 1.05) continue;
-      log(what + ": " + std::to_string(pt.bytes / kKiB) + "K measured " + fmt(pt.gbps, 2) + " GB/s, above the link; capped at " +
-          fmt(linkGBps, 2));
+      log(what + ": " + std::to_string(pt.bytes / kKiB) + "K measured " + fmt(pt.gbps, 2) +
+          " GB/s, above the link; capped at " + fmt(linkGBps, 2));
       pt.gbps = linkGBps;
     }
   }
@@ -518,20 +520,30 @@ class Calibrator {
     HostBuffer pinned2(HostMemory::Pinned, 64 * kMiB, "pinned host buffer");
     DeviceBuffer dev2(64 * kMiB, "copy buffer");
     constexpr int kReps = 4;
+    // The best of five rounds: the link's capacity. A single round read 65 and 80 GB/s
+    // on two shared machines whose pipelines then ran at the usual ~100 (a transient
+    // dip on the host), and the model slowed every copy overlapping the other way.
+    constexpr int kRounds = 5;
     const std::size_t bytes = 64 * kMiB;
-    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
-    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(other.get(), evA_.get(), 0));
-    for (int i = 0; i < kReps; ++i) {
-      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), bytes, cudaMemcpyHostToDevice, st()));
-      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(pinned2.host(), dev2.get(), bytes, cudaMemcpyDeviceToHost, other.get()));
+    std::vector<double> rounds;
+    std::string all;
+    for (int r = 0; r < kRounds; ++r) {
+      PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
+      PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(other.get(), evA_.get(), 0));
+      for (int i = 0; i < kReps; ++i) {
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), pinned_.host(), bytes, cudaMemcpyHostToDevice, st()));
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(pinned2.host(), dev2.get(), bytes, cudaMemcpyDeviceToHost, other.get()));
+      }
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(otherDone.get(), other.get()));
+      PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(st(), otherDone.get(), 0));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+      rounds.push_back(2.0 * kReps * double(bytes) / elapsedNs());
+      all += (r ? ", " : "") + fmt(rounds.back(), 1);
     }
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(otherDone.get(), other.get()));
-    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(st(), otherDone.get(), 0));
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
-    const double t = elapsedNs();
-    p_.bidirectionalGBps = 2.0 * kReps * double(bytes) / t;
-    log("bidirectional (64 MiB each way, both at once): " + fmt(p_.bidirectionalGBps, 2) + " GB/s together");
+    p_.bidirectionalGBps = *std::max_element(rounds.begin(), rounds.end());
+    log("bidirectional (64 MiB each way, both at once): " + fmt(p_.bidirectionalGBps, 2) +
+        " GB/s together, the best of " + std::to_string(kRounds) + " rounds (" + all + ")");
   }
 
   void mappedAndManaged() {
@@ -556,23 +568,23 @@ class Calibrator {
         PIPESCOPE_CUDA_CHECK(cudaEventRecord(evA_.get(), st()));
         PIPESCOPE_CUDA_CHECK(launchNormalize(m, out, n, st()));
         PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
-        if (r > 0) t.push_back(elapsedNs());
-        else (void)elapsedNs();
+        if (r > 0)
+          t.push_back(elapsedNs());
+        else
+          (void)elapsedNs();
       }
       p_.managedMigrationGBps = double(kComputeBytes) / std::max(median(t) - normalizeNs, median(t) * 0.05);
       log("managed memory: kernel with on-demand migration " + fmt(median(t) / 1e3, 1) + " us -> " +
           fmt(p_.managedMigrationGBps, 2) + " GB/s migration");
     }
     p_.mappedWriteGBps = calibrateMappedWrite(st(), tinyPeriodNs_, options_.log);
-    const ManagedCalibration managed =
-        calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.quick,
-                         options_.log);
+    const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
+                                                        options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;
     p_.managedCpuFaultCurve = managed.cpuFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
     p_.prefetchToHostCurve = managed.prefetchToHost;
-    const CpuWrittenCalibration written =
-        calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
+    const CpuWrittenCalibration written = calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
     p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
     p_.mappedReadCpuWrittenCurve = written.mappedRead;
   }
@@ -620,10 +632,9 @@ class Calibrator {
     PIPESCOPE_CUDA_CHECK(cudaMemset(w.get(), 0, w.bytes()));
     const float alpha = 1.0f, beta = 0.0f;
     const double period = gpuPeriodNs(10, [&] {
-      PIPESCOPE_CUBLAS_CHECK(cublasSgemm(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, width, rows, width, &alpha,
-                                         static_cast<const float*>(w.get()), width,
-                                         static_cast<const float*>(devA_.get()), width, &beta,
-                                         static_cast<float*>(devB_.get()), width));
+      PIPESCOPE_CUBLAS_CHECK(cublasSgemm(
+          blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, width, rows, width, &alpha, static_cast<const float*>(w.get()), width,
+          static_cast<const float*>(devA_.get()), width, &beta, static_cast<float*>(devB_.get()), width));
     });
     const double flops = 2.0 * width * double(width) * rows;
     p_.gemmTflops = flops / std::max(1.0, period - tinyPeriodNs_) / 1e3;
@@ -673,8 +684,8 @@ class Calibrator {
     p_.cpuWorkerSpeedup.clear();
     for (std::size_t i = 0; i < perWorkers.size(); ++i)
       p_.cpuWorkerSpeedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
-    log(line + " -> " + fmt(p_.cpuNsPerOp, 4) + " ns per op-byte on one worker, speed-up on 8: " +
-        fmt(p_.cpuWorkerSpeedup.back().speedup, 2));
+    log(line + " -> " + fmt(p_.cpuNsPerOp, 4) +
+        " ns per op-byte on one worker, speed-up on 8: " + fmt(p_.cpuWorkerSpeedup.back().speedup, 2));
     checksumSink_ = sink;  // keeps the postprocessing from being optimised away
   }
 
