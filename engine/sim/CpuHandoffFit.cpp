@@ -1,7 +1,5 @@
 #include "sim/CpuHandoffFit.h"
 
-#include <cstdio>
-
 #include "sim/FitRuns.h"
 #include "sim/Validation.h"
 
@@ -12,23 +10,10 @@ namespace {
 constexpr double kMaxHandoffNs = 1e6;  // 1 ms per stage: beyond any thread wake-up
 const std::string kWhat = "CPU hand-off fit";
 
-std::string us(double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", ns / 1e3);
-  return buf;
-}
-
 }  // namespace
 
 std::vector<PipelineConfig> cpuHandoffConfigs() {
-  PipelineConfig c;
-  c.mode = TransferMode::Async;
-  c.memory = HostMemory::Pinned;
-  c.streams = 1;
-  c.batchSamples = 16;
-  c.sampleBytes = 4096;  // 64 KiB batches: a stage's own work is a few tens of us
-  c.batchCount = 200;
-  c.modelFlopsPerByte = 100;
+  PipelineConfig c = tinyBatchFitConfig(200);  // a stage's own work on 64 KiB is a few tens of us
   c.cpuWorkers = 1;
   c.preprocessOpsPerByte = 0.25;  // zero rounds: the samples generated, the output read
   c.postprocessOpsPerByte = 0.25;
@@ -56,13 +41,10 @@ CpuHandoffResult fitCpuHandoff(Backend& measured, const DeviceProfile& profile, 
   DeviceProfile fitted = profile;
   fitted.cpuStageHandoff = r.handoff;
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(fitted, c, kWhat));
+  logFitRuns(log, "CPU hand-off", configs, r.measuredNs, r.predictedNs);
   if (log) {
     std::string line = "CPU stage hand-off (submit thread, per stage):";
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-      log("CPU hand-off run " + std::to_string(i + 1) + " (" + describeCase(configs[i]) + "): measured " +
-          us(r.measuredNs[i]) + " us, simulated with the fit " + us(r.predictedNs[i]) + " us");
-      line += " " + std::to_string(r.handoff[i].workers) + "w=" + us(r.handoff[i].ns) + " us";
-    }
+    for (const WorkerHandoff& h : r.handoff) line += " " + std::to_string(h.workers) + "w=" + fitMicros(h.ns) + " us";
     log(line);
   }
   return r;

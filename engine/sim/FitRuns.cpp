@@ -1,6 +1,7 @@
 #include "sim/FitRuns.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "metrics/Spread.h"
@@ -8,6 +9,36 @@
 #include "sim/Validation.h"
 
 namespace pipescope {
+
+PipelineConfig tinyBatchFitConfig(int batches) {
+  PipelineConfig c;
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pinned;
+  c.streams = 1;
+  c.batchSamples = 16;
+  c.sampleBytes = 4096;
+  c.batchCount = batches;
+  c.modelFlopsPerByte = 100;
+  return c;
+}
+
+std::string fitMicros(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", ns / 1e3);
+  return buf;
+}
+
+void logFitRuns(const std::function<void(const std::string&)>& log, const std::string& what,
+                const std::vector<PipelineConfig>& configs, const std::vector<double>& measuredNs,
+                const std::vector<double>& predictedNs) {
+  if (!log) return;
+  for (std::size_t i = 0; i < configs.size() && i < measuredNs.size() && i < predictedNs.size(); ++i) {
+    std::string c = describeCase(configs[i]);
+    if (configs[i].transferChunks > 1) c += ", " + std::to_string(configs[i].transferChunks) + " chunks";
+    log(what + " run " + std::to_string(i + 1) + " (" + c + "): measured " + fitMicros(measuredNs[i]) +
+        " us, simulated with the fit " + fitMicros(predictedNs[i]) + " us");
+  }
+}
 
 std::vector<double> measureInterleavedNs(Backend& measured, const std::vector<PipelineConfig>& configs, int reps,
                                          const std::string& what) {

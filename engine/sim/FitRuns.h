@@ -12,6 +12,19 @@
 
 namespace pipescope {
 
+/// The fitting runs' base: async pinned, 1 stream, 64 KiB batches (16 x 4 KiB),
+/// `batches` of them, the custom model at 100 flop/B: host costs dominate.
+PipelineConfig tinyBatchFitConfig(int batches);
+
+/// `ns` in microseconds with one decimal, for the fits' log lines.
+std::string fitMicros(double ns);
+
+/// One log line per fitting run: "<what> run i (<configuration>): measured X us,
+/// simulated with the fit Y us". Nothing without a `log`.
+void logFitRuns(const std::function<void(const std::string&)>& log, const std::string& what,
+                const std::vector<PipelineConfig>& configs, const std::vector<double>& measuredNs,
+                const std::vector<double>& predictedNs);
+
 /// Makespan of each of `configs` on `measured`, median of `reps` runs taken one of
 /// each in turn, after one warm-up run of the first. `what` names the fit in the
 /// message of the std::runtime_error thrown when a run fails.

@@ -1,7 +1,5 @@
 #include "sim/GemmCallFit.h"
 
-#include <cstdio>
-
 #include "sim/FitRuns.h"
 #include "sim/Validation.h"
 
@@ -13,26 +11,14 @@ constexpr double kMaxCallNs = 1e6;  // 1 ms per call: beyond any real cuBLAS cal
 constexpr double kMinCallNs = 1;    // 0 means "as a kernel launch" in a profile
 const std::string kWhat = "GEMM call fit";
 
-std::string us(double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", ns / 1e3);
-  return buf;
-}
-
 }  // namespace
 
 std::vector<PipelineConfig> gemmCallConfigs() {
-  PipelineConfig c;
-  c.mode = TransferMode::Async;
-  c.memory = HostMemory::Pinned;
-  c.streams = 1;
-  c.batchSamples = 16;
-  c.sampleBytes = 4096;  // 64 KiB: 128 rows of the light preset, 16 of the heavy
-  c.batchCount = 200;
-  c.model = ModelPreset::Light;
-  PipelineConfig heavy = c;
+  PipelineConfig light = tinyBatchFitConfig(200);  // 64 KiB: 128 rows of the light preset, 16 of the heavy
+  light.model = ModelPreset::Light;
+  PipelineConfig heavy = light;
   heavy.model = ModelPreset::Heavy;
-  return {c, heavy};
+  return {light, heavy};
 }
 
 GemmCallResult fitGemmCalls(Backend& measured, const DeviceProfile& profile, int reps,
@@ -48,13 +34,11 @@ GemmCallResult fitGemmCalls(Backend& measured, const DeviceProfile& profile, int
   DeviceProfile fitted = profile;
   applyGemmCalls(fitted, r);
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(fitted, c, kWhat));
+  logFitRuns(log, "GEMM call", configs, r.measuredNs, r.predictedNs);
   if (log) {
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      log("GEMM call run " + std::to_string(i + 1) + " (" + describeCase(configs[i]) + "): measured " +
-          us(r.measuredNs[i]) + " us, simulated with the fit " + us(r.predictedNs[i]) + " us");
-    log("cublasSgemm call inside the pipeline: light " + us(r.lightCallNs) + " us (calibration loop " +
-        us(profile.lightGemmCallNs) + "), heavy " + us(r.heavyCallNs) + " us (loop " + us(profile.heavyGemmCallNs) +
-        ")");
+    log("cublasSgemm call inside the pipeline: light " + fitMicros(r.lightCallNs) + " us (calibration loop " +
+        fitMicros(profile.lightGemmCallNs) + "), heavy " + fitMicros(r.heavyCallNs) + " us (loop " +
+        fitMicros(profile.heavyGemmCallNs) + ")");
   }
   return r;
 }

@@ -55,14 +55,7 @@ std::string fmt(double v) {
 }  // namespace
 
 std::vector<PipelineConfig> hostOverheadConfigs() {
-  PipelineConfig c;
-  c.mode = TransferMode::Async;
-  c.memory = HostMemory::Pinned;
-  c.streams = 1;
-  c.batchSamples = 16;
-  c.sampleBytes = 4096;  // 64 KiB batches: host costs dominate
-  c.batchCount = 300;
-  c.modelFlopsPerByte = 100;
+  const PipelineConfig c = tinyBatchFitConfig(300);  // 64 KiB batches: host costs dominate
   // 8 + 2 + 8 GPU ops per batch instead of 4, over 8 streams: the host issuing them
   // is the bottleneck, so the run's length measures the per-op cost. (On one stream
   // the copies' latency hid it: the fit gave 0 ns per op on an H100 while each
@@ -107,10 +100,7 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
   r.perBatchNs = p.hostBatchOverheadNs;
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulate(p, c));
   if (log) {
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      log("host overhead run " + std::to_string(i + 1) + " (" + describeCase(configs[i]) + ", " +
-          std::to_string(configs[i].transferChunks) + " chunks): measured " + fmt(r.measuredNs[i] / 1e3) +
-          " us, simulated with the fit " + fmt(r.predictedNs[i] / 1e3) + " us");
+    logFitRuns(log, "host overhead", configs, r.measuredNs, r.predictedNs);
     if (r.callScale < 1)
       log("host API calls inside the pipeline: " + fmt(r.callScale * 100) +
           " % of their bare cost (the model without overhead was slower than the op-heavy run)");
