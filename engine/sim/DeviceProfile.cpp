@@ -185,9 +185,11 @@ json curveToJson(const std::vector<BandwidthPoint>& c) {
   return a;
 }
 
-json gemmCurveToJson(const std::vector<GemmPoint>& c) {
+/// The reader's `points` in reverse: [{"<xName>": x, "<yName>": y}, ...].
+template <class Point, class X>
+json pointsToJson(const std::vector<Point>& c, const char* xName, X Point::*x, const char* yName, double Point::*y) {
   json a = json::array();
-  for (const auto& p : c) a.push_back({{"rows", p.rows}, {"ns", p.ns}});
+  for (const Point& p : c) a.push_back({{xName, p.*x}, {yName, p.*y}});
   return a;
 }
 
@@ -229,8 +231,10 @@ json profileToJson(const DeviceProfile& p) {
   j["modelGflops"] = p.modelGflops;
   j["deviceMemoryGBps"] = p.deviceMemoryGBps;
   j["gemmTflops"] = p.gemmTflops;
-  if (!p.lightGemmCurve.empty()) j["lightGemmCurve"] = gemmCurveToJson(p.lightGemmCurve);
-  if (!p.heavyGemmCurve.empty()) j["heavyGemmCurve"] = gemmCurveToJson(p.heavyGemmCurve);
+  if (!p.lightGemmCurve.empty())
+    j["lightGemmCurve"] = pointsToJson(p.lightGemmCurve, "rows", &GemmPoint::rows, "ns", &GemmPoint::ns);
+  if (!p.heavyGemmCurve.empty())
+    j["heavyGemmCurve"] = pointsToJson(p.heavyGemmCurve, "rows", &GemmPoint::rows, "ns", &GemmPoint::ns);
   j["kernelGapNs"] = p.kernelGapNs;
   j["kernelFixedNs"] = p.kernelFixedNs;
   j["streamDependencyNs"] = p.streamDependencyNs;
@@ -252,23 +256,18 @@ json profileToJson(const DeviceProfile& p) {
   j["cpuPostprocessNsPerByte"] = p.cpuPostprocessNsPerByte;
   j["cpuPreprocessNsPerOp"] = p.cpuPreprocessNsPerOp;
   j["cpuPostprocessNsPerOp"] = p.cpuPostprocessNsPerOp;
-  for (const auto& [key, curve] : {std::pair{"cpuPreprocessRoundsCurve", &p.cpuPreprocessRoundsCurve},
-                                   std::pair{"cpuPostprocessRoundsCurve", &p.cpuPostprocessRoundsCurve}}) {
-    if (curve->empty()) continue;
-    json a = json::array();
-    for (const auto& c : *curve) a.push_back({{"rounds", c.rounds}, {"nsPerByte", c.nsPerByte}});
-    j[key] = a;
-  }
-  if (!p.cpuWorkerSpeedup.empty()) {
-    json a = json::array();
-    for (const auto& w : p.cpuWorkerSpeedup) a.push_back({{"workers", w.workers}, {"speedup", w.speedup}});
-    j["cpuWorkerSpeedup"] = a;
-  }
-  if (!p.cpuStageHandoff.empty()) {
-    json a = json::array();
-    for (const auto& h : p.cpuStageHandoff) a.push_back({{"workers", h.workers}, {"ns", h.ns}});
-    j["cpuStageHandoff"] = a;
-  }
+  if (!p.cpuPreprocessRoundsCurve.empty())
+    j["cpuPreprocessRoundsCurve"] = pointsToJson(p.cpuPreprocessRoundsCurve, "rounds", &CpuRoundsPoint::rounds,
+                                                 "nsPerByte", &CpuRoundsPoint::nsPerByte);
+  if (!p.cpuPostprocessRoundsCurve.empty())
+    j["cpuPostprocessRoundsCurve"] = pointsToJson(p.cpuPostprocessRoundsCurve, "rounds", &CpuRoundsPoint::rounds,
+                                                  "nsPerByte", &CpuRoundsPoint::nsPerByte);
+  if (!p.cpuWorkerSpeedup.empty())
+    j["cpuWorkerSpeedup"] =
+        pointsToJson(p.cpuWorkerSpeedup, "workers", &WorkerSpeedup::workers, "speedup", &WorkerSpeedup::speedup);
+  if (!p.cpuStageHandoff.empty())
+    j["cpuStageHandoff"] =
+        pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   if (p.validation) {
     json runs = json::array();

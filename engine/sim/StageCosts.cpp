@@ -135,16 +135,19 @@ double workerSpeedup(const DeviceProfile& p, int workers) {
 
 namespace {
 
-/// The curve's value at `rounds`: linear between the two points around it, along the
-/// first or last segment outside them, never below 0.
-double roundsCurveNsPerByte(const std::vector<CpuRoundsPoint>& c, double rounds) {
-  if (c.size() == 1) return c.front().nsPerByte;
+/// Linear between the two points around `x`; outside them along the first or last
+/// segment (`extrapolate`) or flat at the end point. A single point is flat.
+template <class Point, class X>
+double linearAt(const std::vector<Point>& c, double x, X Point::*px, double Point::*py, bool extrapolate) {
+  if (c.size() == 1) return c.front().*py;
+  if (!extrapolate && x <= double(c.front().*px)) return c.front().*py;
+  if (!extrapolate && x >= double(c.back().*px)) return c.back().*py;
   std::size_t i = 1;
-  while (i + 1 < c.size() && rounds > c[i].rounds) ++i;
-  const CpuRoundsPoint& a = c[i - 1];
-  const CpuRoundsPoint& b = c[i];
-  const double f = (rounds - a.rounds) / double(b.rounds - a.rounds);
-  return std::max(0.0, a.nsPerByte + f * (b.nsPerByte - a.nsPerByte));
+  while (i + 1 < c.size() && x > double(c[i].*px)) ++i;
+  const Point& a = c[i - 1];
+  const Point& b = c[i];
+  const double f = (x - double(a.*px)) / double(b.*px - a.*px);
+  return a.*py + f * (b.*py - a.*py);
 }
 
 }  // namespace
@@ -152,7 +155,9 @@ double roundsCurveNsPerByte(const std::vector<CpuRoundsPoint>& c, double rounds)
 double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, bool preprocess) {
   const double rounds = double(cpuRoundsPerElement(opsPerByte));
   const auto& curve = preprocess ? p.cpuPreprocessRoundsCurve : p.cpuPostprocessRoundsCurve;
-  if (!curve.empty()) return roundsCurveNsPerByte(curve, rounds);
+  // Never below 0: the last segment extrapolated down could cross it.
+  if (!curve.empty())
+    return std::max(0.0, linearAt(curve, rounds, &CpuRoundsPoint::rounds, &CpuRoundsPoint::nsPerByte, true));
   const double fixed = preprocess ? p.cpuPreprocessNsPerByte : p.cpuPostprocessNsPerByte;
   const double ownRound = preprocess ? p.cpuPreprocessNsPerOp : p.cpuPostprocessNsPerOp;
   const double perRound = ownRound > 0 ? ownRound : p.cpuNsPerOp;
@@ -160,14 +165,8 @@ double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, boo
 }
 
 double cpuStageHandoffNs(const DeviceProfile& p, int workers) {
-  const auto& c = p.cpuStageHandoff;
-  if (c.empty()) return 0;
-  if (workers <= c.front().workers) return c.front().ns;
-  if (workers >= c.back().workers) return c.back().ns;
-  std::size_t i = 1;
-  while (workers > c[i].workers) ++i;
-  const double f = (workers - c[i - 1].workers) / double(c[i].workers - c[i - 1].workers);
-  return c[i - 1].ns + f * (c[i].ns - c[i - 1].ns);
+  if (p.cpuStageHandoff.empty()) return 0;
+  return linearAt(p.cpuStageHandoff, workers, &WorkerHandoff::workers, &WorkerHandoff::ns, false);
 }
 
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {

@@ -121,16 +121,11 @@ TEST(CpuStageFit, RecoversEachStagesCostByRoundsWhereARoundCostsMoreAbove4) {
 }
 
 /// Plays a GPU machine whose host has one slow spell: runs `from`..`to` (counted from
-/// 0) run on a profile whose CPU stages cost three times as much.
+/// 0) run on the `slow` profile, the others on `normal`; counts the runs.
 class SlowSpellBackend : public Backend {
  public:
-  SlowSpellBackend(const DeviceProfile& normal, int from, int to) : normal_(normal), from_(from), to_(to) {
-    slow_ = normal;
-    slow_.cpuPreprocessNsPerByte *= 3;
-    slow_.cpuPostprocessNsPerByte *= 3;
-    slow_.cpuPreprocessNsPerOp *= 3;
-    slow_.cpuPostprocessNsPerOp *= 3;
-  }
+  SlowSpellBackend(const DeviceProfile& normal, const DeviceProfile& slow, int from, int to)
+      : normal_(normal), slow_(slow), from_(from), to_(to) {}
   std::string_view kind() const override { return "slow-spell"; }
   DeviceInfo describe() const override { return makeSimulatorBackend(normal_)->describe(); }
   RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
@@ -138,11 +133,34 @@ class SlowSpellBackend : public Backend {
     ++runs_;
     return makeSimulatorBackend(slow ? slow_ : normal_)->run(config, trace, control);
   }
+  int runs() const { return runs_; }
 
  private:
   DeviceProfile normal_, slow_;
   int from_, to_, runs_ = 0;
 };
+
+/// `p` with CPU stages three times as costly.
+DeviceProfile cpuThreeTimesSlower(DeviceProfile p) {
+  p.cpuPreprocessNsPerByte *= 3;
+  p.cpuPostprocessNsPerByte *= 3;
+  p.cpuPreprocessNsPerOp *= 3;
+  p.cpuPostprocessNsPerOp *= 3;
+  return p;
+}
+
+/// `p` with every host cost doubled (API calls, the backend's overheads, CPU stages, hand-off).
+DeviceProfile hostTwiceSlower(DeviceProfile p) {
+  for (double DeviceProfile::*f :
+       {&DeviceProfile::kernelLaunchNs, &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs,
+        &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::lightGemmCallNs,
+        &DeviceProfile::heavyGemmCallNs})
+    p.*f *= 2;
+  for (auto& c : p.cpuPreprocessRoundsCurve) c.nsPerByte *= 2;
+  for (auto& c : p.cpuPostprocessRoundsCurve) c.nsPerByte *= 2;
+  for (auto& h : p.cpuStageHandoff) h.ns *= 2;
+  return p;
+}
 
 TEST(CpuStageFit, ASlowSpellOfTheHostDoesNotBendTheSpeedupCurve) {
   DeviceProfile truth = h200();
@@ -154,7 +172,7 @@ TEST(CpuStageFit, ASlowSpellOfTheHostDoesNotBendTheSpeedupCurve) {
   // Seven configurations (three one-worker cost runs, then 1, 2, 4 and 8 workers), five
   // repetitions: a spell of five runs. Measured one configuration after another it
   // would be all five 4-worker runs (runs 25-29); interleaved it is one run of each.
-  SlowSpellBackend measured(truth, 25, 29);
+  SlowSpellBackend measured(truth, cpuThreeTimesSlower(truth), 25, 29);
   const CpuStageResult r = fitCpuStages(measured, 5);
   ASSERT_EQ(r.speedup.size(), 4u);
   const double expected[] = {1.0, 1.9, 3.4, 5.0};
@@ -261,35 +279,6 @@ TEST(CpuHandoffFit, RecoversTheSubmitThreadsTimeAroundEachStage) {
   for (const WorkerHandoff& h : fitCpuHandoff(*free, none, 1).handoff) EXPECT_LT(h.ns, 100);
 }
 
-/// Counts runs, and plays a host twice as slow (every host cost doubled) on runs
-/// `from`..`to` (counted from 0).
-class SlowHostBackend : public Backend {
- public:
-  SlowHostBackend(const DeviceProfile& normal, int from, int to) : normal_(normal), from_(from), to_(to) {
-    slow_ = normal;
-    for (double DeviceProfile::*f :
-         {&DeviceProfile::kernelLaunchNs, &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs,
-          &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::lightGemmCallNs,
-          &DeviceProfile::heavyGemmCallNs})
-      slow_.*f *= 2;
-    for (auto& c : slow_.cpuPreprocessRoundsCurve) c.nsPerByte *= 2;
-    for (auto& c : slow_.cpuPostprocessRoundsCurve) c.nsPerByte *= 2;
-    for (auto& h : slow_.cpuStageHandoff) h.ns *= 2;
-  }
-  std::string_view kind() const override { return "slow-host"; }
-  DeviceInfo describe() const override { return makeSimulatorBackend(normal_)->describe(); }
-  RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
-    const bool slow = runs_ >= from_ && runs_ <= to_;
-    ++runs_;
-    return makeSimulatorBackend(slow ? slow_ : normal_)->run(config, trace, control);
-  }
-  int runs() const { return runs_; }
-
- private:
-  DeviceProfile normal_, slow_;
-  int from_, to_, runs_ = 0;
-};
-
 DeviceProfile hostTruth() {
   DeviceProfile t = h200();
   t.hostOpOverheadNs = 1500;
@@ -309,14 +298,14 @@ TEST(InPipelineFits, ThreeRoundsOutvoteAHostThatWasSlowForOneOfThem) {
   start.hostOpOverheadNs = start.hostBatchOverheadNs = 0;
   start.lightGemmCallNs = start.heavyGemmCallNs = 0;
   start.cpuStageHandoff.clear();
-  SlowHostBackend counting(truth, -1, -1);
+  SlowSpellBackend counting(truth, truth, -1, -1);
   DeviceProfile once = start;
   fitInPipeline(counting, once);
   const int perRound = counting.runs();
   ASSERT_GT(perRound, 10);
 
   // The second of three rounds runs on a host twice as slow.
-  SlowHostBackend measured(truth, perRound, 2 * perRound - 1);
+  SlowSpellBackend measured(truth, hostTwiceSlower(truth), perRound, 2 * perRound - 1);
   const DeviceProfile p = fitInPipelineRepeated(measured, start, 3);
   EXPECT_EQ(measured.runs(), 3 * perRound);
   EXPECT_NEAR(p.lightGemmCallNs, truth.lightGemmCallNs, truth.lightGemmCallNs * 0.05);
@@ -329,7 +318,7 @@ TEST(InPipelineFits, ThreeRoundsOutvoteAHostThatWasSlowForOneOfThem) {
   EXPECT_NEAR(p.cpuStageHandoff[1].ns, 30000, 30000 * 0.05);
 
   // One round alone, on the slow host, fits the slow costs.
-  SlowHostBackend slow(truth, 0, 1 << 30);
+  SlowSpellBackend slow(truth, hostTwiceSlower(truth), 0, 1 << 30);
   DeviceProfile single = start;
   fitInPipeline(slow, single);
   EXPECT_GT(single.lightGemmCallNs, truth.lightGemmCallNs * 1.5);
