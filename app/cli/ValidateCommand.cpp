@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/DeviceProfile.h"
+#include "sim/HostSpeed.h"
 #include "sim/RandomCases.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
@@ -30,7 +31,7 @@ constexpr const char* kUsage =
     "usage: pipescope-cli validate --profile NAME|FILE [--quick | --random N --seed S] [--stages]\n"
     "                              [--markdown FILE] [--reps N] [--device N] [--save-measurements FILE]\n"
     "                              [--traces DIR] [--measured-profile NAME|FILE]\n"
-    "       pipescope-cli validate --profile NAME|FILE --measurements FILE [--markdown FILE]\n\n"
+    "       pipescope-cli validate --profile NAME|FILE --measurements FILE [--traces DIR] [--markdown FILE]\n\n"
     "Runs the validation matrix (blocking/async, pageable/pinned, 1/2/4/8 streams, both\n"
     "issue orders, copy-heavy/balanced/compute-heavy, small and large batches, CPU\n"
     "workers) -- or N configurations drawn at random from every knob with --random --\n"
@@ -38,8 +39,10 @@ constexpr const char* kUsage =
     "configuration the measured and predicted makespan and the error, then the median,\n"
     "90th percentile and maximum error, the bias (mean signed error) and the error per\n"
     "knob value. --save-measurements keeps the GPU's side, so --measurements can judge\n"
-    "another profile against it later without a GPU. Exit code 1 when any configuration\n"
-    "failed to run.\n\n";
+    "another profile against it later without a GPU. Each row also keeps the host's\n"
+    "kernel launch time in its runs, and the report compares it with the profile's:\n"
+    "whether the host ran slower or faster than when the profile was calibrated.\n"
+    "Exit code 1 when any configuration failed to run.\n\n";
 
 std::string utcNow() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -75,12 +78,46 @@ void printSummary(const ValidationReport& report, bool byKnob) {
                 e.medianAbsErrorPct, e.meanSignedErrorPct, e.maxAbsErrorPct);
 }
 
+/// The host-speed line (HostSpeed.h); empty when no row measured a launch time.
+std::string hostSpeedLine(const ValidationReport& report, const DeviceProfile& profile) {
+  const auto s = hostSpeedOf(report, profile);
+  return s ? describeHostSpeed(*s, profile) : std::string();
+}
+
+void printHostSpeed(const ValidationReport& report, const DeviceProfile& profile) {
+  if (const std::string line = hostSpeedLine(report, profile); !line.empty()) std::printf("%s\n", line.c_str());
+}
+
 std::string reportMarkdown(const ValidationRecord& record, const DeviceProfile& profile) {
   std::string title = "Measured on " + record.measuredDevice + " (" + record.recordedAt + ") vs simulator profile '" +
                       profile.name + "'";
   std::string text = validationMarkdown(record.report, title);
+  if (const std::string line = hostSpeedLine(record.report, profile); !line.empty()) text += "\n" + line + "\n";
   text += "\n" + fitSeedLine(profile, record.seed) + "\n\n" + knobErrorMarkdown(errorByKnob(record.report));
   return text;
+}
+
+/// Measurements saved before rows kept their launch time: read it from the traces
+/// `validate --traces` saved beside them (DIR/NAME.pipescope), where there is one.
+void fillLaunchTimesFromTraces(ValidationReport& report, const std::string& dir) {
+  int filled = 0, missing = 0;
+  for (ValidationRow& r : report.rows) {
+    if (r.measuredLaunchNs > 0 || r.measuredNs <= 0) continue;
+    const std::string path = (std::filesystem::path(dir) / (r.name + ".pipescope")).string();
+    if (!std::filesystem::exists(path)) {
+      ++missing;
+      continue;
+    }
+    try {
+      r.measuredLaunchNs = launchCallNs(*loadTraceFile(path));
+      ++filled;
+    } catch (const TraceFileError& e) {
+      std::cerr << "pipescope-cli validate: " << e.what() << " (its row's launch time stays unknown)\n";
+    }
+  }
+  if (filled + missing > 0)
+    std::cout << "launch times read from " << filled << " saved trace(s) in " << dir
+              << (missing ? " (" + std::to_string(missing) + " row(s) have none)" : std::string()) << "\n";
 }
 
 bool writeOutput(const std::string& path, const std::string& text) {
@@ -113,7 +150,7 @@ bool attachValidation(DeviceProfile profile, const ValidationRecord& record, con
 }
 
 int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile, Backend& predicted,
-                           const std::string& markdown, const std::string& attachTo) {
+                           const std::string& markdown, const std::string& attachTo, const std::string& tracesDir) {
   ValidationRecord record;
   try {
     record = loadValidationRecord(file);
@@ -121,6 +158,7 @@ int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile
     std::cerr << "pipescope-cli validate: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (!tracesDir.empty()) fillLaunchTimesFromTraces(record.report, tracesDir);
   repredict(record.report, predicted);
   std::cout << "measured:  " << record.measuredDevice << " (saved " << record.recordedAt << " in " << file << ")\n"
             << "predicted: simulator, profile '" << profile.name << "' (" << profile.source << ")\n"
@@ -134,6 +172,7 @@ int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile
       std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.failure.c_str());
   }
   printSummary(record.report, true);
+  printHostSpeed(record.report, profile);
   record.profile = profile.name;
   if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, profile))) return kExitRunFailed;
   if (!attachTo.empty() && !attachValidation(profile, record, attachTo)) return kExitRunFailed;
@@ -171,7 +210,9 @@ int validateMain(const std::vector<std::string>& args) {
                 "write the profile with this judgement attached (random sets only): advice and sweep predictions "
                 "made with it then quote its error on similar runs",
                 [&](const std::string& v) { attachTo = v; });
-  options.value("traces", "DIR", "save the last measured run of each configuration as DIR/NAME.pipescope",
+  options.value("traces", "DIR",
+                "save the last measured run of each configuration as DIR/NAME.pipescope; with --measurements, read "
+                "the rows' kernel launch times from the traces saved there when the file lacks them",
                 [&](const std::string& v) { tracesDir = v; });
   options.flag("stages", "after each row, print per-batch stage times of both sides (where a miss comes from)",
                [&] { stages = true; });
@@ -213,7 +254,7 @@ int validateMain(const std::vector<std::string>& args) {
   }
   auto predicted = makeSimulatorBackend(*profile);
   if (!measurementsFile.empty())
-    return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown, attachTo);
+    return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown, attachTo, tracesDir);
   BackendSelection measured;
   if (!measuredProfile.empty()) {
     BackendOptions o;
@@ -296,6 +337,7 @@ int validateMain(const std::vector<std::string>& args) {
   record.seed = seed;
   record.recordedAt = utcNow();
   printSummary(record.report, randomCount > 0);
+  printHostSpeed(record.report, *profile);
   if (!saveMeasurements.empty() && !writeOutput(saveMeasurements, validationRecordToJson(record))) return kExitRunFailed;
   if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, *profile))) return kExitRunFailed;
   if (!attachTo.empty() && !attachValidation(*profile, record, attachTo)) return kExitRunFailed;

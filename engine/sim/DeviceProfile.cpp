@@ -226,6 +226,8 @@ json profileToJson(const DeviceProfile& p) {
   j["managedMigrationGBps"] = p.managedMigrationGBps;
   if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
+  if (!p.managedCpuWriteFaultCurve.empty())
+    j["managedCpuWriteFaultCurve"] = curveToJson(p.managedCpuWriteFaultCurve);
   if (!p.prefetchToDeviceCurve.empty()) j["prefetchToDeviceCurve"] = curveToJson(p.prefetchToDeviceCurve);
   if (!p.prefetchToHostCurve.empty()) j["prefetchToHostCurve"] = curveToJson(p.prefetchToHostCurve);
   j["modelGflops"] = p.modelGflops;
@@ -314,6 +316,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);
+  r.curve("managedCpuWriteFaultCurve", p.managedCpuWriteFaultCurve);
   r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
   r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
   r.number("modelGflops", p.modelGflops, false);

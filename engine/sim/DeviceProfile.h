@@ -97,6 +97,11 @@ struct DeviceProfile {
   /// copy curves; empty = managedMigrationGBps flat.
   double managedMigrationGBps = 20.0;
   std::vector<BandwidthPoint> managedGpuFaultCurve, managedCpuFaultCurve;
+  /// A CPU stage *writing* pages that live on the device (preprocessing the input a
+  /// kernel or a prefetch took over); empty = managedCpuFaultCurve. Its own curve:
+  /// in the pipeline traces of both GPUs the preprocessing of such pages ran 2-3x
+  /// slower than the read curve (postprocessing's) says.
+  std::vector<BandwidthPoint> managedCpuWriteFaultCurve;
   /// cudaMemPrefetchAsync that moves pages, effective rate by size; empty = the
   /// pageable copy curves. A prefetch of pages already there costs nothing.
   std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;

@@ -90,10 +90,10 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     // The CPU touching managed pages that live on the device faults them over first.
     ManagedPages& pages = managedPages(batch);
     if (pre) {
-      if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, false);
+      if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
       pages.inputOnDevice = false;
     } else {
-      cost += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), false);
+      cost += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), ManagedTouch::CpuRead);
       pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, bytes);
     }
   }
@@ -294,8 +294,8 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
     ManagedPages& pages = managedPages(batch);
-    if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, true);
-    last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, true);
+    if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
+    last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
     pages.inputOnDevice = true;
     pages.outputBytesOnHost = 0;
   }

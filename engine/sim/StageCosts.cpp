@@ -101,10 +101,13 @@ double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::
   return p.kernelFixedNs + double(activationBytes + outputBytes) / p.deviceMemoryGBps;
 }
 
-double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, bool onGpu) {
+double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch) {
   if (bytes == 0) return 0;
-  const auto& curve = onGpu || p.managedCpuFaultCurve.empty() ? p.managedGpuFaultCurve : p.managedCpuFaultCurve;
-  return double(bytes) / curveGBps(curve, bytes, p.managedMigrationGBps);
+  // Each CPU curve falls back to the one before it: write -> read -> the GPU's.
+  const std::vector<BandwidthPoint>* curve = &p.managedGpuFaultCurve;
+  if (touch != ManagedTouch::Kernel && !p.managedCpuFaultCurve.empty()) curve = &p.managedCpuFaultCurve;
+  if (touch == ManagedTouch::CpuWrite && !p.managedCpuWriteFaultCurve.empty()) curve = &p.managedCpuWriteFaultCurve;
+  return double(bytes) / curveGBps(*curve, bytes, p.managedMigrationGBps);
 }
 
 double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice) {

@@ -59,9 +59,14 @@ double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t row
 /// The cuBLAS presets' head kernel: reads the last activations, writes the output.
 double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::uint64_t outputBytes);
 
-/// Managed pages faulted over on first touch: by a kernel (`onGpu`, the pages live
-/// on the host) or by a CPU stage (the pages live on the device). 0 for 0 bytes.
-double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, bool onGpu);
+/// Who touches managed pages that live elsewhere, and so faults them over.
+enum class ManagedTouch {
+  Kernel,    ///< a kernel, the pages live on the host
+  CpuRead,   ///< a CPU stage reading pages on the device (postprocessing)
+  CpuWrite,  ///< a CPU stage writing pages on the device (preprocessing)
+};
+/// Managed pages faulted over on first touch; 0 for 0 bytes.
+double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch);
 /// A cudaMemPrefetchAsync that moves `bytes` to the device (`toDevice`) or the host.
 double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice);
 

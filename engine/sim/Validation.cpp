@@ -161,18 +161,26 @@ std::vector<Factors> quickFactors() {
 double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 
 /// Median, fastest and slowest makespan of `reps` runs; zeros with `failure` set on
-/// the first failed run.
+/// the first failed run. `launchNs`: the median over the runs of launchCallNs.
 Spread makespans(Backend& backend, const PipelineConfig& config, int reps, std::string& failure, std::string* stages,
-                 std::vector<double>* runs = nullptr, const std::function<void(const Trace&)>& lastTrace = {}) {
-  std::vector<double> spans;
+                 std::vector<double>* runs = nullptr, const std::function<void(const Trace&)>& lastTrace = {},
+                 double* launchNs = nullptr) {
+  std::vector<double> spans, launches;
   const int n = std::max(reps, 1);
   for (int r = 0; r < n; ++r) {
-    const double t = measureMakespanNs(backend, config, failure, stages,
-                                       r + 1 == n ? lastTrace : std::function<void(const Trace&)>{});
+    const bool last = r + 1 == n;
+    std::function<void(const Trace&)> onTrace;
+    if (launchNs || (last && lastTrace))
+      onTrace = [&](const Trace& t) {
+        if (const double l = launchNs ? launchCallNs(t) : 0; l > 0) launches.push_back(l);
+        if (last && lastTrace) lastTrace(t);
+      };
+    const double t = measureMakespanNs(backend, config, failure, stages, onTrace);
     if (!failure.empty()) return {};
     spans.push_back(t);
   }
   if (runs) *runs = spans;
+  if (launchNs) *launchNs = launches.empty() ? 0 : median(launches);
   return spreadOf(std::move(spans));
 }
 
@@ -196,6 +204,18 @@ std::vector<ValidationCase> validationMatrix(bool quick) {
   std::vector<ValidationCase> cases;
   for (const Factors& f : quick ? quickFactors() : fullFactors()) cases.push_back(makeCase(f));
   return cases;
+}
+
+double launchCallNs(const Trace& trace) {
+  const std::vector<std::string> names = trace.names();
+  const auto it = std::find(names.begin(), names.end(), "cudaLaunchKernel");
+  if (it == names.end()) return 0;
+  const auto launch = std::uint16_t(it - names.begin());
+  std::vector<double> calls;
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    if (op.kind == OpKind::ApiCall && op.name == launch) calls.push_back(double(op.duration()));
+  });
+  return calls.empty() ? 0 : median(std::move(calls));
 }
 
 std::string stageSummary(const Trace& trace) {
@@ -271,7 +291,7 @@ ValidationReport runValidation(Backend& measured, Backend& predicted, const std:
     std::function<void(const Trace&)> lastTrace;
     if (options.onMeasuredTrace) lastTrace = [&](const Trace& t) { options.onMeasuredTrace(i, t); };
     const Spread m = makespans(measured, row.config, options.measuredRepetitions, row.failure, &row.measuredStages,
-                               &row.measuredRunsNs, lastTrace);
+                               &row.measuredRunsNs, lastTrace, &row.measuredLaunchNs);
     row.measuredNs = m.median;
     row.measuredMinNs = m.min;
     row.measuredMaxNs = m.max;
@@ -352,16 +372,18 @@ std::string describeCase(const PipelineConfig& c) {
 std::string validationMarkdown(const ValidationReport& report, const std::string& title) {
   std::ostringstream s;
   s << "### " << title << "\n\n";
-  s << "| configuration | factors | measured ms | measured range ms | predicted ms | error % | beyond range % |\n";
-  s << "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  s << "| configuration | factors | measured ms | measured range ms | predicted ms | error % | beyond range % | "
+       "launch us |\n";
+  s << "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const ValidationRow& r : report.rows) {
     s << "| " << r.name << " | " << describeCase(r.config) << " | ";
     if (r.ok())
       s << fixed(r.measuredNs / 1e6, 3) << " | " << fixed(r.measuredMinNs / 1e6, 3) << "–"
         << fixed(r.measuredMaxNs / 1e6, 3) << " | " << fixed(r.predictedNs / 1e6, 3) << " | "
-        << (r.errorPct >= 0 ? "+" : "") << fixed(r.errorPct, 1) << " | " << fixed(r.errorBeyondSpreadPct, 1) << " |\n";
+        << (r.errorPct >= 0 ? "+" : "") << fixed(r.errorPct, 1) << " | " << fixed(r.errorBeyondSpreadPct, 1) << " | "
+        << (r.measuredLaunchNs > 0 ? fixed(r.measuredLaunchNs / 1e3, 1) : "-") << " |\n";
     else
-      s << "failed | | | " << r.failure << " | |\n";
+      s << "failed | | | " << r.failure << " | | |\n";
   }
   s << "\n";
   const std::size_t ran = report.rows.size() - std::size_t(report.failures);

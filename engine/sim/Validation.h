@@ -37,6 +37,11 @@ struct ValidationRow {
   double spreadPct() const { return measuredNs > 0 ? (measuredMaxNs - measuredMinNs) / measuredNs * 100.0 : 0; }
   std::string failure;     ///< non-empty: a backend failed and the row has no error figure
   std::string measuredStages, predictedStages;  ///< stageSummary() of the last run on each side
+  /// The host's speed while the row was measured: the median over its runs of each
+  /// run's median cudaLaunchKernel call time (launchCallNs); 0 = unknown. Judged
+  /// against the profile's kernelLaunchNs, it says how much of a miss is the host
+  /// having been slower or faster than when the profile was calibrated (HostSpeed.h).
+  double measuredLaunchNs = 0;
   bool ok() const { return failure.empty(); }
 };
 
@@ -58,6 +63,9 @@ struct ValidationReport {
 /// the backend reports a failed run or records nothing.
 double measureMakespanNs(Backend& backend, const PipelineConfig& config, std::string& failure,
                          std::string* stages = nullptr, const std::function<void(const Trace&)>& onTrace = {});
+
+/// Median host time of the run's cudaLaunchKernel calls; 0 when it made none.
+double launchCallNs(const Trace& trace);
 
 /// One line of per-batch stage times (µs): mean H2D, D2H and kernel time per batch,
 /// mean API call and host wait, CPU stages; where a prediction differs from a

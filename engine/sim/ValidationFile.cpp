@@ -31,6 +31,7 @@ std::string validationRecordToJson(const ValidationRecord& record) {
     row["config"] = configToJson(r.config);
     row["measuredRunsNs"] = r.measuredRunsNs;
     row["measuredStages"] = r.measuredStages;
+    row["measuredLaunchNs"] = r.measuredLaunchNs;
     row["predictedNs"] = r.predictedNs;
     row["failure"] = r.failure;
     rows.push_back(std::move(row));
@@ -65,6 +66,7 @@ ValidationRecord loadValidationRecord(const std::string& path) {
       r.config = configFromJson(row.at("config"));
       r.measuredRunsNs = row.at("measuredRunsNs").get<std::vector<double>>();
       r.measuredStages = row.at("measuredStages").get<std::string>();
+      r.measuredLaunchNs = row.value("measuredLaunchNs", 0.0);  // files before it: unknown
       r.predictedNs = row.at("predictedNs").get<double>();
       r.failure = row.at("failure").get<std::string>();
       const Spread s = spreadOf(r.measuredRunsNs);

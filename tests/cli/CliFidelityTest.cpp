@@ -83,6 +83,30 @@ TEST(CliValidate, ARandomSetIsSavedJudgedOfflineAndAttachedToTheProfile) {
   std::remove(attached.c_str());
 }
 
+TEST(CliValidate, SavedMeasurementsWithoutLaunchTimesReadThemFromTheirTraces) {
+  const std::string saved = ::testing::TempDir() + "launch-measurements.json";
+  const std::string traces = ::testing::TempDir() + "launch-traces";
+  CliResult r = runCli({"validate", "--profile", "h100-calibrated", "--measured-profile", "h200-calibrated", "--random",
+                        "4", "--seed", "5", "--save-measurements", saved, "--traces", traces});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "host speed: the measured runs' kernel launches took")) << r.out;
+  // A file from before rows kept their launch time: strip the field.
+  std::stringstream text;
+  text << std::ifstream(saved).rdbuf();
+  std::string json = text.str();
+  for (std::size_t at; (at = json.find("\"measuredLaunchNs\"")) != std::string::npos;)
+    json.erase(at, json.find('\n', at) - at + 1);
+  std::ofstream(saved) << json;
+  r = runCli({"validate", "--profile", "h100-calibrated", "--measurements", saved});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_FALSE(has(r.out, "host speed:")) << r.out;
+  r = runCli({"validate", "--profile", "h100-calibrated", "--measurements", saved, "--traces", traces});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "launch times read from 4 saved trace(s) in " + traces)) << r.out;
+  EXPECT_TRUE(has(r.out, "host speed: the measured runs' kernel launches took")) << r.out;
+  std::remove(saved.c_str());
+}
+
 TEST(CliValidate, RandomNeedsASeedAndAttachingNeedsARandomSet) {
   CliResult r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--random", "5"});
   EXPECT_EQ(r.exitCode, kUsage);

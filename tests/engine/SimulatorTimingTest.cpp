@@ -249,6 +249,30 @@ TEST(SimulatorTiming, ManagedPagesAreFaultedOverWhereTheyAreTouched) {
   EXPECT_EQ(r.makespan(), 12000);
 }
 
+TEST(SimulatorTiming, PreprocessingWritesPagesTheDeviceHoldsAtTheWriteFaultRate) {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};     // 1000 B: 1000 ns
+  p.managedCpuFaultCurve = {{1000, 0.5}};     // reading them back: 2000 ns
+  p.managedCpuWriteFaultCurve = {{1000, 0.25}};  // writing them: 4000 ns
+  PipelineConfig c = roundConfig(1000, 3);
+  c.memory = HostMemory::Managed;
+  c.preprocessOpsPerByte = 1.0;  // one round per byte: 1000 ns
+  const auto r = runSim(c, p);
+  // Batches 0 and 1 preprocess fresh host pages (0-1000, 1000-2000); their kernels
+  // fault in input and output (1000 + 1000 + 1000 of work): 1000-4000, 4000-7000.
+  // Batch 2 reuses batch 0's buffers once batch 0 is done (4000): its input lives on
+  // the device, so preprocessing writes it back at the write rate, 4000 + 1000 of
+  // work: 4000-9000 (the read curve would have made it 4000-7000). Its kernel faults
+  // the input in again (the output stayed on the device): 9000-11000.
+  EXPECT_EQ(spans(r.of(OpKind::Preprocess)), (std::vector<Span>{{0, 1000}, {1000, 2000}, {4000, 9000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{1000, 4000}, {4000, 7000}, {9000, 11000}}));
+  EXPECT_EQ(r.makespan(), 11000);
+  // Without a write curve the read curve stands in.
+  p.managedCpuWriteFaultCurve.clear();
+  const auto read = runSim(c, p);
+  EXPECT_EQ(spans(read.of(OpKind::Preprocess)).back(), (Span{4000, 7000}));
+}
+
 TEST(SimulatorTiming, APrefetchMovesOnlyPagesThatAreNotThereYet) {
   DeviceProfile p = roundProfile();
   p.managedGpuFaultCurve = {{1000, 1.0}};

@@ -191,13 +191,14 @@ TEST(Validation, MarkdownHasOneRowPerCaseAndTheSummary) {
   x.predictedNs = 2'100'000;
   x.errorPct = 5.0;
   x.errorBeyondSpreadPct = 2.0;
+  x.measuredLaunchNs = 7'480;
   r.rows = {x};
   summarize(r);
   const std::string md = validationMarkdown(r, "H100 vs h100");
   EXPECT_NE(md.find("### H100 vs h100"), std::string::npos);
   EXPECT_NE(md.find("| async-pinned-s2-df-balanced-large | async pinned, 2 streams depth-first"), std::string::npos)
       << md;
-  EXPECT_NE(md.find("| 2.000 | 1.900–2.060 | 2.100 | +5.0 | 2.0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2.000 | 1.900–2.060 | 2.100 | +5.0 | 2.0 | 7.5 |"), std::string::npos) << md;
   EXPECT_NE(md.find("spread of the measured side (slowest - fastest, median over rows): 8.0 %"), std::string::npos)
       << md;
   EXPECT_NE(md.find("Predictions within the measured range: 0 of 1; median error beyond the range: 2.0 %"),
