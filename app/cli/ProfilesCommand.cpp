@@ -4,26 +4,89 @@
 
 #include "Commands.h"
 #include "Options.h"
+#include <nlohmann/json.hpp>
+
+#include "io/OutputFile.h"
+#include "io/TraceFileError.h"
 #include "sim/DeviceProfile.h"
+#include "sim/ProfileMerge.h"
 
 namespace pipescope::cli {
 
 namespace {
 
+/// Splits "a.json,b.json" into its names.
+std::vector<std::string> commaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(text.substr(start, comma - start));
+  out.push_back(text.substr(start));
+  std::erase(out, std::string());
+  return out;
+}
+
+int mergeMain(const std::vector<std::string>& inputs, const std::string& out, const std::string& name) {
+  std::vector<DeviceProfile> profiles;
+  for (const std::string& in : inputs) {
+    std::string error;
+    auto p = loadDeviceProfile(in, error);
+    if (!p) {
+      std::cerr << "pipescope-cli profiles: " << error << "\n";
+      return kExitUsage;
+    }
+    profiles.push_back(std::move(*p));
+  }
+  DeviceProfile merged;
+  try {
+    merged = mergeProfiles(profiles, name.empty() ? profiles.front().name : name);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "pipescope-cli profiles: --merge: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  try {
+    writeOutputFile(out, [&](std::ostream& o) { o << profileToJson(merged).dump(2) << "\n"; });
+  } catch (const TraceFileError& e) {
+    std::cerr << "pipescope-cli profiles: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  std::cout << "wrote profile '" << merged.name << "', the median of " << profiles.size() << " calibrations of "
+            << merged.deviceName << ", to " << out << "\n";
+  return kExitOk;
+}
+
 int profilesMain(const std::vector<std::string>& args) {
+  std::string merge, out, mergedName;
   OptionSet options;
+  options.value("merge", "FILE,FILE,...",
+                "write one profile from several calibrations of one GPU model: each figure the median over "
+                "them (needs --out)",
+                [&](const std::string& v) { merge = v; });
+  options.value("out", "FILE", "where --merge writes the merged profile", [&](const std::string& v) { out = v; });
+  options.value("name", "NAME", "the merged profile's name (default: the first input's)",
+                [&](const std::string& v) { mergedName = v; });
   if (wantsHelp(args)) {
-    std::cout << "usage: pipescope-cli profiles\n\n"
+    std::cout << "usage: pipescope-cli profiles\n"
+                 "       pipescope-cli profiles --merge A.json,B.json[,...] --out FILE [--name NAME]\n\n"
                  "Lists the simulator's built-in device profiles, one line each; use one with\n"
-                 "'pipescope-cli run --backend sim --profile NAME' (or pass a profile JSON file).\n";
+                 "'pipescope-cli run --backend sim --profile NAME' (or pass a profile JSON file).\n"
+                 "--merge makes one profile of several calibrations of the same GPU model (each\n"
+                 "number the median over them, each curve the median point by point): a\n"
+                 "calibration reads the host of its own minutes, the median the typical host.\n\n"
+              << options.help();
     return kExitOk;
   }
   try {
     options.parse(args);
+    if (!merge.empty() && out.empty()) throw UsageError("--merge needs --out FILE");
+    if (merge.empty() && (!out.empty() || !mergedName.empty())) throw UsageError("--out and --name go with --merge");
+    if (!merge.empty() && commaList(merge).size() < 2)
+      throw UsageError("--merge needs two or more profiles, separated by commas");
   } catch (const UsageError& e) {
     std::cerr << "pipescope-cli profiles: " << e.what() << "\n";
     return kExitUsage;
   }
+  if (!merge.empty()) return mergeMain(commaList(merge), out, mergedName);
   const auto names = builtinProfileNames();
   std::size_t width = 0;
   for (const auto& n : names) width = std::max(width, n.size());
@@ -36,7 +99,8 @@ int profilesMain(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-const bool registered = registerCommand({"profiles", "list the simulator's built-in device profiles", profilesMain});
+const bool registered = registerCommand(
+    {"profiles", "list the simulator's built-in device profiles, or merge calibrations into one", profilesMain});
 
 }  // namespace
 

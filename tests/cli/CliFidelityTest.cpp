@@ -107,6 +107,43 @@ TEST(CliValidate, SavedMeasurementsWithoutLaunchTimesReadThemFromTheirTraces) {
   std::remove(saved.c_str());
 }
 
+TEST(CliProfiles, MergesCalibrationsOfOneGpuIntoTheirMedian) {
+  const std::string a = ::testing::TempDir() + "merge-a.json", b = ::testing::TempDir() + "merge-b.json",
+                    c = ::testing::TempDir() + "merge-c.json", out = ::testing::TempDir() + "merged.json";
+  // Three calibrations of one GPU: the built-in H100 profile (as validate writes it out)
+  // with its launch cost set to 5, 9 and 6 us.
+  CliResult r = runCli({"validate", "--profile", "h100-calibrated", "--measured-profile", "h100-calibrated",
+                        "--random", "2", "--seed", "1", "--attach-to-profile", a});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  std::stringstream text;
+  text << std::ifstream(a).rdbuf();
+  const std::string original = text.str();
+  for (const auto& [path, launch] : {std::pair{a, "5000"}, std::pair{b, "9000"}, std::pair{c, "6000"}}) {
+    std::string json = original;
+    const auto at = json.find("\"kernelLaunchNs\"");
+    ASSERT_NE(at, std::string::npos);
+    json.replace(at, json.find(',', at) - at, std::string("\"kernelLaunchNs\": ") + launch);
+    std::ofstream(path) << json;
+  }
+  r = runCli({"profiles", "--merge", a + "," + b + "," + c, "--out", out, "--name", "h100-typical"});
+  ASSERT_EQ(r.exitCode, kOk) << r.err;
+  EXPECT_TRUE(has(r.out, "wrote profile 'h100-typical', the median of 3 calibrations of NVIDIA H100 80GB HBM3")) << r.out;
+  std::stringstream merged;
+  merged << std::ifstream(out).rdbuf();
+  EXPECT_TRUE(has(merged.str(), "\"kernelLaunchNs\": 6000")) << merged.str().substr(0, 2000);
+  // Calibrations of different GPUs do not merge; --merge needs --out and two inputs.
+  r = runCli({"profiles", "--merge", "h100-calibrated,h200-calibrated", "--out", out});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "different GPUs")) << r.err;
+  r = runCli({"profiles", "--merge", a + "," + b});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "--merge needs --out FILE")) << r.err;
+  r = runCli({"profiles", "--merge", a, "--out", out});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(has(r.err, "two or more profiles")) << r.err;
+  for (const std::string& f : {a, b, c, out}) std::remove(f.c_str());
+}
+
 TEST(CliValidate, RandomNeedsASeedAndAttachingNeedsARandomSet) {
   CliResult r = runCli({"validate", "--profile", "h200", "--measured-profile", "h200", "--random", "5"});
   EXPECT_EQ(r.exitCode, kUsage);
