@@ -80,7 +80,10 @@ DeviceProfile mergeProfiles(const std::vector<DeviceProfile>& profiles, const st
   std::string sources;
   for (const DeviceProfile& p : profiles) sources += (sources.empty() ? "" : "; ") + p.source;
   merged["name"] = name;
-  merged["source"] = "the median of " + std::to_string(profiles.size()) + " calibrations (" + sources + ")";
+  // "calibrated ..." first, as every calibrated profile's source: the analysis names
+  // such a profile calibrated on the trace's device.
+  merged["source"] = "calibrated on " + profiles.front().deviceName + " " + std::to_string(profiles.size()) +
+                     " times, each figure the median over them (" + sources + ")";
   if (!profiles.front().fitConfigurations.empty())
     merged["fitConfigurations"] = "each of the " + std::to_string(profiles.size()) +
                                   " merged calibrations: " + profiles.front().fitConfigurations;

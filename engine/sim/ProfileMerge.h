@@ -15,8 +15,8 @@ namespace pipescope {
 /// yes/no by majority); each curve the median at every point that at least half of
 /// the profiles having the curve measured. Throws std::invalid_argument when fewer
 /// than two profiles are given or they describe different GPUs (deviceName).
-/// The result is named `name`, its source lists the inputs' sources, and it carries
-/// no validation (the merged profile has not been judged yet).
+/// The result is named `name`, its source ("calibrated on GPU N times, ...") lists
+/// the inputs' sources, and it carries no validation (it has not been judged yet).
 DeviceProfile mergeProfiles(const std::vector<DeviceProfile>& profiles, const std::string& name);
 
 }  // namespace pipescope

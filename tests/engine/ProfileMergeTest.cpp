@@ -34,7 +34,9 @@ TEST(ProfileMerge, EachFigureIsTheMedianOverTheCalibrations) {
   EXPECT_EQ(m.cpuStageHandoff, (std::vector<WorkerHandoff>{{1, 20000}, {8, 26000}}));
   EXPECT_EQ(m.name, "h100-calibrated");
   EXPECT_EQ(m.deviceName, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(m.source, "the median of 3 calibrations (calibrated at 5000; calibrated at 9000; calibrated at 6000)");
+  EXPECT_EQ(m.source,
+            "calibrated on NVIDIA H100 80GB HBM3 3 times, each figure the median over them (calibrated at 5000; "
+            "calibrated at 9000; calibrated at 6000)");
   EXPECT_FALSE(m.validation);  // not judged yet
   // Two calibrations: the median is their mean.
   EXPECT_DOUBLE_EQ(mergeProfiles({runs[0], runs[1]}, "x").kernelLaunchNs, 7000);
