@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <iostream>
 
-#include "Commands.h"
-#include "Options.h"
 #include <nlohmann/json.hpp>
 
+#include "Commands.h"
+#include "Options.h"
 #include "io/OutputFile.h"
 #include "io/TraceFileError.h"
 #include "sim/DeviceProfile.h"

@@ -198,7 +198,8 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
     const double cpu = median(faulted) - median(plain);
     out.cpuFault.push_back({bytes, double(bytes) / std::max(cpu, median(faulted) * 0.05)});
     // Preprocessing's write of pages the device holds (a kernel wrote them), minus the
-    // same write of pinned memory: in the pipelines it ran 2-3x slower than the read.
+    // same write of pinned memory: in the pipeline traces that write took 2-3x the
+    // read curve's time, so it gets its own curve.
     faulted.clear();
     plain.clear();
     for (int r = 0; r < reps; ++r) {

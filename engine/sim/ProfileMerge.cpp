@@ -84,9 +84,10 @@ DeviceProfile mergeProfiles(const std::vector<DeviceProfile>& profiles, const st
   // such a profile calibrated on the trace's device.
   merged["source"] = "calibrated on " + profiles.front().deviceName + " " + std::to_string(profiles.size()) +
                      " times, each figure the median over them (" + sources + ")";
-  if (!profiles.front().fitConfigurations.empty())
-    merged["fitConfigurations"] = "each of the " + std::to_string(profiles.size()) +
-                                  " merged calibrations: " + profiles.front().fitConfigurations;
+  // Inputs are usually given oldest first: the last one's fitting runs are the current ones.
+  if (!profiles.back().fitConfigurations.empty())
+    merged["fitConfigurations"] = "the median of " + std::to_string(profiles.size()) +
+                                  " calibrations; the last one's: " + profiles.back().fitConfigurations;
   merged["description"] = "the median of " + std::to_string(profiles.size()) + " calibrations of " +
                           profiles.front().deviceName + " (pipescope-cli profiles --merge)";
   return profileFromJson(merged);
