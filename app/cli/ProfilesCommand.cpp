@@ -10,21 +10,11 @@
 #include "io/TraceFileError.h"
 #include "sim/DeviceProfile.h"
 #include "sim/ProfileMerge.h"
+#include "sweep/AxisLists.h"
 
 namespace pipescope::cli {
 
 namespace {
-
-/// Splits "a.json,b.json" into its names.
-std::vector<std::string> commaList(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
-    out.push_back(text.substr(start, comma - start));
-  out.push_back(text.substr(start));
-  std::erase(out, std::string());
-  return out;
-}
 
 int mergeMain(const std::vector<std::string>& inputs, const std::string& out, const std::string& name) {
   std::vector<DeviceProfile> profiles;
@@ -56,12 +46,19 @@ int mergeMain(const std::vector<std::string>& inputs, const std::string& out, co
 }
 
 int profilesMain(const std::vector<std::string>& args) {
-  std::string merge, out, mergedName;
+  std::string out, mergedName;
+  std::vector<std::string> merge;
   OptionSet options;
   options.value("merge", "FILE,FILE,...",
                 "write one profile from several calibrations of one GPU model: each figure the median over "
                 "them (needs --out)",
-                [&](const std::string& v) { merge = v; });
+                [&](const std::string& v) {
+                  try {
+                    merge = parseNameList("--merge", v);
+                  } catch (const std::invalid_argument& e) {
+                    throw UsageError(e.what());
+                  }
+                });
   options.value("out", "FILE", "where --merge writes the merged profile", [&](const std::string& v) { out = v; });
   options.value("name", "NAME", "the merged profile's name (default: the first input's)",
                 [&](const std::string& v) { mergedName = v; });
@@ -80,13 +77,12 @@ int profilesMain(const std::vector<std::string>& args) {
     options.parse(args);
     if (!merge.empty() && out.empty()) throw UsageError("--merge needs --out FILE");
     if (merge.empty() && (!out.empty() || !mergedName.empty())) throw UsageError("--out and --name go with --merge");
-    if (!merge.empty() && commaList(merge).size() < 2)
-      throw UsageError("--merge needs two or more profiles, separated by commas");
+    if (merge.size() == 1) throw UsageError("--merge needs two or more profiles, separated by commas");
   } catch (const UsageError& e) {
     std::cerr << "pipescope-cli profiles: " << e.what() << "\n";
     return kExitUsage;
   }
-  if (!merge.empty()) return mergeMain(commaList(merge), out, mergedName);
+  if (!merge.empty()) return mergeMain(merge, out, mergedName);
   const auto names = builtinProfileNames();
   std::size_t width = 0;
   for (const auto& n : names) width = std::max(width, n.size());

@@ -74,7 +74,7 @@ DeviceProfile mergeProfiles(const std::vector<DeviceProfile>& profiles, const st
   std::map<std::string, std::vector<const json*>> fields;
   for (const json& d : docs)
     for (const auto& [k, v] : d.items()) fields[k].push_back(&v);
-  json merged = docs.back();
+  json merged = json::object();
   for (const auto& [key, values] : fields) merged[key] = mergeField(values);
   merged.erase("validation");
   std::string sources;

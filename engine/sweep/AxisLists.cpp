@@ -52,6 +52,10 @@ std::vector<E> enumList(std::string_view option, std::string_view text, std::opt
 
 }  // namespace
 
+std::vector<std::string> parseNameList(std::string_view option, std::string_view text) {
+  return items(option, text, "a.json,b.json");
+}
+
 std::vector<std::uint64_t> parseSizeList(std::string_view option, std::string_view text) {
   std::vector<std::uint64_t> out;
   for (const std::string& item : items(option, text, "512K,4M,1G")) {

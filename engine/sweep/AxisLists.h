@@ -17,6 +17,8 @@ std::vector<std::uint64_t> parseSizeList(std::string_view option, std::string_vi
 std::vector<int> parseCountList(std::string_view option, std::string_view text);
 std::vector<HostMemory> parseMemoryList(std::string_view option, std::string_view text);
 std::vector<ModelPreset> parseModelList(std::string_view option, std::string_view text);
+/// "a.json,b.json" -> its items, trimmed (file or profile names).
+std::vector<std::string> parseNameList(std::string_view option, std::string_view text);
 
 /// Batch sizes in bytes as samples per batch of `sampleBytes` each; every size must be
 /// a whole number of samples.
