@@ -289,4 +289,19 @@ double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const Cali
   return gbps;
 }
 
+double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log) {
+  const std::size_t bytes = 32 * kMiB, n = bytes / sizeof(float);
+  HostBuffer in(HostMemory::Mapped, bytes, "mapped host buffer");
+  HostBuffer out(HostMemory::Mapped, bytes, "mapped host buffer");
+  std::memset(in.host(), 1, bytes);
+  std::memset(out.host(), 0, bytes);
+  const auto* src = static_cast<const float*>(in.device());
+  auto* dst = static_cast<float*>(out.device());
+  const double period = gpuPeriodNs(stream, 5, [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(src, dst, n, stream)); });
+  const double gbps = 2.0 * double(bytes) / std::max(1.0, period - tinyPeriodNs);
+  if (log) log("mapped (zero-copy) read and write by one kernel at once (32 MiB each way): " + fmt(gbps, 2) +
+               " GB/s together");
+  return gbps;
+}
+
 }  // namespace pipescope::cuda

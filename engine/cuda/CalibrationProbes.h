@@ -62,4 +62,8 @@ CpuWrittenCalibration calibrateCpuWritten(cudaStream_t stream, double copyLatenc
 /// of back-to-back tiny kernels (taken out of the kernel's period).
 double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);
 
+/// A kernel reading mapped host memory and writing other mapped host memory, both
+/// directions at once: all bytes moved (read + written) per second, GB/s.
+double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);
+
 }  // namespace pipescope::cuda

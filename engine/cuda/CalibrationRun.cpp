@@ -578,6 +578,7 @@ class Calibrator {
           fmt(p_.managedMigrationGBps, 2) + " GB/s migration");
     }
     p_.mappedWriteGBps = calibrateMappedWrite(st(), tinyPeriodNs_, options_.log);
+    p_.mappedDuplexGBps = calibrateMappedDuplex(st(), tinyPeriodNs_, options_.log);
     const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
                                                         options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;

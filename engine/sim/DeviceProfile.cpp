@@ -223,6 +223,7 @@ json profileToJson(const DeviceProfile& p) {
   j["copyLatencyNs"] = p.copyLatencyNs;
   j["mappedReadGBps"] = p.mappedReadGBps;
   j["mappedWriteGBps"] = p.mappedWriteGBps;
+  if (p.mappedDuplexGBps > 0) j["mappedDuplexGBps"] = p.mappedDuplexGBps;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
   if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
@@ -313,6 +314,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("copyLatencyNs", p.copyLatencyNs, true);
   r.number("mappedReadGBps", p.mappedReadGBps, false);
   r.number("mappedWriteGBps", p.mappedWriteGBps, true);
+  r.number("mappedDuplexGBps", p.mappedDuplexGBps, true);
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);

@@ -91,6 +91,10 @@ struct DeviceProfile {
   double copyLatencyNs = 2000;   ///< fixed engine cost per copy (DMA setup)
   double mappedReadGBps = 50.0;  ///< kernel reading host memory over PCIe (zero-copy)
   double mappedWriteGBps = 0;    ///< kernel writing host memory over PCIe; 0 = mappedReadGBps
+  /// One kernel reading and writing host memory over PCIe at once, both directions
+  /// together (GB/s): the link's two directions do not both reach their own rate
+  /// then (H100: ~84 GB/s together against ~51 + 52 alone). 0 = unknown: no cap.
+  double mappedDuplexGBps = 0;
   /// Managed memory. A kernel touching pages that live on the host faults them over
   /// (GPU side), and a CPU stage touching pages that live on the device faults them
   /// back (CPU side). Effective rates by size (fault handling included), like the

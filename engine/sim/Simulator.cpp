@@ -283,13 +283,16 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
   Planned& last = kernels[count - 1];
   if (cfg_.memory == HostMemory::Mapped) {
     // Zero-copy: the first kernel reads the input and the last writes the output over
-    // PCIe; one kernel doing both reads and writes at once (the link is full duplex).
+    // PCIe; one kernel doing both reads and writes at once, each direction at its own
+    // rate, the two together within the link's duplex rate for kernels.
     flags = kOpMapped;
     const double read = double(bytes_.in) / mappedReadGBps(profile_, bytes_.in, bytes_.cpuWritesInput);
     const double write =
         double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
     first.ns = std::max(first.ns, read);
     last.ns = std::max(last.ns, write);
+    if (count == 1 && profile_.mappedDuplexGBps > 0)
+      first.ns = std::max(first.ns, double(bytes_.in + bytes_.out) / profile_.mappedDuplexGBps);
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;

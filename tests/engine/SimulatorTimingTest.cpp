@@ -121,8 +121,14 @@ TEST(SimulatorTiming, MappedMemoryMakesNoCopies) {
     EXPECT_EQ(k.duration(), 2000);
     EXPECT_TRUE(k.flags & kOpMapped);
   }
+  // Both directions at once share the duplex rate: 2000 bytes at 1.2 byte/ns (1667 ns)
+  // leave the write's 2000 ns in charge; at 0.8 byte/ns they take 2500 ns.
+  p.mappedDuplexGBps = 1.2;
+  EXPECT_EQ(runSim(c, p).of(OpKind::Kernel).front().duration(), 2000);
+  p.mappedDuplexGBps = 0.8;
+  EXPECT_EQ(runSim(c, p).of(OpKind::Kernel).front().duration(), 2500);
   // With the normalize kernel in front, it reads the input (1000 ns) and the model
-  // kernel writes the output (2000 ns).
+  // kernel writes the output (2000 ns): no kernel does both, the duplex rate is moot.
   c.normalizeKernel = true;
   const auto two = runSim(c, p).of(OpKind::Kernel);
   ASSERT_EQ(two.size(), 4u);

@@ -2,6 +2,8 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "GpuTestEnvironment.h"
@@ -54,6 +56,12 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   expectPlausibleCurve(p.h2dPageableCurve, 0.05, 1000, "H2D pageable");
   expectPlausibleCurve(p.d2hPageableCurve, 0.05, 1000, "D2H pageable");
   EXPECT_GT(p.bidirectionalGBps, 0.5);
+  // Zero-copy: each direction alone, and both at once never less than the slower alone
+  // nor more than both alone together (with 10 % for timing noise).
+  EXPECT_GT(p.mappedReadGBps, 0.5);
+  EXPECT_GT(p.mappedWriteGBps, 0.5);
+  EXPECT_GT(p.mappedDuplexGBps, 0.9 * std::min(p.mappedReadGBps, p.mappedWriteGBps));
+  EXPECT_LT(p.mappedDuplexGBps, 1.1 * (p.mappedReadGBps + p.mappedWriteGBps));
   EXPECT_GT(p.modelGflops, 10.0);
   EXPECT_GT(p.deviceMemoryGBps, 10.0);
   EXPECT_GT(p.gemmTflops, 0.01);
