@@ -26,7 +26,7 @@ constexpr const char* kUsage =
     "included -- is expected to beat on those machines: judge a profile's validation\n"
     "against this floor, knob by knob, before blaming the model.\n\n";
 
-std::string summaryText(const ReproducibilityFloor& floor, const std::vector<ValidationRecord>& sets, int minSets) {
+std::string summaryText(const ReproducibilityFloor& floor, int minSets) {
   const ValidationReport& r = floor.report;
   char line[512];
   std::string text;
@@ -42,13 +42,17 @@ std::string summaryText(const ReproducibilityFloor& floor, const std::vector<Val
   text += line;
   std::snprintf(line, sizeof line, "within a session the runs of a row spread %.1f %% (median, fastest to slowest)\n",
                 r.medianSpreadPct);
-  text += line;
-  text += "sets:";
+  return text + line;
+}
+
+/// Which file is set N (rows are named "N/ROW"), when it was measured, which set it is.
+std::string setList(const std::vector<ValidationRecord>& sets, const std::vector<std::string>& files) {
+  std::string text = "sets:\n";
   for (std::size_t i = 0; i < sets.size(); ++i)
-    text += " " + std::to_string(i + 1) + " = " + (sets[i].recordedAt.empty() ? "?" : sets[i].recordedAt) +
-            (sets[i].seed ? " (seed " + std::to_string(*sets[i].seed) + ")" : std::string(" (matrix)")) +
-            (i + 1 < sets.size() ? ";" : "");
-  return text + "\n";
+    text += "- set " + std::to_string(i + 1) + ": " + files[i] + " (" +
+            (sets[i].recordedAt.empty() ? std::string("time unknown") : sets[i].recordedAt) + ", " +
+            (sets[i].seed ? "seed " + std::to_string(*sets[i].seed) : std::string("the matrix")) + ")\n";
+  return text;
 }
 
 int reproducibilityMain(const std::vector<std::string>& args) {
@@ -108,7 +112,7 @@ int reproducibilityMain(const std::vector<std::string>& args) {
                  "--save-measurements F) in several sessions, or lower --min-sets\n";
     return kExitRunFailed;
   }
-  const std::string summary = summaryText(floor, sets, minSets);
+  const std::string summary = summaryText(floor, minSets) + setList(sets, files);
   std::cout << "reproducibility floor of " << sets.front().measuredDevice << "\n" << summary;
   const std::vector<KnobError> byKnob = errorByKnob(floor.report);
   std::printf("\ndifference by knob value:\n%-14s %-18s %5s %10s %10s %10s\n", "knob", "value", "rows",

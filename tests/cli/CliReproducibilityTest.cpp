@@ -34,6 +34,8 @@ TEST(CliReproducibility, IdenticalSessionsHaveAZeroFloorAndTheTableIsWritten) {
   EXPECT_TRUE(has(r.out, "3 configurations measured in 3 or more of the 3 sets; 9 rows judged")) << r.out;
   EXPECT_TRUE(has(r.out, "median |difference| 0.0 %, 90th percentile 0.0 %, max 0.0 %")) << r.out;
   EXPECT_TRUE(has(r.out, "difference by knob value:")) << r.out;
+  EXPECT_TRUE(has(r.out, "- set 2: " + b + " (")) << r.out;  // which file is set 2 of "2/r77-0"
+  EXPECT_TRUE(has(r.out, ", seed 77)")) << r.out;
   std::stringstream text;
   text << std::ifstream(md).rdbuf();
   EXPECT_TRUE(has(text.str(), "| 2/r77-0 |")) << text.str();
