@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "metrics/Spread.h"
+
 namespace pipescope {
 
 namespace {
-
-double medianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /// The set's measured row for `config`, or nullptr (failed rows do not count).
 const ValidationRow* rowFor(const ValidationRecord& set, const PipelineConfig& config) {
@@ -48,7 +44,7 @@ ReproducibilityFloor reproducibilityFloor(const std::vector<ValidationRecord>& s
       ValidationRow judgedRow = row;
       judgedRow.name = std::to_string(i + 1) + "/" + row.name;
       judgedRow.failure.clear();
-      judgedRow.predictedNs = medianOf(std::move(others));
+      judgedRow.predictedNs = spreadOf(std::move(others)).median;
       judgedRow.predictedStages.clear();
       setValidationErrors(judgedRow);
       floor.report.rows.push_back(std::move(judgedRow));
