@@ -11,6 +11,7 @@
 #include <CLI/Formatter.hpp>
 
 #include "OptionCatalogue.h"
+#include "sweep/AxisLists.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope::cli {
@@ -147,6 +148,14 @@ std::string OptionSet::help() const {
 
 bool wantsHelp(const std::vector<std::string>& args) {
   return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+std::vector<std::string> parseNameListValue(const std::string& option, const std::string& value) {
+  try {
+    return parseNameList("--" + option, value);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 long long parseInteger(const std::string& option, const std::string& value, long long lo, long long hi) {

@@ -59,6 +59,8 @@ bool wantsHelp(const std::vector<std::string>& args);
 long long parseInteger(const std::string& option, const std::string& value, long long lo, long long hi);
 double parseNumber(const std::string& option, const std::string& value);
 std::uint64_t parseByteCount(const std::string& option, const std::string& value);
+/// A comma-separated list of names or files ("a.json,b.json"), each trimmed, none empty.
+std::vector<std::string> parseNameListValue(const std::string& option, const std::string& value);
 
 template <typename E>
 E parseChoice(const std::string& option, const std::string& value, std::optional<E> (*parse)(std::string_view),

@@ -10,7 +10,6 @@
 #include "io/TraceFileError.h"
 #include "sim/DeviceProfile.h"
 #include "sim/ProfileMerge.h"
-#include "sweep/AxisLists.h"
 
 namespace pipescope::cli {
 
@@ -52,13 +51,7 @@ int profilesMain(const std::vector<std::string>& args) {
   options.value("merge", "FILE,FILE,...",
                 "write one profile from several calibrations of one GPU model: each figure the median over "
                 "them (needs --out)",
-                [&](const std::string& v) {
-                  try {
-                    merge = parseNameList("--merge", v);
-                  } catch (const std::invalid_argument& e) {
-                    throw UsageError(e.what());
-                  }
-                });
+                [&](const std::string& v) { merge = parseNameListValue("merge", v); });
   options.value("out", "FILE", "where --merge writes the merged profile", [&](const std::string& v) { out = v; });
   options.value("name", "NAME", "the merged profile's name (default: the first input's)",
                 [&](const std::string& v) { mergedName = v; });

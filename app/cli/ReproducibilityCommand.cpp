@@ -11,7 +11,6 @@
 #include "sim/Validation.h"
 #include "sim/ValidationBreakdown.h"
 #include "sim/ValidationFile.h"
-#include "sweep/AxisLists.h"
 
 namespace pipescope::cli {
 
@@ -62,13 +61,7 @@ int reproducibilityMain(const std::vector<std::string>& args) {
   OptionSet options;
   options.value("measurements", "FILE,FILE,...",
                 "measurements of one GPU saved by 'validate --save-measurements' in different sessions (two or more)",
-                [&](const std::string& v) {
-                  try {
-                    files = parseNameList("--measurements", v);
-                  } catch (const std::invalid_argument& e) {
-                    throw UsageError(e.what());
-                  }
-                });
+                [&](const std::string& v) { files = parseNameListValue("measurements", v); });
   options.value("min-sets", "N",
                 "judge a row only when its configuration was measured in at least N other sets (default 2)",
                 [&](const std::string& v) { minSets = int(parseInteger("min-sets", v, 1, 1000)); });
