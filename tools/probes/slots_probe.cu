@@ -11,6 +11,8 @@
 // a slot waits for its previous round before reusing its buffer (as the host slots do).
 // Kernel and prefetch are event-timed; the line gives the medians over the first rounds
 // and over the last ones, against the same kernel writing pages already on the GPU.
+// Then the same with the pipeline's whole slot (pipelineSlots): input prefetched to the GPU,
+// two kernels, output prefetched to the CPU, each step event-timed.
 // Build: nvcc -O2 -std=c++17 -o slots_probe slots_probe.cu
 #include <cuda_runtime.h>
 
@@ -109,10 +111,77 @@ void probe(size_t bytes, int slots) {
   CHECK(cudaFree(in));
 }
 
+/// The pipeline's managed-prefetch slot as the backend has it: its own managed input and
+/// output (separate allocations, the input written by the CPU once), a device buffer; each
+/// round: input prefetched to the GPU, a kernel reading it into the device buffer (normalize),
+/// a kernel writing the output from it (model), the output prefetched to the CPU.
+void pipelineSlots(size_t bytes, int slots) {
+  const size_t n = bytes / sizeof(float);
+  struct Slot {
+    float *in, *out, *dev;
+    cudaStream_t stream;
+    cudaEvent_t e[5];
+  };
+  std::vector<Slot> sl(slots);
+  int device = 0;
+  CHECK(cudaGetDevice(&device));
+  cudaMemLocation gpu{}, host{};
+  gpu.type = cudaMemLocationTypeDevice;
+  gpu.id = device;
+  host.type = cudaMemLocationTypeHost;
+  for (Slot& x : sl) {
+    CHECK(cudaMallocManaged(&x.in, bytes));
+    CHECK(cudaMallocManaged(&x.out, bytes));
+    CHECK(cudaMalloc(&x.dev, bytes));
+    for (size_t i = 0; i < n; ++i) x.in[i] = 1.0f;
+    CHECK(cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking));
+    for (cudaEvent_t& e : x.e) CHECK(cudaEventCreate(&e));
+  }
+  std::vector<double> t[4][2];  // prefetch in, normalize, model, prefetch out; early / late
+  for (int r = 0; r < kRounds; ++r) {
+    for (Slot& x : sl) {
+      if (r > 0) {
+        CHECK(cudaEventSynchronize(x.e[4]));
+        const int done = r - 1;
+        const int when = done >= 1 && done <= kEarly ? 0 : done >= kRounds - 1 - kLate ? 1 : -1;
+        for (int k = 0; k < 4 && when >= 0; ++k) {
+          float ms = 0;
+          CHECK(cudaEventElapsedTime(&ms, x.e[k], x.e[k + 1]));
+          t[k][when].push_back(ms * 1e3);
+        }
+      }
+      CHECK(cudaEventRecord(x.e[0], x.stream));
+      CHECK(cudaMemPrefetchAsync(x.in, bytes, gpu, 0, x.stream));
+      CHECK(cudaEventRecord(x.e[1], x.stream));
+      writeOut<<<blocksFor(n), 256, 0, x.stream>>>(x.in, x.dev, n);
+      CHECK(cudaEventRecord(x.e[2], x.stream));
+      writeOut<<<blocksFor(n), 256, 0, x.stream>>>(x.dev, x.out, n);
+      CHECK(cudaEventRecord(x.e[3], x.stream));
+      CHECK(cudaMemPrefetchAsync(x.out, bytes, host, 0, x.stream));
+      CHECK(cudaEventRecord(x.e[4], x.stream));
+    }
+  }
+  CHECK(cudaDeviceSynchronize());
+  std::printf("%8zu B, %2d pipeline slots, early / late rounds (us): prefetch in %7.1f / %7.1f, normalize %7.1f / "
+              "%7.1f, model %7.1f / %7.1f, prefetch out %7.1f / %7.1f\n",
+              bytes, slots, median(t[0][0]), median(t[0][1]), median(t[1][0]), median(t[1][1]), median(t[2][0]),
+              median(t[2][1]), median(t[3][0]), median(t[3][1]));
+  std::fflush(stdout);
+  for (Slot& x : sl) {
+    CHECK(cudaFree(x.in));
+    CHECK(cudaFree(x.out));
+    CHECK(cudaFree(x.dev));
+    CHECK(cudaStreamDestroy(x.stream));
+    for (cudaEvent_t& e : x.e) CHECK(cudaEventDestroy(e));
+  }
+}
+
 }  // namespace
 
 int main() {
   for (size_t bytes : {size_t(99616), size_t(1) << 20, size_t(4) << 20})
     for (int slots : {1, 2, 6, 11}) probe(bytes, slots);
+  for (size_t bytes : {size_t(99616), size_t(1) << 20})
+    for (int slots : {1, 6}) pipelineSlots(bytes, slots);
   return 0;
 }
