@@ -18,10 +18,10 @@ constexpr int kOk = 0, kUsage = 2;
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
 // A random set "measured" on the simulator with `measuredProfile` and saved.
-std::string savedSet(const std::string& name, const std::string& measuredProfile) {
+std::string savedSet(const std::string& name, const std::string& measuredProfile, const std::string& seed = "77") {
   const std::string path = ::testing::TempDir() + "repro-" + name + ".json";
   const CliResult r = runCli({"validate", "--profile", "h100-calibrated", "--measured-profile", measuredProfile,
-                              "--random", "3", "--seed", "77", "--save-measurements", path});
+                              "--random", "3", "--seed", seed, "--save-measurements", path});
   EXPECT_EQ(r.exitCode, kOk) << r.err;
   return path;
 }
@@ -58,6 +58,14 @@ TEST(CliReproducibility, RefusesSetsOfDifferentDevicesAndTooFewSets) {
   r = runCli({"reproducibility", "--measurements", a + "," + broken, "--min-sets", "1"});
   EXPECT_EQ(r.exitCode, kUsage);
   EXPECT_TRUE(has(r.err, "repro-broken.json")) << r.err;
+}
+
+TEST(CliReproducibility, SetsWithNoConfigurationInCommonSayWhatToSave) {
+  const std::string a = savedSet("f", "h100-calibrated", "77"), b = savedSet("g", "h100-calibrated", "78");
+  const CliResult r = runCli({"reproducibility", "--measurements", a + "," + b, "--min-sets", "1"});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_TRUE(has(r.err, "no configuration was measured in 2 or more of these sets")) << r.err;
+  EXPECT_TRUE(has(r.err, "--save-measurements")) << r.err;
 }
 
 }  // namespace
