@@ -271,6 +271,108 @@ TEST_P(DocFile, EveryCommandExampleRuns) {
 
 INSTANTIATE_TEST_SUITE_P(Docs, DocFile, ::testing::ValuesIn(documentedFiles()), testName);
 
+// The anchors of a Markdown file's headings, as GitHub makes them: lower case, only
+// letters, digits, spaces, '-' and '_' kept, spaces turned into '-'; a repeated
+// heading gets "-1", "-2", ...
+std::set<std::string> headingAnchors(const std::string& markdown) {
+  std::set<std::string> anchors;
+  std::map<std::string, int> seen;
+  std::istringstream in(markdown);
+  bool inBlock = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, 3, "```") == 0) inBlock = !inBlock;
+    if (inBlock || line.empty() || line[0] != '#') continue;
+    const auto text = line.substr(line.find_first_not_of('#'));
+    std::string slug;
+    for (char c : text) {
+      const auto u = static_cast<unsigned char>(c);
+      if (std::isalnum(u))
+        slug += char(std::tolower(u));
+      else if (c == ' ' || c == '-' || c == '_')
+        slug += c == ' ' ? '-' : c;
+    }
+    while (!slug.empty() && slug.front() == '-') slug.erase(0, 1);
+    const int n = seen[slug]++;
+    anchors.insert(n == 0 ? slug : slug + "-" + std::to_string(n));
+  }
+  return anchors;
+}
+
+// The files and folders the docs name stay where the docs say: every relative link
+// target, and every repository path in a code span ("`engine/io/TraceFiles.h`", or a
+// class's stem such as "`ui/run/FiguresWorker`"). Placeholders in capitals (NAME) are
+// not paths.
+TEST(DocExamples, EveryRepositoryPathAndLinkTheDocsNameExists) {
+  const std::vector<std::string> roots{"engine/", "ui/",   "app/",   "tests/",   "bench/",    "tools/",
+                                       "docs/",   "fuzz/", "cmake/", "scripts/", "resources/"};
+  const auto exists = [](const fs::path& p) {
+    if (fs::exists(p)) return true;
+    if (!fs::exists(p.parent_path())) return false;
+    for (const auto& e : fs::directory_iterator(p.parent_path()))  // a stem: Foo for Foo.h / Foo.cpp
+      if (e.path().stem() == p.filename()) return true;
+    return false;
+  };
+  const auto placeholder = [](const std::string& path) {
+    for (const char* mark : {"NAME", "FILE", "VERSION", "*", "<"})
+      if (path.find(mark) != std::string::npos) return true;
+    return false;
+  };
+  std::size_t checked = 0;
+  for (const auto& file : documentedFiles()) {
+    std::istringstream in(readFile(kSource / file));
+    int lineNo = 0;
+    bool inBlock = false;
+    for (std::string line; std::getline(in, line);) {
+      ++lineNo;
+      if (line.find("```") != std::string::npos && line.find_first_not_of(" ") == line.find("```")) inBlock = !inBlock;
+      if (inBlock) continue;
+      // Links: [text](target), relative to the doc.
+      for (std::size_t at = line.find("]("); at != std::string::npos; at = line.find("](", at + 2)) {
+        const auto end = line.find(')', at + 2);
+        if (end == std::string::npos) break;
+        std::string target = line.substr(at + 2, end - at - 2);
+        if (target.empty() || target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0) continue;
+        const auto hash = target.find('#');
+        const std::string anchor = hash == std::string::npos ? "" : target.substr(hash + 1);
+        target = target.substr(0, hash);
+        const fs::path to = target.empty() ? kSource / file : kSource / fs::path(file).parent_path() / target;
+        ++checked;
+        if (!fs::exists(to)) {
+          ADD_FAILURE() << file << ":" << lineNo << ": the link to '" << target << "' leads nowhere";
+          continue;
+        }
+        if (!anchor.empty() && to.extension() == ".md") {
+          EXPECT_TRUE(headingAnchors(readFile(to)).count(anchor))
+              << file << ":" << lineNo << ": '" << to.filename().string() << "' has no heading for #" << anchor;
+        }
+      }
+      // Repository paths in code spans.
+      for (std::size_t open = line.find('`'); open != std::string::npos;) {
+        const auto close = line.find('`', open + 1);
+        if (close == std::string::npos) break;
+        for (const auto& word : [&] {
+               std::istringstream w(line.substr(open + 1, close - open - 1));
+               std::vector<std::string> out;
+               for (std::string x; w >> x;) out.push_back(x);
+               return out;
+             }()) {
+          std::string path = word;
+          while (!path.empty() && std::string(",.;:)'\"").find(path.back()) != std::string::npos) path.pop_back();
+          const bool inRepo =
+              std::any_of(roots.begin(), roots.end(), [&](const std::string& r) { return path.rfind(r, 0) == 0; });
+          if (!inRepo || placeholder(path)) continue;
+          ++checked;
+          EXPECT_TRUE(exists(kSource / path)) << file << ":" << lineNo << ": `" << path << "` is not in the repository";
+        }
+        open = line.find('`', close + 1);
+      }
+    }
+  }
+  std::printf("[ checked ] %zu links and repository paths\n", checked);
+  EXPECT_GT(checked, 100u);
+}
+
 // The checks themselves, on hand-written Markdown: a renamed option is caught both
 // in a shell example and in prose, and nothing is reported for a correct doc.
 TEST(DocExamplesParser, FindsExamplesMarkersAndOptions) {
