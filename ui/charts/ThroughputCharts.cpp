@@ -13,7 +13,6 @@
 #include <cmath>
 
 #include "OpPalette.h"
-#include "charts/Downsample.h"
 
 namespace pipescope::ui {
 
@@ -55,6 +54,15 @@ double niceStep(double v) {
   for (double step : {1.0, 2.0, 5.0})
     if (step * p >= v * (1 - 1e-9)) return step * p;
   return 10 * p;
+}
+
+// One point per interval: the figure is the interval's own, never averaged with a
+// neighbour's (an average of rates over intervals of different lengths is no rate).
+QList<QPointF> pointsOf(const std::vector<double>& x, const std::vector<double>& y, double xScale, double yScale) {
+  QList<QPointF> points;
+  points.reserve(qsizetype(x.size()));
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) points.append(QPointF(x[i] * xScale, y[i] * yScale));
+  return points;
 }
 
 double maxOf(const QList<QPointF>& points) {
@@ -176,22 +184,22 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     clear();
     return;
   }
-  const double spanNs = double(ts.binNs) * double(ts.size()) + double(ts.fromNs);
+  const double spanNs = double(ts.toNs());
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
     // The axis ends where the run does; ticks sit on round times (not 6.25 / 12.5)
     // and the range is not stretched to the next round number (a 539 ms run on a
     // 0..1000 ms axis leaves half the chart empty).
-    const double span = spanNs * time.scale;
-    p->x->setRange(0, span);
+    const double from = double(ts.fromNs()) * time.scale, to = spanNs * time.scale;
+    p->x->setRange(from, to);
     p->x->setTickType(QValueAxis::TicksDynamic);
     p->x->setTickAnchor(0);
-    p->x->setTickInterval(niceStep(span / 5));
+    p->x->setTickInterval(niceStep((to - from) / 5));
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
-    return downsampledPoints(ts.timeNs, y, kMaxPoints, time.scale, yScale);
+    return pointsOf(ts.timeNs, y, time.scale, yScale);
   };
 
   const double maxRate = ts.samplesPerSec.empty() ? 0.0 : *std::max_element(ts.samplesPerSec.begin(), ts.samplesPerSec.end());
