@@ -73,7 +73,19 @@ void cutAtCompletions(const std::vector<std::int64_t>& done, std::int64_t start,
 
 TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
                              std::int64_t toNs, int maxPoints) {
+  return computeTimeSeries(ops, std::int64_t(config.batchSamples), fromNs, toNs, maxPoints);
+}
+
+TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints) {
+  const std::int64_t samples = !trace.configHistory().empty() ? std::int64_t(trace.config().batchSamples)
+                                                              : trace.iterations().samplesPerIteration;
+  return computeTimeSeries(trace.ops().snapshot(), samples, fromNs, toNs, maxPoints);
+}
+
+TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs,
+                             std::int64_t toNs, int maxPoints) {
   TimeSeries ts;
+  ts.samplesPerBatch = std::max<std::int64_t>(samplesPerBatch, 0);
   if (toNs <= fromNs || maxPoints < 2) return ts;
 
   // Intervals: one per batch (or group of batches) where batches complete in the range.
@@ -130,7 +142,7 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
 
   for (std::size_t i = 0; i < n; ++i) {
     ts.batchesPerSec[i] = double(ts.batches[i]) / (widthOf(i) * 1e-9);
-    ts.samplesPerSec[i] = ts.batchesPerSec[i] * double(config.batchSamples);
+    ts.samplesPerSec[i] = ts.batchesPerSec[i] * double(ts.samplesPerBatch);
     // bytes per interval / ns per interval = GB/s
     ts.h2dGBps[i] /= widthOf(i);
     ts.d2hGBps[i] /= widthOf(i);

@@ -159,3 +159,20 @@ TEST(TimeSeries, EmptyRangeGivesNoPoints) {
   EXPECT_EQ(computeTimeSeries(t.ops().snapshot(), t.config(), 10, 10).size(), 0u);
   EXPECT_EQ(computeTimeSeries(t.ops().snapshot(), t.config(), 0, 10, 1).size(), 0u);
 }
+
+// Samples per second only where the batch size is known: an imported profile without
+// a configuration has iterations per second, and no invented sample count.
+TEST(TimeSeries, SamplesPerBatchComeFromTheTraceOrAreUnknown) {
+  TraceBuilder withConfig;  // 8 samples per batch
+  Trace& known = withConfig.kernel(0, 0, 10).kernel(1, 10, 20).done(2);
+  TimeSeries ts = computeTimeSeries(known, 0, 20);
+  EXPECT_EQ(ts.samplesPerBatch, 8);
+  EXPECT_DOUBLE_EQ(ts.samplesPerSec[1], 8 / 10e-9);
+
+  TraceBuilder imported(2, /*withConfig=*/false);
+  Trace& unknown = imported.kernel(0, 0, 10).kernel(1, 10, 20).done(2);
+  ts = computeTimeSeries(unknown, 0, 20);
+  EXPECT_EQ(ts.samplesPerBatch, 0);
+  EXPECT_DOUBLE_EQ(ts.batchesPerSec[1], 1 / 10e-9);
+  for (double s : ts.samplesPerSec) EXPECT_EQ(s, 0.0);
+}

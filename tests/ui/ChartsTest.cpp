@@ -13,6 +13,7 @@ using namespace pipescope::ui;
 namespace {
 TimeSeries rampSeries(std::size_t n) {
   TimeSeries ts;
+  ts.samplesPerBatch = 64;
   for (std::size_t i = 0; i < n; ++i) {
     ts.startNs.push_back(std::int64_t(i) * 1000);
     ts.endNs.push_back(std::int64_t(i + 1) * 1000);
@@ -73,4 +74,14 @@ TEST(Charts, ChartsWithoutDataSaySoInsteadOfAFlatLine) {
   ASSERT_EQ(notes.size(), 2) << notes.join("|").toStdString();
   EXPECT_EQ(notes[0], "Throughput (no batches)");
   EXPECT_EQ(notes[1], "Copy bandwidth (wall) (no copies)");
+}
+
+TEST(Charts, WithoutABatchSizeThroughputIsInBatchesPerSecond) {
+  ThroughputCharts charts;
+  TimeSeries ts = rampSeries(20);
+  ts.samplesPerBatch = 0;  // an imported profile: iterations known, samples not
+  std::fill(ts.samplesPerSec.begin(), ts.samplesPerSec.end(), 0.0);
+  charts.setTimeSeries(ts);
+  EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
+  EXPECT_EQ(charts.seriesNames().front(), "batches/s");
 }

@@ -173,6 +173,7 @@ void ThroughputCharts::clear() {
   }
   charts_->throughput.y->setRange(0, 1);
   charts_->throughput.y->setTitleText(tr("samples/s"));
+  charts_->throughput.series[0]->setName(tr("samples/s"));
   charts_->bandwidth.y->setRange(0, 1);
   charts_->bandwidth.y->setTitleText(tr("GB/s"));
   charts_->utilisation.y->setRange(0, 100);
@@ -202,14 +203,20 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     return pointsOf(ts.timeNs, y, time.scale, yScale);
   };
 
-  const double maxRate = ts.samplesPerSec.empty() ? 0.0 : *std::max_element(ts.samplesPerSec.begin(), ts.samplesPerSec.end());
+  // Samples per second where the batch size is known; an imported profile without
+  // one shows its iterations per second rather than samples it never recorded.
+  const bool samplesKnown = ts.samplesPerBatch > 0;
+  const std::vector<double>& throughput = samplesKnown ? ts.samplesPerSec : ts.batchesPerSec;
+  const QString perSecond = samplesKnown ? tr("samples/s") : tr("batches/s");
+  const double maxRate = throughput.empty() ? 0.0 : *std::max_element(throughput.begin(), throughput.end());
   const Unit rate = rateUnit(maxRate);
   auto& t = charts_->throughput;
-  const auto samples = points(ts.samplesPerSec, rate.scale);
+  const auto samples = points(throughput, rate.scale);
+  t.series[0]->setName(perSecond);
   t.series[0]->replace(samples);
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
-  t.y->setTitleText(tr("%1 samples/s").arg(rate.name).trimmed());
+  t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
 
   auto& b = charts_->bandwidth;
   const auto h2d = points(ts.h2dGBps, 1.0), d2h = points(ts.d2hGBps, 1.0);
@@ -237,7 +244,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     return true;
   };
   // Short notes: the title is all the room they get in a narrow chart.
-  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no batches") : QString());
+  t.setEmptyNote(allZero({&throughput}) ? tr("no batches") : QString());
   b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no copies") : QString());
   u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no GPU ops") : QString());
 }
@@ -254,6 +261,13 @@ std::vector<int> ThroughputCharts::pointCounts() const {
   for (auto* p : charts_->panels())
     for (auto* s : p->series) counts.push_back(int(s->count()));
   return counts;
+}
+
+QStringList ThroughputCharts::seriesNames() const {
+  QStringList names;
+  for (auto* p : charts_->panels())
+    for (auto* s : p->series) names << s->name();
+  return names;
 }
 
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {

@@ -31,6 +31,8 @@ class ThroughputCharts : public QWidget {
   QStringList emptyNotes() const;
   /// Points held by each series, for tests.
   std::vector<int> pointCounts() const;
+  /// The legend name of each series, for tests.
+  QStringList seriesNames() const;
   /// Paints the charts into `target`, stacked (Vertical) or side by side
   /// (Horizontal), for the export and the report image.
   void renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation = Qt::Vertical);
