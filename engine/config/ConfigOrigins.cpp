@@ -16,10 +16,11 @@ ConfigOrigin ConfigOrigins::of(const std::string& field) const {
 
 std::string ConfigOrigins::describe(const ConfigIssue& issue) const {
   const ConfigOrigin origin = of(issue.field);
-  std::string text = origin.kind == ConfigOrigin::Kind::File
-                         ? "config file '" + origin.name + "': field '" + issue.field + "' = " + issue.value +
-                               ": allowed " + issue.allowed + " (" + issue.reason
-                         : "--" + issue.field + " = " + issue.value + ": allowed " + issue.allowed + " (" + issue.reason;
+  std::string text =
+      origin.kind == ConfigOrigin::Kind::File
+          ? "config file '" + origin.name + "': field '" + issue.field + "' = " + issue.value + ": allowed " +
+                issue.allowed + " (" + issue.reason
+          : "--" + issue.field + " = " + issue.value + ": allowed " + issue.allowed + " (" + issue.reason;
   for (const std::string& other : issue.related) {
     const ConfigOrigin o = of(other);
     if (o.kind == ConfigOrigin::Kind::File && (origin.kind != o.kind || origin.name != o.name))

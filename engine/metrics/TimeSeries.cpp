@@ -71,8 +71,8 @@ void cutAtCompletions(const std::vector<std::int64_t>& done, std::int64_t start,
 
 }  // namespace
 
-TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxPoints) {
+TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints) {
   return computeTimeSeries(ops, std::int64_t(config.batchSamples), fromNs, toNs, maxPoints);
 }
 
@@ -82,8 +82,8 @@ TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64
   return computeTimeSeries(trace.ops().snapshot(), samples, fromNs, toNs, maxPoints);
 }
 
-TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs,
-                             std::int64_t toNs, int maxPoints) {
+TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints) {
   TimeSeries ts;
   ts.samplesPerBatch = std::max<std::int64_t>(samplesPerBatch, 0);
   if (toNs <= fromNs || maxPoints < 2) return ts;

@@ -28,16 +28,16 @@ struct TimeSeries {
   /// time and bytes are the parts of the ops that fall in it.
   std::vector<std::int64_t> startNs;
   std::vector<std::int64_t> endNs;
-  std::vector<double> timeNs;           ///< interval centres, where a chart draws the point
-  std::vector<int> batches;             ///< batches completed in the interval (their last op ends in it)
-  std::vector<double> batchesPerSec;    ///< batches / interval length
-  std::vector<double> samplesPerSec;    ///< batchesPerSec x samples per batch (all 0 when that is unknown)
-  std::vector<double> h2dGBps;          ///< bytes copied in the interval / its length (wall bandwidth)
+  std::vector<double> timeNs;         ///< interval centres, where a chart draws the point
+  std::vector<int> batches;           ///< batches completed in the interval (their last op ends in it)
+  std::vector<double> batchesPerSec;  ///< batches / interval length
+  std::vector<double> samplesPerSec;  ///< batchesPerSec x samples per batch (all 0 when that is unknown)
+  std::vector<double> h2dGBps;        ///< bytes copied in the interval / its length (wall bandwidth)
   std::vector<double> d2hGBps;
-  std::vector<double> computeBusy;      ///< fraction of the interval, 0..1
+  std::vector<double> computeBusy;  ///< fraction of the interval, 0..1
   std::vector<double> h2dBusy;
   std::vector<double> d2hBusy;
-  std::vector<double> overlap;          ///< fraction of the interval's compute time with a copy running
+  std::vector<double> overlap;  ///< fraction of the interval's compute time with a copy running
   /// Batches each interval was cut after (1: one point per batch); 0 when the
   /// intervals are equal because the range holds fewer than two batch completions.
   int batchesPerPoint = 0;
@@ -58,14 +58,13 @@ struct TimeSeries {
 /// maxPoints / 2 equal intervals cover the range. An empty range or maxPoints < 2
 /// gives an empty series. Copies are spread over the intervals they span in
 /// proportion to the time spent in each.
-TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs,
-                             std::int64_t toNs, int maxPoints = kSeriesPoints);
+TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints = kSeriesPoints);
 /// With the configuration's batch size.
-TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxPoints = kSeriesPoints);
+TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints = kSeriesPoints);
 /// The trace's ops; samples per batch from its configuration, or for an imported
 /// trace from its iterations (0 when neither says), as computeMetrics() counts them.
-TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs,
-                             int maxPoints = kSeriesPoints);
+TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints = kSeriesPoints);
 
 }  // namespace pipescope

@@ -81,7 +81,8 @@ class StopSignal : public ::testing::TestWithParam<int> {};
 TEST_P(StopSignal, BeforeTheRunStartsStopsItAtTheFirstBatch) {
   const int sig = GetParam();
   const std::string trace = scratch("early-" + signalName(sig) + ".pipescope");
-  CliProcess p({"run", "--backend", "sim", "--batches", "0", "--trace", trace, "--no-progress", "--json"}, std::vector<int>{sig});
+  CliProcess p({"run", "--backend", "sim", "--batches", "0", "--trace", trace, "--no-progress", "--json"},
+               std::vector<int>{sig});
   ASSERT_TRUE(p.started());
   ASSERT_EQ(::kill(p.pid(), sig), 0);
   const CliResult r = p.finish();
@@ -220,8 +221,8 @@ TEST(CliStopSignals, ASignalOfAnotherKindDoesNotCutTheStopShort) {
 }
 
 TEST(CliStopSignals, SweepStoppedBySigtermKeepsItsFinishedPoints) {
-  CliProcess p({"sweep", "--backend", "sim", "--slowdown", "5", "--batch", "16M,32M", "--streams", "1,2,4",
-                "--batches", "6", "--progress"});
+  CliProcess p({"sweep", "--backend", "sim", "--slowdown", "5", "--batch", "16M,32M", "--streams", "1,2,4", "--batches",
+                "6", "--progress"});
   ASSERT_TRUE(p.waitForStderr("point 2/6"));
   ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
   const CliResult r = p.finish();
@@ -232,7 +233,8 @@ TEST(CliStopSignals, SweepStoppedBySigtermKeepsItsFinishedPoints) {
 }
 
 TEST(CliStopSignals, SweepSignalledBeforeItStartsRunsNoPoint) {
-  CliProcess p({"sweep", "--backend", "sim", "--batch", "16M,32M", "--streams", "1,2", "--batches", "6"}, std::vector<int>{SIGHUP});
+  CliProcess p({"sweep", "--backend", "sim", "--batch", "16M,32M", "--streams", "1,2", "--batches", "6"},
+               std::vector<int>{SIGHUP});
   ASSERT_EQ(::kill(p.pid(), SIGHUP), 0);
   const CliResult r = p.finish();
   EXPECT_EQ(r.signal, 0) << r.err;
@@ -256,8 +258,7 @@ TEST(CliStopSignals, LessonStoppedMidRunSaysWhere) {
   const CliResult r = p.finish();
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 128 + SIGHUP) << r.err;
-  EXPECT_NE(r.err.find("stopped by SIGHUP (the terminal closed): the lesson was stopped during run"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("stopped by SIGHUP (the terminal closed): the lesson was stopped during run"), std::string::npos)
       << r.err;
 }
 

@@ -97,7 +97,7 @@ TEST(TimeSeries, PointCountFollowsTheRun) {
   EXPECT_EQ(points(37), 37u);
   EXPECT_EQ(points(kSeriesPoints), std::size_t(kSeriesPoints));
   EXPECT_EQ(points(kSeriesPoints + 1), std::size_t(kSeriesPoints / 2 + 1));  // pairs
-  const std::size_t many = points(5000);  // groups of 13
+  const std::size_t many = points(5000);                                     // groups of 13
   EXPECT_GE(many, 100u);
   EXPECT_LE(many, std::size_t(kSeriesPoints));
   EXPECT_EQ(many, 385u);
@@ -147,7 +147,8 @@ TEST(TimeSeries, WithoutBatchesTheRangeIsCutEqually) {
 
 TEST(TimeSeries, OverlappingCopiesCountOnceInBusy) {
   TraceBuilder b;
-  Trace& t = b.gpu(OpKind::CopyH2D, kNoBatch, 0, 10, 0, b.stream0).gpu(OpKind::CopyH2D, kNoBatch, 0, 10, 0, b.stream1).done();
+  Trace& t =
+      b.gpu(OpKind::CopyH2D, kNoBatch, 0, 10, 0, b.stream0).gpu(OpKind::CopyH2D, kNoBatch, 0, 10, 0, b.stream1).done();
   const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), t.config(), 0, 10, 2);
   ASSERT_EQ(ts.size(), 1u);
   EXPECT_DOUBLE_EQ(ts.h2dBusy[0], 1.0);

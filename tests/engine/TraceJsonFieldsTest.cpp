@@ -127,8 +127,7 @@ TEST(TraceJsonFields, ADeclarationThatCannotBeReadIsRefusedNamingTheField) {
       {"declared after the ops in another order", afterOps(withFields(file, swapped)),
        "'op_fields' comes after \"ops\" and declares another order"},
       {"an op with more values than declared", longer.dump(), "more than 5 fields (\"op_fields\" declares 5)"},
-      {"an op with fewer values than declared", shorter.dump(),
-       "expected 5 fields (as \"op_fields\" declares), got 4"},
+      {"an op with fewer values than declared", shorter.dump(), "expected 5 fields (as \"op_fields\" declares), got 4"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
