@@ -32,16 +32,26 @@ RunOptionParser::RunOptionParser() {
   const PipelineConfig d;
   auto knob = [this](std::string name, std::string valueName, std::string help,
                      std::function<void(PipelineConfig&, const std::string&)> set) {
-    options_.value(name, std::move(valueName), std::move(help), [this, set](const std::string& v) {
+    options_.value(name, std::move(valueName), std::move(help), [this, set, name](const std::string& v) {
       // Values are checked now (so errors come in command-line order) and applied
       // after the presets and config files.
       PipelineConfig probe;
       set(probe, v);
-      knobSteps_.push_back([this, set, v] { set(request_.config, v); });
+      knobSteps_.push_back([this, set, v, name] {
+        set(request_.config, v);
+        request_.origins.set(name, {ConfigOrigin::Kind::Option, "--" + name});
+      });
     });
   };
   auto knobFlag = [this](std::string name, std::string help, std::function<void(PipelineConfig&)> set) {
-    options_.flag(std::move(name), std::move(help), [this, set] { knobSteps_.push_back([this, set] { set(request_.config); }); });
+    // --no-normalize sets the field "normalize".
+    const std::string field = name.rfind("no-", 0) == 0 ? name.substr(3) : name;
+    options_.flag(name, std::move(help), [this, set, field, name] {
+      knobSteps_.push_back([this, set, field, name] {
+        set(request_.config);
+        request_.origins.set(field, {ConfigOrigin::Kind::Option, "--" + name});
+      });
+    });
   };
   // Integer knobs accept any int here so that validate() explains an out-of-range
   // value with its reason; only non-numbers and overflow are rejected while parsing.
@@ -64,7 +74,10 @@ RunOptionParser::RunOptionParser() {
                      throw UsageError("--preset = '" + v + "': unknown preset; known presets: " +
                                       join(presetNames(), ", "));
                    request_.presetName = v;
-                   baseSteps_.push_back([this, cfg = p->config] { request_.config = cfg; });
+                   baseSteps_.push_back([this, cfg = p->config, v] {
+                     request_.config = cfg;
+                     request_.origins.setAll({ConfigOrigin::Kind::Preset, v});
+                   });
                  });
   options_.choices(presetNames());
   options_.value("config", "FILE.json",
@@ -72,7 +85,8 @@ RunOptionParser::RunOptionParser() {
                  "{\"streams\": 4, \"memory\": \"pinned\"}); applied on top of --preset",
                  [this](const std::string& v) {
                    request_.configFiles.push_back(v);
-                   baseSteps_.push_back([this, v] { request_.config = loadConfigFile(v, request_.config); });
+                   baseSteps_.push_back(
+                       [this, v] { request_.config = loadConfigFile(v, request_.config, &request_.origins); });
                  });
 
   options_.group("Transfers and streams");

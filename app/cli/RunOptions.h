@@ -6,6 +6,7 @@
 
 #include "Options.h"
 #include "backend/Backend.h"
+#include "config/ConfigOrigins.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope::cli {
@@ -15,6 +16,9 @@ struct RunRequest {
   BackendOptions backend;
   std::string presetName;        ///< last --preset, empty if none
   std::vector<std::string> configFiles;
+  /// Where each field's value came from (preset, --config file, option), so that a
+  /// value error names the file and field to edit.
+  ConfigOrigins origins;
   std::string tracePath;         ///< --trace FILE, empty = do not write
   std::uint64_t maxOps = 0;      ///< live window (0 = keep every op)
   bool json = false;

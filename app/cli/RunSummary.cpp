@@ -130,7 +130,8 @@ std::string formatSummary(const RunReport& r) {
   if (!r.backendNote.empty()) s += row("note", r.backendNote);
   if (!r.device.note.empty() && r.device.note != r.backendNote) s += row("note", r.device.note);
 
-  s += "Results (" + std::string(toString(r.outcome.state)) + ", " + std::to_string(m.batches) + " batches, " +
+  const std::string state = r.stoppedBy.empty() ? std::string(toString(r.outcome.state)) : "stopped by " + r.stoppedBy;
+  s += "Results (" + state + ", " + std::to_string(m.batches) + " batches, " +
        std::to_string(m.ops) + " ops)\n";
   if (r.droppedOps > 0)
     s += row("note", "the oldest " + std::to_string(r.droppedOps) +
@@ -178,7 +179,9 @@ nlohmann::json summaryJson(const RunReport& r) {
                  {"copy_engines", r.device.copyEngines},
                  {"timing_source", r.device.timingSource},
                  {"note", r.backendNote.empty() ? r.device.note : r.backendNote}};
-  j["outcome"] = {{"state", toString(r.outcome.state)}, {"message", r.outcome.message}};
+  j["outcome"] = {{"state", toString(r.outcome.state)},
+                  {"message", r.outcome.message},
+                  {"signal", r.stoppedBy.empty() ? json(nullptr) : json(r.stoppedBy)}};
   j["metrics"] = {
       {"batches", m.batches},
       {"samples", m.samples},

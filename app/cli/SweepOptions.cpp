@@ -143,6 +143,9 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
   request_.spec.base = run.config;
   request_.backend = run.backend;
   request_.presetName = run.presetName;
+  request_.origins = run.origins;
+  request_.origins.set("batch-samples", {ConfigOrigin::Kind::Option, "--batch"});
+  request_.origins.set("streams", {ConfigOrigin::Kind::Option, "--streams"});
 
   if (batchList_.empty() && run.configFiles.empty())
     throw UsageError("--batch is required: the batch sizes to sweep, e.g. --batch 1M,4M,16M,64M (or give --config "
@@ -154,6 +157,8 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
     request_.spec.batchSamples = listOrUsage([&] { return batchSamplesFor("--batch", sizes, run.config.sampleBytes); });
   }
   request_.spec.streams = listOrUsage([&] { return parseCountList("--streams", streamList_); });
+  if (!memoryList_.empty()) request_.origins.set("memory", {ConfigOrigin::Kind::Option, "--memory"});
+  if (!modelList_.empty()) request_.origins.set("model", {ConfigOrigin::Kind::Option, "--model"});
   if (!memoryList_.empty()) request_.spec.memories = listOrUsage([&] { return parseMemoryList("--memory", memoryList_); });
   if (!modelList_.empty()) request_.spec.models = listOrUsage([&] { return parseModelList("--model", modelList_); });
   if (!request_.repeatGiven) request_.spec.repeats = 3;

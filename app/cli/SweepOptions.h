@@ -16,6 +16,9 @@ struct SweepRequest {
   SweepSpec spec;
   BackendOptions backend;
   std::string presetName;
+  /// Where each field of the base configuration came from; the grid's axes are the
+  /// sweep's own options.
+  ConfigOrigins origins;
   bool repeatGiven = false;     ///< --repeat was given (else 3 on a GPU, 1 on the simulator)
   std::string csvPath, jsonPath;
   std::string predictProfile;   ///< --predict: also run the grid on this simulator profile

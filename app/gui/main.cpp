@@ -1,7 +1,8 @@
 // pipescope: the desktop app. With --screenshot it renders a figure headless and
 // exits; --help, --version and the figure modes need no display (LaunchMode picks
 // the offscreen platform for them); with --measure-startup it prints when the first
-// frame was painted and exits.
+// frame was painted and exits. A stop signal (SIGTERM, SIGHUP, Ctrl-C) closes the
+// window as the user would and exits with 128 + its number.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "files/TraceFileActions.h"
 #include "sweep/SweepImageMode.h"
 #include "app/StartupProbe.h"
+#include "app/StopSignalNotifier.h"
 #include "app/Theme.h"
 
 int main(int argc, char** argv) {
@@ -45,11 +47,16 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // SIGTERM, SIGHUP and Ctrl-C close the window as the user would: a live run is
+  // stopped and kept in the autosave folder, the settings are saved.
+  pipescope::ui::StopSignalNotifier stopSignals;
+  pipescope::ui::quitOnStopSignal(stopSignals);
   pipescope::ui::applyTheme(pipescope::ui::Theme::Light);  // the saved theme, if any, follows in MainWindow
   pipescope::ui::MainWindow window;
   if (parser.isSet("measure-startup")) new pipescope::ui::StartupProbe(&window, mainStartNs);
   window.show();
   // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
   if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
-  return app.exec();
+  const int status = app.exec();
+  return stopSignals.received() ? 128 + stopSignals.received() : status;
 }

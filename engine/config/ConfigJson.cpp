@@ -107,7 +107,7 @@ PipelineConfig configFromJson(const json& j, PipelineConfig c) {
   return c;
 }
 
-PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base) {
+PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base, ConfigOrigins* origins) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open config file '" + path + "'");
   json j;
@@ -116,11 +116,15 @@ PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base) {
   } catch (const json::parse_error& e) {
     throw std::runtime_error("config file '" + path + "' is not valid JSON: " + e.what());
   }
+  PipelineConfig config;
   try {
-    return configFromJson(j, base);
+    config = configFromJson(j, base);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("config file '" + path + "': " + e.what());
   }
+  if (origins)
+    for (const auto& [key, value] : j.items()) origins->set(key, {ConfigOrigin::Kind::File, path});
+  return config;
 }
 
 }  // namespace pipescope

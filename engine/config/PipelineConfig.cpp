@@ -60,8 +60,9 @@ std::string num(double v) {
 
 class IssueCollector {
  public:
-  void add(std::string field, std::string value, std::string allowed, std::string reason) {
-    issues_.push_back({std::move(field), std::move(value), std::move(allowed), std::move(reason)});
+  void add(std::string field, std::string value, std::string allowed, std::string reason,
+           std::vector<std::string> related = {}) {
+    issues_.push_back({std::move(field), std::move(value), std::move(allowed), std::move(reason), std::move(related)});
   }
   template <typename T>
   void range(const char* field, T value, T lo, T hi, const char* reason) {
@@ -105,7 +106,7 @@ std::vector<ConfigIssue> validate(const PipelineConfig& c) {
                          "a sample is at least one float and at most 1 GiB");
   if (c.batchSamples >= 1 && c.sampleBytes >= 1 && c.batchBytes() > kMaxBatchBytes)
     v.add("batch-samples", formatBytes(c.batchBytes()) + " per batch", "at most " + formatBytes(kMaxBatchBytes),
-          "batch-samples x sample-bytes must fit in device memory; use fewer samples per batch");
+          "batch-samples x sample-bytes must fit in device memory; use fewer samples per batch", {"sample-bytes"});
   v.range("batches", c.batchCount, 0, kMaxBatchCount, "0 runs until stopped");
   v.finiteRange("model-flops-per-byte", c.modelFlopsPerByte, 0.0, kMaxModelFlopsPerByte,
                 "arithmetic per input byte of the model kernel; 0 skips the model stage");
@@ -124,23 +125,24 @@ std::vector<ConfigIssue> validate(const PipelineConfig& c) {
   if (c.transferChunks >= 1 && c.sampleBytes >= 4 && c.batchSamples >= 1 &&
       std::uint64_t(c.transferChunks) > c.batchBytes() / 4)
     v.add("chunks", num(c.transferChunks), "at most one chunk per 4 bytes of the batch",
-          "each chunk must move at least one float");
+          "each chunk must move at least one float", {"batch-samples", "sample-bytes"});
 
   if (c.mode == TransferMode::Blocking && c.streams > 1)
     v.add("streams", num(c.streams), "1 in blocking mode",
-          "blocking copies synchronise the whole device; choose --mode async to use several streams");
+          "blocking copies synchronise the whole device; choose --mode async to use several streams", {"mode"});
   if (c.mode == TransferMode::Blocking && c.order == IssueOrder::BreadthFirst)
     v.add("order", "breadth-first", "depth-first in blocking mode",
-          "blocking mode finishes each batch before the next; issue order only matters with async streams");
+          "blocking mode finishes each batch before the next; issue order only matters with async streams", {"mode"});
   if (c.memory == HostMemory::Mapped && c.residency == DataResidency::KeepResident)
     v.add("residency", "resident", "every-batch with mapped memory",
-          "mapped (zero-copy) memory never lives on the device; choose pinned memory to keep data resident");
+          "mapped (zero-copy) memory never lives on the device; choose pinned memory to keep data resident",
+          {"memory"});
   if (c.memory == HostMemory::Mapped && c.transferChunks > 1)
     v.add("chunks", num(c.transferChunks), "1 with mapped memory",
-          "mapped (zero-copy) memory makes no copies to split");
+          "mapped (zero-copy) memory makes no copies to split", {"memory"});
   if (!c.normalizeKernel && c.modelFlopsPerByte == 0.0 && c.model == ModelPreset::Custom)
     v.add("model-flops-per-byte", "0", "greater than 0, or enable the normalize kernel",
-          "the pipeline needs at least one GPU stage");
+          "the pipeline needs at least one GPU stage", {"normalize", "model"});
   return v.take();
 }
 

@@ -64,6 +64,9 @@ struct ConfigIssue {
   std::string value;
   std::string allowed;
   std::string reason;
+  /// Other fields whose values make this one wrong (a contradiction between knobs):
+  /// "mode" for more than one stream in blocking mode.
+  std::vector<std::string> related;
   std::string message() const;  ///< "streams = 0: allowed 1..32 — ..."
 };
 

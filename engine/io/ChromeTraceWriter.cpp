@@ -208,7 +208,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
       std::snprintf(line, sizeof line,
                     "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"throughput\",\"ts\":%s,\"args\":{\"H2D GB/s\":%.3f,"
                     "\"D2H GB/s\":%.3f,\"batches/s\":%.3f}}",
-                    kGpuPid, nsToMicrosText(series.fromNs + std::int64_t(b) * series.binNs).c_str(),
+                    kGpuPid, nsToMicrosText(series.startNs[b]).c_str(),
                     finite(series.h2dGBps[b]), finite(series.d2hGBps[b]), finite(series.batchesPerSec[b]));
       sep();
       buf += line;

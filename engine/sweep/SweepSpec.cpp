@@ -19,7 +19,7 @@ bool hasDuplicates(const std::vector<T>& v) {
 
 }  // namespace
 
-std::vector<std::string> validateSweep(const SweepSpec& s) {
+std::vector<std::string> validateSweep(const SweepSpec& s, const ConfigOrigins* origins) {
   using namespace sweep_limits;
   std::vector<std::string> errors;
   auto axis = [&](const char* option, std::size_t size, bool duplicates) {
@@ -55,8 +55,8 @@ std::vector<std::string> validateSweep(const SweepSpec& s) {
   for (const SweepPointSpec& p : expandGrid(s)) {
     for (const ConfigIssue& issue : validate(p.config)) {
       if (!seen.insert(issue.field + issue.reason).second) continue;
-      errors.push_back("grid point " + pointLabel(p.config, !s.memories.empty(), !s.models.empty()) + ": --" +
-                       issue.message());
+      errors.push_back("grid point " + pointLabel(p.config, !s.memories.empty(), !s.models.empty()) + ": " +
+                       (origins ? origins->describe(issue) : "--" + issue.message()));
     }
   }
   return errors;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/ConfigOrigins.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope {
@@ -45,8 +46,9 @@ inline constexpr double kMaxTimeBudgetSec = 3600.0;
 }  // namespace sweep_limits
 
 /// Every problem with the spec (bad axis values, empty axes, a grid point whose
-/// configuration does not validate), each a sentence naming the option and the fix.
-std::vector<std::string> validateSweep(const SweepSpec& spec);
+/// configuration does not validate), each a sentence naming the option and the fix;
+/// with `origins`, a point's problem in a field set by a --config file names the file.
+std::vector<std::string> validateSweep(const SweepSpec& spec, const ConfigOrigins* origins = nullptr);
 
 /// The grid's points in result order (memory, model, batch samples, streams, each
 /// in the order given). batchCount of each is warmupBatches + batches.

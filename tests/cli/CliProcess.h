@@ -26,7 +26,11 @@ class CliProcess {
  public:
   /// blockSigint: start the child with SIGINT blocked, so an interrupt sent before it
   /// reaches main() stays pending (as if it arrived at its first instruction).
-  explicit CliProcess(const std::vector<std::string>& args, bool blockSigint = false) {
+  explicit CliProcess(const std::vector<std::string>& args, bool blockSigint = false)
+      : CliProcess(args, blockSigint ? std::vector<int>{SIGINT} : std::vector<int>{}) {}
+  /// Starts the child with `blockedSignals` blocked: one sent before it reaches main()
+  /// stays pending until the program unblocks it.
+  CliProcess(const std::vector<std::string>& args, const std::vector<int>& blockedSignals) {
     int outPipe[2], errPipe[2];
     if (::pipe(outPipe) != 0 || ::pipe(errPipe) != 0) return;
     posix_spawn_file_actions_t actions;
@@ -42,10 +46,10 @@ class CliProcess {
     cargv.push_back(nullptr);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    if (blockSigint) {
+    if (!blockedSignals.empty()) {
       sigset_t mask;
       sigemptyset(&mask);
-      sigaddset(&mask, SIGINT);
+      for (int blocked : blockedSignals) sigaddset(&mask, blocked);
       posix_spawnattr_setsigmask(&attr, &mask);
       posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     }

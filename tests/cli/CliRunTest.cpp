@@ -115,7 +115,10 @@ TEST(CliRun, InterruptStopsAnEndlessRunAndStillSummarises) {
   // The progress line appears once the run has lasted a second: the handler is in place.
   ASSERT_TRUE(p.waitForStderr("ops recorded"));
   ::kill(p.pid(), SIGINT);
-  const json j = parseSummary(p.finish());
+  const CliResult r = p.finish();
+  EXPECT_EQ(r.exitCode, 128 + SIGINT) << r.err;
+  const json j = json::parse(r.out);
   EXPECT_EQ(j["outcome"]["state"], "stopped");
+  EXPECT_EQ(j["outcome"]["signal"], "SIGINT");
   EXPECT_GT(j["metrics"]["ops"].get<long long>(), 0);
 }

@@ -140,7 +140,7 @@ std::vector<Case> cases() {
        "unknown lane kind \"tape\""},
       {"v1: newer version", replaced(v1, "\"version\": 1", "\"version\": 2"),
        "newer pipescope (pipescope-trace-json version 2)"},
-      {"v1: op with 12 fields", replaced(v1, "[\"kernel\",-1,", "[-1,"), "field 0: expected the op kind"},
+      {"v1: op with 12 fields", replaced(v1, "[\"kernel\",-1,", "[-1,"), "field 0 (kind): expected the op kind"},
       {"v1: unknown op kind", replaced(v1, "[\"kernel\"", "[\"bogus\""), "unknown op kind \"bogus\""},
       {"v1: missing lanes", replaced(v1, "\"lanes\"", "\"lanez\""), "missing field 'lanes'"},
       {"v1: op on a missing lane", v1Text(*tinyTrace(5)), "op 0: lane 5 does not exist"},

@@ -13,7 +13,6 @@
 #include <cmath>
 
 #include "OpPalette.h"
-#include "charts/Downsample.h"
 
 namespace pipescope::ui {
 
@@ -55,6 +54,15 @@ double niceStep(double v) {
   for (double step : {1.0, 2.0, 5.0})
     if (step * p >= v * (1 - 1e-9)) return step * p;
   return 10 * p;
+}
+
+// One point per interval: the figure is the interval's own, never averaged with a
+// neighbour's (an average of rates over intervals of different lengths is no rate).
+QList<QPointF> pointsOf(const std::vector<double>& x, const std::vector<double>& y, double xScale, double yScale) {
+  QList<QPointF> points;
+  points.reserve(qsizetype(x.size()));
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) points.append(QPointF(x[i] * xScale, y[i] * yScale));
+  return points;
 }
 
 double maxOf(const QList<QPointF>& points) {
@@ -165,6 +173,7 @@ void ThroughputCharts::clear() {
   }
   charts_->throughput.y->setRange(0, 1);
   charts_->throughput.y->setTitleText(tr("samples/s"));
+  charts_->throughput.series[0]->setName(tr("samples/s"));
   charts_->bandwidth.y->setRange(0, 1);
   charts_->bandwidth.y->setTitleText(tr("GB/s"));
   charts_->utilisation.y->setRange(0, 100);
@@ -176,32 +185,38 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     clear();
     return;
   }
-  const double spanNs = double(ts.binNs) * double(ts.size()) + double(ts.fromNs);
+  const double spanNs = double(ts.toNs());
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
     // The axis ends where the run does; ticks sit on round times (not 6.25 / 12.5)
     // and the range is not stretched to the next round number (a 539 ms run on a
     // 0..1000 ms axis leaves half the chart empty).
-    const double span = spanNs * time.scale;
-    p->x->setRange(0, span);
+    const double from = double(ts.fromNs()) * time.scale, to = spanNs * time.scale;
+    p->x->setRange(from, to);
     p->x->setTickType(QValueAxis::TicksDynamic);
     p->x->setTickAnchor(0);
-    p->x->setTickInterval(niceStep(span / 5));
+    p->x->setTickInterval(niceStep((to - from) / 5));
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
-    return downsampledPoints(ts.timeNs, y, kMaxPoints, time.scale, yScale);
+    return pointsOf(ts.timeNs, y, time.scale, yScale);
   };
 
-  const double maxRate = ts.samplesPerSec.empty() ? 0.0 : *std::max_element(ts.samplesPerSec.begin(), ts.samplesPerSec.end());
+  // Samples per second where the batch size is known; an imported profile without
+  // one shows its iterations per second rather than samples it never recorded.
+  const bool samplesKnown = ts.samplesPerBatch > 0;
+  const std::vector<double>& throughput = samplesKnown ? ts.samplesPerSec : ts.batchesPerSec;
+  const QString perSecond = samplesKnown ? tr("samples/s") : tr("batches/s");
+  const double maxRate = throughput.empty() ? 0.0 : *std::max_element(throughput.begin(), throughput.end());
   const Unit rate = rateUnit(maxRate);
   auto& t = charts_->throughput;
-  const auto samples = points(ts.samplesPerSec, rate.scale);
+  const auto samples = points(throughput, rate.scale);
+  t.series[0]->setName(perSecond);
   t.series[0]->replace(samples);
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
-  t.y->setTitleText(tr("%1 samples/s").arg(rate.name).trimmed());
+  t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
 
   auto& b = charts_->bandwidth;
   const auto h2d = points(ts.h2dGBps, 1.0), d2h = points(ts.d2hGBps, 1.0);
@@ -229,7 +244,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     return true;
   };
   // Short notes: the title is all the room they get in a narrow chart.
-  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no batches") : QString());
+  t.setEmptyNote(allZero({&throughput}) ? tr("no batches") : QString());
   b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no copies") : QString());
   u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no GPU ops") : QString());
 }
@@ -246,6 +261,13 @@ std::vector<int> ThroughputCharts::pointCounts() const {
   for (auto* p : charts_->panels())
     for (auto* s : p->series) counts.push_back(int(s->count()));
   return counts;
+}
+
+QStringList ThroughputCharts::seriesNames() const {
+  QStringList names;
+  for (auto* p : charts_->panels())
+    for (auto* s : p->series) names << s->name();
+  return names;
 }
 
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {

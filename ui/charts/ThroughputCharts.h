@@ -16,20 +16,23 @@ namespace pipescope::ui {
 class ThroughputCharts : public QWidget {
   Q_OBJECT
  public:
-  /// Most points a series holds (TimeSeries bins are downsampled beyond it).
-  static constexpr int kMaxPoints = 200;
+  /// Most points to ask computeTimeSeries for: one per batch up to this many.
+  static constexpr int kMaxPoints = kSeriesPoints;
 
   explicit ThroughputCharts(QWidget* parent = nullptr);
   ~ThroughputCharts() override;
 
-  /// Replaces every series in bulk (one replace() per series).
+  /// Replaces every series in bulk (one replace() per series), one point per
+  /// interval of the series, drawn at the interval's centre.
   void setTimeSeries(const TimeSeries& series);
   void clear();
 
   /// Titles of the charts that have no data and say so (tests).
   QStringList emptyNotes() const;
-  /// Points held by each series, for tests (never more than kMaxPoints).
+  /// Points held by each series, for tests.
   std::vector<int> pointCounts() const;
+  /// The legend name of each series, for tests.
+  QStringList seriesNames() const;
   /// Paints the charts into `target`, stacked (Vertical) or side by side
   /// (Horizontal), for the export and the report image.
   void renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation = Qt::Vertical);
