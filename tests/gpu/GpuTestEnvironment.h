@@ -23,10 +23,10 @@ inline std::string sanitizerTool() {
 
 /// The CUDA module, loaded as the programs load it. These tests are built only with
 /// the module, so failing to load it is a test failure (on CI too), never a skip.
-#define PIPESCOPE_LOAD_CUDA_MODULE(module)                                  \
-  const CudaModuleLoad& module##Load_ = loadCudaModule();                  \
-  ASSERT_TRUE(module##Load_.module) << module##Load_.error;                \
-  const CudaModule& module = *module##Load_.module
+#define PIPESCOPE_LOAD_CUDA_MODULE(name)                 \
+  const CudaModuleLoad& name##Load_ = loadCudaModule(); \
+  ASSERT_TRUE(name##Load_.module) << name##Load_.error; \
+  const CudaModule& name = *name##Load_.module
 
 /// A test with the CUDA backend on device 0 in `backend_` (and the module in
 /// `cuda_`); skipped without a GPU.

@@ -9,6 +9,7 @@
 #include <QProcessEnvironment>
 
 #include "../LoaderLog.h"
+#include "app/LaunchMode.h"
 
 using pipescope::testing::cudaLibrariesAmong;
 using pipescope::testing::LoaderLog;
@@ -73,6 +74,24 @@ TEST(GuiStartup, HelpAndVersionLoadNoCudaLibrary) {
     EXPECT_TRUE(files.count("libQt6Core.so.6")) << arg << ": the log lists what was loaded";
     EXPECT_EQ(joined(cudaLibrariesAmong(files)), "") << arg;
   }
+}
+
+TEST(GuiStartup, HelpAndVersionAreRecognisedAsTextOnly) {
+  auto textOnly = [](std::initializer_list<const char*> args) {
+    std::vector<const char*> argv{"pipescope"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return pipescope::ui::printsTextOnly(int(argv.size()), argv.data());
+  };
+  EXPECT_TRUE(textOnly({"--help"}));
+  EXPECT_TRUE(textOnly({"-h"}));
+  EXPECT_TRUE(textOnly({"-?"}));
+  EXPECT_TRUE(textOnly({"--version"}));
+  EXPECT_TRUE(textOnly({"-v"}));
+  EXPECT_TRUE(textOnly({"--screenshot", "a.png", "--version"})) << "the parser prints the version and exits first";
+  EXPECT_FALSE(textOnly({"--help-all"})) << "lists the GUI application's options too";
+  EXPECT_FALSE(textOnly({}));
+  EXPECT_FALSE(textOnly({"--measure-startup"}));
+  EXPECT_FALSE(textOnly({"--", "--help"})) << "a file named --help";
 }
 
 TEST(GuiStartup, HelpAndVersionPrintNothingOnStderr) {
