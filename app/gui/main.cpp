@@ -1,8 +1,9 @@
 // pipescope: the desktop app. With --screenshot it renders a figure headless and
-// exits; --help, --version and the figure modes need no display (LaunchMode picks
-// the offscreen platform for them); with --measure-startup it prints when the first
-// frame was painted and exits. A stop signal (SIGTERM, SIGHUP, Ctrl-C) closes the
-// window as the user would and exits with 128 + its number.
+// exits; --help and --version create no GUI application at all, and the figure
+// modes need no display (LaunchMode picks the offscreen platform for them); with
+// --measure-startup it prints when the first frame was painted and exits. A stop
+// signal (SIGTERM, SIGHUP, Ctrl-C) closes the window as the user would and exits with
+// 128 + its number.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -19,17 +20,15 @@
 #include "app/StopSignalNotifier.h"
 #include "app/Theme.h"
 
-int main(int argc, char** argv) {
-  const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
-  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("pipescope");
-  QApplication::setApplicationName("pipescope");
-  QApplication::setApplicationVersion(PIPESCOPE_VERSION);
-  QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
-  QApplication::setWindowIcon(pipescope::ui::appIcon());
+namespace {
 
-  QCommandLineParser parser;
+void nameApplication() {
+  QCoreApplication::setOrganizationName("pipescope");
+  QCoreApplication::setApplicationName("pipescope");
+  QCoreApplication::setApplicationVersion(PIPESCOPE_VERSION);
+}
+
+void describeCommandLine(QCommandLineParser& parser) {
   parser.setApplicationDescription("Shows, live, how a CPU-GPU pipeline spends its time.");
   parser.addHelpOption();
   parser.addVersionOption();
@@ -37,6 +36,28 @@ int main(int argc, char** argv) {
   pipescope::ui::addSweepImageOptions(parser);
   parser.addOption({"measure-startup", "Print the time from start to the first painted frame, then exit."});
   pipescope::ui::files::addLaunchFileArgument(parser);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
+  if (pipescope::ui::printsTextOnly(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    nameApplication();
+    QCommandLineParser parser;
+    describeCommandLine(parser);
+    parser.process(app);  // prints the help or the version and exits
+    return 0;
+  }
+  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
+  QApplication app(argc, argv);
+  nameApplication();
+  QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
+  QApplication::setWindowIcon(pipescope::ui::appIcon());
+
+  QCommandLineParser parser;
+  describeCommandLine(parser);
   parser.process(app);
   if (pipescope::ui::wantsSweepImage(parser)) return pipescope::ui::runSweepImage(parser);
 
@@ -47,13 +68,13 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  pipescope::ui::applyTheme(pipescope::ui::Theme::Light);  // the saved theme, if any, follows in MainWindow
+  pipescope::ui::MainWindow window;
+  if (parser.isSet("measure-startup")) new pipescope::ui::StartupProbe(&window, mainStartNs);
   // SIGTERM, SIGHUP and Ctrl-C close the window as the user would: a live run is
   // stopped and kept in the autosave folder, the settings are saved.
   pipescope::ui::StopSignalNotifier stopSignals;
   pipescope::ui::quitOnStopSignal(stopSignals);
-  pipescope::ui::applyTheme(pipescope::ui::Theme::Light);  // the saved theme, if any, follows in MainWindow
-  pipescope::ui::MainWindow window;
-  if (parser.isSet("measure-startup")) new pipescope::ui::StartupProbe(&window, mainStartNs);
   window.show();
   // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
   if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
