@@ -39,8 +39,8 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
   switch (row.kind) {
     case LaneKind::Stream: {
       // The CUDA stream id the ops carry (imported lanes are numbered in file order).
-      if (!ops.ops.empty() && index.view().size() > 0) {
-        const Op& op = index.view().at(ops.ops.front());
+      if (!ops.empty() && index.view().size() > 0) {
+        const Op op = index.view().at(ops.op(0));
         if (op.stream != kNoStream) return QStringLiteral("stream id %1").arg(op.stream);
       }
       return QStringLiteral("CUDA stream");
@@ -92,7 +92,7 @@ QString laneTooltip(const LaneRow& row, const LaneIndex& index, int foldableLane
   QStringList lines{row.name, longDescription(row, index)};
   const LaneIndex::LaneOps& ops = index.lane(row.lane);
   std::array<std::int64_t, kOpKindCount> counts{};
-  for (std::uint64_t i : ops.ops) ++counts[std::size_t(index.view().at(i).kind)];
+  for (std::size_t i = 0; i < ops.size(); ++i) ++counts[std::size_t(index.view().at(ops.op(i)).kind)];
   QStringList ran;
   for (OpKind k : kKindOrder)
     if (counts[std::size_t(k)] > 0) ran << QStringLiteral("%1 %2").arg(counts[std::size_t(k)]).arg(kindPlural(k));

@@ -11,12 +11,20 @@
 // An op is indexed on its `lane` (host thread or stream) and, for GPU ops, also on
 // its `engineLane`. Each entry keeps a running maximum of end times, so "first op
 // that ends after t" is a binary search even when ops on a lane overlap. Blocks of
-// kBlockOps entries keep their longest duration and latest end, so folding can
-// step over thousands of narrow ops per pixel without visiting each one.
+// kBlockOps entries keep their first start, longest duration and latest end, so
+// folding can step over thousands of narrow ops per pixel without visiting each one.
+//
+// An entry is 8 bytes: its op as a 32-bit offset from the lane's base index, and the
+// running maximum end as a 32-bit offset from its block's anchor (the later of the
+// block's first start and the latest end before the block). The rare entry whose
+// running maximum lies 4.3 s or more past that anchor (after an op that long in the
+// same block) is marked and recomputed from its block's ops when asked for.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "timeline/PagedArray.h"
 #include "trace/TraceStore.h"
 
 namespace pipescope::ui {
@@ -28,12 +36,30 @@ class LaneIndex {
     std::int64_t firstStart = 0;   ///< start of the block's first op (the earliest)
     std::int64_t maxEnd = 0;       ///< latest end of the block's ops
     std::int64_t maxDuration = 0;  ///< longest duration among them
+    std::int64_t endsBefore = std::numeric_limits<std::int64_t>::min();  ///< latest end of the ops before the block
   };
-  struct LaneOps {
-    std::vector<std::uint64_t> ops;     ///< global op indices, sorted by op start
-    std::vector<std::int64_t> maxEnd;   ///< maxEnd[i] = max end of ops[0..i]
-    std::vector<Block> blocks;          ///< blocks[b] covers ops[b*kBlockOps, (b+1)*kBlockOps)
-    std::uint32_t kindMask = 0;         ///< bit k set: the lane holds ops of OpKind k
+  /// One lane's ops, sorted by start.
+  class LaneOps {
+   public:
+    std::size_t size() const { return entries_.size(); }
+    bool empty() const { return entries_.empty(); }
+    /// Global op index of the op at position pos.
+    std::uint64_t op(std::size_t pos) const { return base_ + entries_[pos].op; }
+
+    std::uint32_t kindMask = 0;  ///< bit k set: the lane holds ops of OpKind k
+
+   private:
+    friend class LaneIndex;
+    static constexpr std::uint32_t kFar = 0xFFFFFFFF;  // running max end too far from the anchor
+    struct Entry {
+      std::uint32_t op;        // global index - base_
+      std::uint32_t maxEndUp;  // running max end - the block's anchor, or kFar
+    };
+    static std::int64_t anchor(const Block& b) { return std::max(b.endsBefore, b.firstStart); }
+
+    std::uint64_t base_ = 0;
+    PagedArray<Entry> entries_;
+    std::vector<Block> blocks_;  // blocks_[b] covers entries [b*kBlockOps, (b+1)*kBlockOps)
   };
 
   /// Forgets everything (a new trace).
@@ -46,7 +72,9 @@ class LaneIndex {
   const LaneOps& lane(std::uint16_t id) const;
   std::size_t laneSlots() const { return lanes_.size(); }
 
-  /// Position in lane(id).ops of the first op that may overlap [t, ...): the first
+  /// Latest end among lane(id)'s ops [0, pos] (a running maximum: it never decreases with pos).
+  std::int64_t maxEndUpTo(std::uint16_t id, std::size_t pos) const;
+  /// Position in lane(id) of the first op that may overlap [t, ...): the first
   /// whose running max end is > t.
   std::size_t firstEndingAfter(std::uint16_t id, std::int64_t t) const;
   /// Position of the first op whose start is >= t, searching from `from`. Gallops
@@ -55,10 +83,10 @@ class LaneIndex {
   /// blocks on, and touches a handful of ops instead of log2(lane size) of them.
   std::size_t firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, std::size_t from = 0) const;
 
-  /// Position of the first op in [from, to) of lane(id).ops lasting at least
+  /// Position of the first op in [from, to) of lane(id) lasting at least
   /// minDurationNs, or `to` when none does.
   std::size_t firstLastingAtLeast(std::uint16_t id, std::size_t from, std::size_t to, std::int64_t minDurationNs) const;
-  /// Latest end among lane(id).ops[from, to) (INT64_MIN when the range is empty).
+  /// Latest end among lane(id)'s ops [from, to) (INT64_MIN when the range is empty).
   std::int64_t maxEndIn(std::uint16_t id, std::size_t from, std::size_t to) const;
 
   /// Earliest start and latest end over the indexed ops (0, 0 when empty).

@@ -17,32 +17,32 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
   std::vector<OpMark> marks;
   const LaneIndex::LaneOps& l = index.lane(lane);
   const TraceView& view = index.view();
-  const std::size_t n = l.ops.size();
+  const std::size_t n = l.size();
   const std::int64_t tEnd = axis.to();
   // Shortest duration that can be foldPx wide, a little under it so rounding in
   // toX() never hides a wide op; each candidate is then checked in pixels.
   const auto minWideNs = std::int64_t(std::floor((foldPx - 1e-3) * double(axis.span()) / std::max(1.0, axis.width())));
   std::size_t i = index.firstEndingAfter(lane, axis.from());
   while (i < n) {
-    const Op& op = view.at(l.ops[i]);
+    const Op op = view.at(l.op(i));
     if (op.start >= tEnd) break;
     const double x0 = axis.toX(op.start), x1 = axis.toX(op.end);
     if (x1 - x0 >= foldPx) {
-      marks.push_back({float(x0), float(x1), l.ops[i], 1, op.start, op.end});
+      marks.push_back({float(x0), float(x1), l.op(i), 1, op.start, op.end});
       ++i;
       continue;
     }
     // A narrow op starts a fold: absorb every following op that starts within a
     // pixel of the fold's end, unless it is wide enough to be drawn by itself.
-    OpMark fold{float(x0), float(x1), l.ops[i], 1, op.start, op.end};
+    OpMark fold{float(x0), float(x1), l.op(i), 1, op.start, op.end};
     double foldEnd = x1;
     ++i;
     while (i < n) {
-      const std::int64_t nextStart = view.at(l.ops[i]).start;
+      const std::int64_t nextStart = view.at(l.op(i)).start;
       if (nextStart >= tEnd || axis.toX(nextStart) >= foldEnd + 1.0) break;
       // Ops [i, j) all start before the pixel after the fold's end.
       const std::size_t j = index.firstStartingAtOrAfter(lane, axis.toTime(foldEnd + 1.0), i + 1);
-      const std::int64_t runMaxEnd = l.maxEnd[j - 1];
+      const std::int64_t runMaxEnd = index.maxEndUpTo(lane, j - 1);
       if (axis.toX(runMaxEnd) - foldEnd < foldPx) {
         // None of them reaches foldPx past the fold: none is wide, take them all.
         // (runMaxEnd is a running max; when earlier ops overlap it may exceed the
@@ -61,7 +61,7 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
       for (;;) {
         w = index.firstLastingAtLeast(lane, w, j, minWideNs);
         if (w == j) break;
-        const Op& o = view.at(l.ops[w]);
+        const Op o = view.at(l.op(w));
         if (axis.toX(o.end) - axis.toX(o.start) >= foldPx) break;
         ++w;
       }
@@ -230,7 +230,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
     if (ownLane && !(s.overlay && s.overlay->replacesWaits())) {
       for (const OpMark& m : ms) {
         if (m.count != 1) continue;
-        const Op& op = view.at(m.op);
+        const Op op = view.at(m.op);
         if (op.start <= op.submit) continue;
         std::optional<QColor> custom;
         if (s.colorizer && *s.colorizer) custom = (*s.colorizer)(op, std::size_t(m.op));
@@ -265,7 +265,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
         p.fillRect(r, foldColor(kindMask));
         continue;
       }
-      const Op& op = view.at(m.op);
+      const Op op = view.at(m.op);
       const QColor c = opKindColor(op.kind);
       const QRectF r(a, barTop, b - a, barH);
       p.fillRect(r, c);
