@@ -1,0 +1,64 @@
+#include "cuda/multigpu/PeerAccess.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda/CudaError.h"
+
+namespace pipescope::cuda {
+
+bool enablePeerAccess(int from, int to) {
+  int can = 0;
+  PIPESCOPE_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+  if (!can) return false;
+  const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
+  if (err == cudaErrorPeerAccessAlreadyEnabled) {
+    (void)cudaGetLastError();  // enabled by an earlier run: not an error
+    return true;
+  }
+  if (err != cudaSuccess)
+    throwCudaError("cudaDeviceEnablePeerAccess", err,
+                   "GPU " + std::to_string(from) + " reports peer access to GPU " + std::to_string(to) +
+                       " but could not enable it (all peer mappings in use?)");
+  return true;
+}
+
+std::string presentDevices() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "none";
+  }
+  std::string out;
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    const bool named = cudaGetDeviceProperties(&prop, d) == cudaSuccess;
+    out += (out.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(d) +
+           (named ? std::string(" (") + prop.name + ")" : std::string());
+  }
+  return out.empty() ? "none" : out;
+}
+
+void checkDevicesPresent(const std::vector<int>& devices) {
+  int count = 0;
+  PIPESCOPE_CUDA_CHECK(cudaGetDeviceCount(&count));
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const int d = devices[i];
+    if (std::count(devices.begin(), devices.end(), d) > 1)
+      throw std::runtime_error("GPU " + std::to_string(d) + " is listed twice in the device list: list each GPU once");
+    if (d < 0 || d >= count) {
+      const std::string asked = devices.size() == 1 ? "GPU " + std::to_string(d)
+                                                    : std::to_string(devices.size()) + " GPUs (including GPU " +
+                                                          std::to_string(d) + ")";
+      throw std::runtime_error("the run asks for " + asked + " but this machine has " + std::to_string(count) +
+                               " CUDA GPU" + (count == 1 ? "" : "s") + ": " + presentDevices() +
+                               ". Use --gpus " + std::to_string(std::max(1, count)) +
+                               " or fewer, --devices with these numbers, or --backend sim (up to 8 simulated GPUs)");
+    }
+  }
+}
+
+}  // namespace pipescope::cuda

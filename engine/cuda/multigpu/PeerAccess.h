@@ -1,0 +1,21 @@
+#pragma once
+// Direct access between two GPUs (NVLink or PCIe peer-to-peer). Where a pair has
+// none, a copy between them goes through pinned host memory, and the run says so.
+#include <string>
+#include <vector>
+
+namespace pipescope::cuda {
+
+/// Whether `from` can access `to`'s memory directly (cudaDeviceCanAccessPeer); when
+/// it can, enables that access from `from`'s context (once; enabling twice is fine).
+/// Leaves `from` the current device. Throws CudaError on any other failure.
+bool enablePeerAccess(int from, int to);
+
+/// The devices of a run checked against those present: throws std::runtime_error
+/// naming how many GPUs there are and which when one is missing or listed twice.
+void checkDevicesPresent(const std::vector<int>& devices);
+
+/// "GPU 0 (NVIDIA H200)" for each CUDA device present, comma-separated.
+std::string presentDevices();
+
+}  // namespace pipescope::cuda
