@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 namespace pipescope::cuda {
 
@@ -28,15 +29,9 @@ std::string loadedPath(void* handle, const std::string& fallback) {
   return fallback;
 }
 
-void* openLibrary(std::string& name, std::string& tried) {
-  // The system's libnccl.so.2 first; the one this build was configured with after it.
-  const char* candidates[] = {"libnccl.so.2",
-#ifdef PIPESCOPE_NCCL_LIBRARY_PATH
-                              PIPESCOPE_NCCL_LIBRARY_PATH
-#endif
-  };
-  for (const char* c : candidates) {
-    if (void* h = dlopen(c, RTLD_NOW | RTLD_LOCAL)) {
+void* openLibrary(const std::vector<std::string>& candidates, std::string& name, std::string& tried) {
+  for (const std::string& c : candidates) {
+    if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       name = c;
       return h;
     }
@@ -53,12 +48,12 @@ bool resolve(void* handle, const char* symbol, Fn& out, std::string& missing) {
   return out != nullptr;
 }
 
-Loaded load() {
+Loaded load(const std::vector<std::string>& candidates) {
   Loaded l;
   NcclApi& a = l.api;
   a.nvlsNote = forceNvlsOff();
   std::string name, tried;
-  void* h = openLibrary(name, tried);
+  void* h = openLibrary(candidates, name, tried);
   if (!h) {
     l.error = "NCCL could not be loaded (" + tried + "). " + kInstallHint;
     return l;
@@ -117,10 +112,26 @@ std::string NcclApi::describe(const char* call, ncclResult_t result, ncclComm_t 
   return text;
 }
 
+std::vector<std::string> ncclCandidates() {
+  if (const char* v = std::getenv("PIPESCOPE_NCCL_LIBRARY"); v && *v) return {v};
+  // The system's libnccl.so.2 first; the one this build was configured with after it.
+  std::vector<std::string> c{"libnccl.so.2"};
+#ifdef PIPESCOPE_NCCL_LIBRARY_PATH
+  c.emplace_back(PIPESCOPE_NCCL_LIBRARY_PATH);
+#endif
+  return c;
+}
+
+NcclApi loadNccl(const std::vector<std::string>& candidates) {
+  Loaded l = load(candidates);
+  if (!l.error.empty()) throw NcclError(l.error);
+  return l.api;
+}
+
 const NcclApi& ncclApi() {
   static std::once_flag once;
   static Loaded loaded;
-  std::call_once(once, [] { loaded = load(); });
+  std::call_once(once, [] { loaded = load(ncclCandidates()); });
   if (!loaded.error.empty()) throw NcclError(loaded.error);
   return loaded.api;
 }

@@ -6,6 +6,7 @@
 // use NVLink multicast (NVLS), whatever the environment said.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -47,6 +48,13 @@ struct NcclApi {
 /// Loads NCCL once per process and returns its entry points; throws NcclError saying
 /// what failed (library not found, too old, a symbol missing) and what to do.
 const NcclApi& ncclApi();
+
+/// Where ncclApi() looks: $PIPESCOPE_NCCL_LIBRARY alone when set, else libnccl.so.2
+/// on the loader's path, then the library this build was configured with.
+std::vector<std::string> ncclCandidates();
+/// Loads the first of `candidates` that opens (NCCL_NVLS_ENABLE forced to 0 first);
+/// throws NcclError as ncclApi() does. A library loaded stays loaded.
+NcclApi loadNccl(const std::vector<std::string>& candidates);
 
 /// Sets NCCL_NVLS_ENABLE=0 in this process's environment (overwriting any other
 /// value); returns a note when it overwrote one. Called by ncclApi() before loading.
