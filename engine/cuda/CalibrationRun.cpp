@@ -275,7 +275,7 @@ class Calibrator {
     tracer_.collect(intervals, ids.empty() ? 0 : ids.front());
     std::vector<double> out;
     for (std::uint64_t id : ids) {
-      auto it = intervals.find(id);
+      auto it = intervals.find(intervalKey(id, std::uint32_t(options_.device)));
       if (it != intervals.end() && it->second.end > it->second.start)
         out.push_back(double(it->second.end - it->second.start));
     }

@@ -36,14 +36,15 @@ Shared& shared() {
   return s;
 }
 
-void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end) {
+void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end, std::uint32_t device) {
   if (into.records == 0 || start < into.start) into.start = start;
   if (into.records == 0 || end > into.end) into.end = end;
+  into.device = device;
   ++into.records;
 }
 
-void gpuRecord(Shared& s, std::uint32_t correlation, std::uint64_t start, std::uint64_t end) {
-  merge(s.corrTimes[correlation], start, end);
+void gpuRecord(Shared& s, std::uint32_t correlation, std::uint64_t start, std::uint64_t end, std::uint32_t device) {
+  merge(s.corrTimes[correlation], start, end, device);
   s.newTimes.push_back(correlation);
 }
 
@@ -71,17 +72,22 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
           auto* r = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* r = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // peer-to-peer copies (cudaMemcpyPeerAsync)
+          auto* r = reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
           auto* r = reinterpret_cast<CUpti_ActivityMemset4*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         default: break;  // runtime/driver API records exist only to carry the external ids
@@ -94,7 +100,8 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
 }
 
 constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 std::string resultText(CUptiResult r) {
@@ -196,11 +203,12 @@ void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, s
     if (times == s.corrTimes.end()) return;
     auto ext = s.corrToExternal.find(correlation);
     if (ext == s.corrToExternal.end()) return;
-    GpuInterval& dst = out[ext->second];
     const GpuInterval& src = times->second;
+    GpuInterval& dst = out[intervalKey(ext->second, src.device)];
     if (dst.records == 0 || src.start < dst.start) dst.start = src.start;
     if (dst.records == 0 || src.end > dst.end) dst.end = src.end;
     dst.records += src.records;
+    dst.device = src.device;
     s.corrTimes.erase(times);
   };
   for (std::uint32_t c : s.newTimes) match(c);
