@@ -30,7 +30,7 @@ void BatchIssuer::gpuOp(const BatchSlots& b, OpKind kind, std::uint64_t bytes, s
   op.bytes = bytes;
   op.name = name;
   op.flags = flags;
-  recorder_.record(api, op, b.device.handle(), forceEvents, what, std::forward<Call>(call));
+  recorder_.record(api, op, target(b), forceEvents, what, std::forward<Call>(call));
 }
 
 std::uint8_t BatchIssuer::copyFlags() const {

@@ -29,6 +29,13 @@ class BatchIssuer {
     lanes_ = &lanes;
     weights_ = weights;
   }
+  /// With several GPUs: this issuer's GPU among the recorder's devices, and the first
+  /// of its stream keys (stream s records under keyBase + s). One GPU: 0 and 0.
+  void setTarget(int recorderDevice, int keyBase) {
+    recorderDevice_ = recorderDevice;
+    keyBase_ = keyBase;
+  }
+  GpuTarget target(const BatchSlots& b) const { return {b.device.handle(), keyBase_ + b.stream, recorderDevice_}; }
 
   void h2d(const BatchSlots& b);
   void kernels(const BatchSlots& b);
@@ -50,6 +57,8 @@ class BatchIssuer {
   PipelineConfig config_;
   const PipelineLanes* lanes_ = nullptr;
   const float* weights_ = nullptr;
+  int recorderDevice_ = 0;
+  int keyBase_ = 0;
 };
 
 }  // namespace pipescope::cuda
