@@ -69,9 +69,9 @@ void OpRecorder::startClocks(DeviceInfo* infos, std::size_t count) {
       info.timingSource = "CUPTI";
     } else {
       info.timingSource = "CUDA events";
-      info.note = "CUPTI unavailable (" + whyNot +
+      info.note += (info.note.empty() ? "" : "; ") + ("CUPTI unavailable (" + whyNot +
                   "): copy and kernel times come from CUDA events recorded around each op, so time spent "
-                  "waiting for a busy engine is counted as execution";
+                  "waiting for a busy engine is counted as execution");
     }
   }
   calibrate();

@@ -1,5 +1,7 @@
 #include "cuda/multigpu/PeerAccess.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -24,6 +26,50 @@ bool enablePeerAccess(int from, int to) {
                    "GPU " + std::to_string(from) + " reports peer access to GPU " + std::to_string(to) +
                        " but could not enable it (all peer mappings in use?)");
   return true;
+}
+
+namespace {
+
+// The NVML entry points used, declared here so no nvml.h is needed to build.
+using nvmlDevice_t = struct nvmlDevice_st*;
+using NvmlInit = int (*)();
+using NvmlShutdown = int (*)();
+using NvmlByBusId = int (*)(const char*, nvmlDevice_t*);
+using NvmlP2PStatus = int (*)(nvmlDevice_t, nvmlDevice_t, int, int*);
+constexpr int kNvmlP2PCapsIndexNvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
+constexpr int kNvmlP2PStatusOk = 0;         // NVML_P2P_STATUS_OK
+
+/// Whether NVML reports an NVLink between the two devices; false when NVML is absent.
+bool joinedByNvlink(int from, int to) {
+  char busA[32] = {}, busB[32] = {};
+  if (cudaDeviceGetPCIBusId(busA, sizeof busA, from) != cudaSuccess ||
+      cudaDeviceGetPCIBusId(busB, sizeof busB, to) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return false;
+  auto init = reinterpret_cast<NvmlInit>(dlsym(lib, "nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<NvmlShutdown>(dlsym(lib, "nvmlShutdown"));
+  auto byBus = reinterpret_cast<NvmlByBusId>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto p2p = reinterpret_cast<NvmlP2PStatus>(dlsym(lib, "nvmlDeviceGetP2PStatus"));
+  bool nvlink = false;
+  if (init && shutdown && byBus && p2p && init() == 0) {
+    nvmlDevice_t a = nullptr, b = nullptr;
+    int status = -1;
+    nvlink = byBus(busA, &a) == 0 && byBus(busB, &b) == 0 && p2p(a, b, kNvmlP2PCapsIndexNvlink, &status) == 0 &&
+             status == kNvmlP2PStatusOk;
+    shutdown();
+  }
+  dlclose(lib);
+  return nvlink;
+}
+
+}  // namespace
+
+std::string linkName(int from, int to, bool peerAccess) {
+  if (!peerAccess) return "via host";
+  return joinedByNvlink(from, to) ? "NVLink" : "PCIe peer-to-peer";
 }
 
 std::string presentDevices() {

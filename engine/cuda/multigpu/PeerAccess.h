@@ -11,6 +11,11 @@ namespace pipescope::cuda {
 /// Leaves `from` the current device. Throws CudaError on any other failure.
 bool enablePeerAccess(int from, int to);
 
+/// How `from` reaches `to` for a lane's name: "NVLink" (NVML says the pair is joined by
+/// NVLink), "PCIe peer-to-peer" (peer access without NVLink, or NVML absent), or
+/// "via host" (no peer access: copies are staged through pinned host memory).
+std::string linkName(int from, int to, bool peerAccess);
+
 /// The devices of a run checked against those present: throws std::runtime_error
 /// naming how many GPUs there are and which when one is missing or listed twice.
 void checkDevicesPresent(const std::vector<int>& devices);
