@@ -68,7 +68,9 @@ class CudaBackend final : public Backend {
 std::unique_ptr<Backend> makeCudaBackend(int device, std::string& error) {
   try {
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(device));
-    return std::make_unique<CudaBackend>(device, cuda::describeDevice(device));
+    DeviceInfo info = cuda::describeDevice(device);
+    info.ordinal = device;
+    return std::make_unique<CudaBackend>(device, std::move(info));
   } catch (const std::exception& e) {
     error = std::string("cannot use CUDA device ") + std::to_string(device) + ": " + e.what();
     return nullptr;
