@@ -272,6 +272,20 @@ json profileToJson(const DeviceProfile& p) {
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
+  if (!p.peerCopyCurve.empty()) {
+    j["peerAccess"] = p.peerAccess;
+    j["peerGBps"] = p.peerGBps;
+    j["peerLatencyNs"] = p.peerLatencyNs;
+    j["peerCopyCurve"] = curveToJson(p.peerCopyCurve);
+    if (!p.peerBothWaysCurve.empty()) j["peerBothWaysCurve"] = curveToJson(p.peerBothWaysCurve);
+    if (p.h2dBesidePeerGBps > 0) j["h2dBesidePeerGBps"] = p.h2dBesidePeerGBps;
+  }
+  if (p.allreduceCurveGpus > 0) {
+    j["allreduceBusCurve"] = curveToJson(p.allreduceBusCurve);
+    j["allreduceBusGBps"] = p.allreduceBusGBps;
+    j["allreduceCurveGpus"] = p.allreduceCurveGpus;
+    j["allreduceStepLatencyNs"] = p.allreduceStepLatencyNs;
+  }
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -352,6 +366,16 @@ DeviceProfile profileFromJson(const json& j) {
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
+  r.boolean("peerAccess", p.peerAccess);
+  r.number("peerGBps", p.peerGBps, true);
+  r.number("peerLatencyNs", p.peerLatencyNs, true);
+  r.curve("peerCopyCurve", p.peerCopyCurve);
+  r.curve("peerBothWaysCurve", p.peerBothWaysCurve);
+  r.number("h2dBesidePeerGBps", p.h2dBesidePeerGBps, true);
+  r.curve("allreduceBusCurve", p.allreduceBusCurve);
+  r.number("allreduceBusGBps", p.allreduceBusGBps, true);
+  r.integer("allreduceCurveGpus", p.allreduceCurveGpus, 0, 64);
+  r.number("allreduceStepLatencyNs", p.allreduceStepLatencyNs, true);
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

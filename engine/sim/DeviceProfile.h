@@ -180,6 +180,24 @@ struct DeviceProfile {
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 
+  // Several GPUs: measured by `pipescope-cli calibrate` on a host with two or more
+  // (the multi-GPU probes); not measured = empty curves and allreduceCurveGpus 0.
+  bool peerAccess = true;       ///< consecutive GPUs reach each other directly (else through pinned host memory)
+  double peerGBps = 0;          ///< one peer copy, one way, at the largest size (GB/s)
+  double peerLatencyNs = 0;     ///< fixed cost of a peer copy beyond its bytes
+  std::vector<BandwidthPoint> peerCopyCurve;      ///< cudaMemcpyPeerAsync one way, by size (latency taken off)
+  std::vector<BandwidthPoint> peerBothWaysCurve;  ///< each direction's rate while the other direction copies too
+  /// A pinned host-to-device copy into a GPU while peer copies leave it (GB/s; 0 =
+  /// not measured): whether the host link and the peer link share anything.
+  double h2dBesidePeerGBps = 0;
+  /// NCCL all-reduce (in-place float sum) bus bandwidth by size, nccl-tests' busbw =
+  /// algbw x 2(n-1)/n, measured over allreduceCurveGpus GPUs.
+  std::vector<BandwidthPoint> allreduceBusCurve;
+  double allreduceBusGBps = 0;  ///< at the largest measured size
+  int allreduceCurveGpus = 0;
+  /// Ring all-reduce per-step latency: t(bytes) = 2(n-1) x this + 2(n-1)/n x bytes / busbw.
+  double allreduceStepLatencyNs = 0;
+
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).
   std::optional<ProfileValidation> validation;
