@@ -17,7 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda/CudaBackend.h"
+#include "backend/CudaModule.h"
 #include "gpu_multigpu_reference.h"
 
 using namespace pipescope;
@@ -120,7 +120,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const CudaProbe probe = probeCuda();
+  const CudaModuleLoad& cudaLoad = loadCudaModule();
+  if (!cudaLoad.module) {
+    std::fprintf(stderr, "%s\n", cudaLoad.error.c_str());
+    return 1;
+  }
+  const CudaProbe probe = cudaLoad.module->probe();
   if (probe.status != CudaProbe::Status::Available) {
     std::printf("no CUDA device (%s): nothing to measure\n", probe.message.c_str());
     return 0;
@@ -135,7 +140,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string error;
-  auto backend = makeCudaBackend(0, error);
+  auto backend = cudaLoad.module->makeBackend(0, error);
   if (!backend) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;

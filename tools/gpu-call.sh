@@ -54,7 +54,7 @@ for step in "$@"; do
     build)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
         >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" pipescope-cli pipescope_gpu_tests gpu_pipeline_bench \
-        $(ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' && echo gpu_multigpu_bench) \
+        $(ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' && echo gpu_multigpu_bench pipescope_multigpu_tests) \
         >>"$L/build.log" 2>&1
       rc=$?
       tail -5 "$L/build.log" | tee -a "$OUT/summary.log"

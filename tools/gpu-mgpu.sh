@@ -44,8 +44,9 @@ if [ "$PRESENT" -lt 2 ] || [ "$N" -lt 2 ]; then
 fi
 DEV=$(seq -s, 0 $((N - 1)))
 
-# 1. gpu tests over several GPUs (they use the first 2, or 4 when there are).
-part tests 150 "$B/tests/pipescope_gpu_tests" --gtest_filter='MultiGpu*:NcclLibrary*' >"$OUT/tests.log" 2>&1
+# 1. gpu tests over several GPUs (they use the first 2, or 4 when there are), and NCCL's loader.
+part tests 150 "$B/tests/pipescope_gpu_tests" --gtest_filter='MultiGpu*' >"$OUT/tests.log" 2>&1
+part multigpu-tests 30 "$B/tests/pipescope_multigpu_tests" >>"$OUT/tests.log" 2>&1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|NOTE" "$OUT/tests.log" | head -30 >>"$OUT/summary.log"
 
 # 2. The bench: ratios against the reference and the bus bandwidth.

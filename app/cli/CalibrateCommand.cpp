@@ -6,13 +6,10 @@
 
 #include "Commands.h"
 #include "Options.h"
+#include "backend/CudaModule.h"
 #include "io/OutputFile.h"
 #include "sim/DeviceProfile.h"
 #include "sim/InPipelineFits.h"
-#if PIPESCOPE_HAVE_CUDA
-#include "cuda/Calibration.h"
-#include "cuda/CudaBackend.h"
-#endif
 
 namespace pipescope::cli {
 
@@ -65,7 +62,12 @@ int calibrateMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 #if PIPESCOPE_HAVE_CUDA
-  const CudaProbe probe = probeCuda();
+  const CudaModuleLoad& cuda = loadCudaModule();
+  if (!cuda.module) {
+    std::cerr << "pipescope-cli calibrate: " << cuda.error << ".\n";
+    return kExitRunFailed;
+  }
+  const CudaProbe probe = cuda.module->probe();
   if (probe.status != CudaProbe::Status::Available) {
     std::cerr << "pipescope-cli calibrate: no usable CUDA GPU (" << probe.message
               << "). Calibration measures a real GPU: run it on a machine with one; on this machine use a "
@@ -91,11 +93,11 @@ int calibrateMain(const std::vector<std::string>& args) {
     o.profileName = name;
     o.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     std::cerr << "calibrating CUDA device " << device << "...\n";
-    profile = calibrateDevice(o);
+    profile = cuda.module->calibrate(o);
     // What only the backend itself shows: its own per-op/per-batch host cost and the
     // CPU stages' speed inside a running pipeline.
     std::string error;
-    auto backend = makeCudaBackend(device, error);
+    auto backend = cuda.module->makeBackend(device, error);
     if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
     profile = fitInPipelineRepeated(*backend, profile, repeats, o.log);
     // No random validation set is used for fitting, so any seed can judge the profile.

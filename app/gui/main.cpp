@@ -1,7 +1,7 @@
 // pipescope: the desktop app. With --screenshot it renders a figure headless and
-// exits; --help, --version and the figure modes need no display (LaunchMode picks
-// the offscreen platform for them); with --measure-startup it prints when the first
-// frame was painted and exits.
+// exits; --help and --version create no GUI application at all, and the figure
+// modes need no display (LaunchMode picks the offscreen platform for them); with
+// --measure-startup it prints when the first frame was painted and exits.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -17,17 +17,15 @@
 #include "app/StartupProbe.h"
 #include "app/Theme.h"
 
-int main(int argc, char** argv) {
-  const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
-  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("pipescope");
-  QApplication::setApplicationName("pipescope");
-  QApplication::setApplicationVersion(PIPESCOPE_VERSION);
-  QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
-  QApplication::setWindowIcon(pipescope::ui::appIcon());
+namespace {
 
-  QCommandLineParser parser;
+void nameApplication() {
+  QCoreApplication::setOrganizationName("pipescope");
+  QCoreApplication::setApplicationName("pipescope");
+  QCoreApplication::setApplicationVersion(PIPESCOPE_VERSION);
+}
+
+void describeCommandLine(QCommandLineParser& parser) {
   parser.setApplicationDescription("Shows, live, how a CPU-GPU pipeline spends its time.");
   parser.addHelpOption();
   parser.addVersionOption();
@@ -35,6 +33,28 @@ int main(int argc, char** argv) {
   pipescope::ui::addSweepImageOptions(parser);
   parser.addOption({"measure-startup", "Print the time from start to the first painted frame, then exit."});
   pipescope::ui::files::addLaunchFileArgument(parser);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
+  if (pipescope::ui::printsTextOnly(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    nameApplication();
+    QCommandLineParser parser;
+    describeCommandLine(parser);
+    parser.process(app);  // prints the help or the version and exits
+    return 0;
+  }
+  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
+  QApplication app(argc, argv);
+  nameApplication();
+  QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
+  QApplication::setWindowIcon(pipescope::ui::appIcon());
+
+  QCommandLineParser parser;
+  describeCommandLine(parser);
   parser.process(app);
   if (pipescope::ui::wantsSweepImage(parser)) return pipescope::ui::runSweepImage(parser);
 

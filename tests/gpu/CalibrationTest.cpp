@@ -7,8 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "GpuTestEnvironment.h"
-#include "cuda/Calibration.h"
-#include "cuda/CudaBackend.h"
 
 namespace pipescope {
 namespace {
@@ -25,13 +23,14 @@ void expectPlausibleCurve(const std::vector<BandwidthPoint>& curve, double lo, d
 }
 
 TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
-  const CudaProbe probe = probeCuda();
+  PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+  const CudaProbe probe = cuda.probe();
   if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
   if (sanitizerTool() == "racecheck")
     GTEST_SKIP() << "the calibration's kernel ladders and GEMMs do not finish under racecheck within its budget; "
                     "they run the backend's kernels, which the other tests check, and memcheck covers this test";
   std::string error;
-  auto backend = makeCudaBackend(0, error);
+  auto backend = cuda.makeBackend(0, error);
   ASSERT_TRUE(backend) << error;
   const DeviceInfo device = backend->describe();
 
@@ -39,7 +38,7 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   o.quick = true;
   std::vector<std::string> lines;
   o.log = [&](const std::string& line) { lines.push_back(line); };
-  const DeviceProfile p = calibrateDevice(o);
+  const DeviceProfile p = cuda.calibrate(o);
 
   EXPECT_EQ(p.deviceName, device.name);
   EXPECT_FALSE(p.deviceName.empty());

@@ -11,10 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <cuda_runtime_api.h>
-
 #include "GpuTestEnvironment.h"
-#include "cuda/CudaBackend.h"
 
 namespace pipescope {
 namespace {
@@ -25,12 +22,13 @@ class MultiGpuTest : public ::testing::Test {
 #if !PIPESCOPE_HAVE_NCCL
     GTEST_SKIP() << "this build has no NCCL: several GPUs run on the simulator only";
 #endif
-    const CudaProbe probe = probeCuda();
+    PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+    const CudaProbe probe = cuda.probe();
     if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
     gpus_ = probe.deviceCount;
     if (gpus_ < 2) GTEST_SKIP() << "needs 2 GPUs; this machine has " << gpus_;
     std::string error;
-    backend_ = makeCudaBackend(0, error);
+    backend_ = cuda.makeBackend(0, error);
     ASSERT_TRUE(backend_) << error;
   }
 

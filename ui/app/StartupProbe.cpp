@@ -6,6 +6,8 @@
 #include <QWidget>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <string>
 
 namespace pipescope::ui {
 
@@ -30,11 +32,26 @@ bool StartupProbe::eventFilter(QObject* watched, QEvent* event) {
   return false;
 }
 
+namespace {
+
+long long residentKb() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long long kb = 0;
+  while (status >> key)
+    if (key == "VmRSS:" && status >> kb) return kb;
+  return 0;
+}
+
+}  // namespace
+
 void StartupProbe::report() {
   const std::int64_t frameDoneNs = monotonicNs();
-  std::printf("first-frame-monotonic-ns %lld\nmain-to-first-paint-ms %.3f\nmain-to-frame-done-ms %.3f\n",
-              static_cast<long long>(frameDoneNs), double(firstPaintNs_ - mainStartNs_) / 1e6,
-              double(frameDoneNs - mainStartNs_) / 1e6);
+  std::printf(
+      "first-frame-monotonic-ns %lld\nrss-at-first-frame-kb %lld\nmain-to-first-paint-ms %.3f\n"
+      "main-to-frame-done-ms %.3f\n",
+      static_cast<long long>(frameDoneNs), residentKb(), double(firstPaintNs_ - mainStartNs_) / 1e6,
+      double(frameDoneNs - mainStartNs_) / 1e6);
   std::fflush(stdout);
   QCoreApplication::exit(0);
 }

@@ -46,7 +46,10 @@ struct Gpu {
   std::vector<Event> reduced;        // per host-slot position: that step's all-reduce done (data parallel)
   const Event* lastReduced = nullptr;  // the previous step's, which this step's kernels wait for
   DeviceBuffer gradients;            // allreduceBytes, reduced in place
-  std::vector<DeviceBuffer> send, recv, staging;  // pipeline, per stream: activations out, in, via host
+  std::vector<DeviceBuffer> send, recv;           // pipeline, per stream: activations out, in
+  /// Pipeline, per stream: where a stage before the last writes its model output when
+  /// the host memory kind has no device output buffer (mapped, managed).
+  std::vector<DeviceBuffer> stageOut;
   std::vector<HostBuffer> stagingHost;            // pipeline without peer access: the host hop
   std::vector<Event> stagingFree;                 // pipeline without peer access: the next GPU read the hop
   bool peerToNext = false;                        // pipeline: peer access to the next stage's GPU
@@ -216,6 +219,14 @@ class MultiGpuRun {
       };
       fit(gpu.send, sends, "activation buffer (sent to the next stage)");
       fit(gpu.recv, receives, "activation buffer (received from the previous stage)");
+      const bool noDeviceOutput = c.memory == HostMemory::Mapped || isManaged(c.memory);
+      if (!sends || !noDeviceOutput) {
+        gpu.stageOut.clear();
+      } else {
+        gpu.stageOut.resize(streams);
+        for (DeviceBuffer& b : gpu.stageOut)
+          if (b.bytes() != c.outputBytes()) b = DeviceBuffer(c.outputBytes(), "stage output buffer");
+      }
       // Without peer access the hop goes GPU k -> pinned host -> GPU k+1; the next GPU
       // tells GPU k (an event) when it has read the host buffer, before it is refilled.
       const bool staged = sends && !gpu.peerToNext;
@@ -577,7 +588,10 @@ class MultiGpuRun {
     // What the first stage reads: the copied input, or host memory read directly.
     const float* in = devIn;
     if (k == 0 && !copies()) in = static_cast<const float*>(s.host.in.device()) + e0;
-    float* out = (last && !copies() ? static_cast<float*>(s.host.out.device()) : static_cast<float*>(s.device.devOut.get())) + f0;
+    float* out = copies() ? static_cast<float*>(s.device.devOut.get())
+                 : last   ? static_cast<float*>(s.host.out.device())
+                          : static_cast<float*>(gpu.stageOut[std::size_t(b.stream)].get());
+    out += f0;
     BatchIssuer& issue = *gpu.issuer;
     if (k == 0 && config_.normalizeKernel) {
       NvtxRange r("normalize");

@@ -1,9 +1,9 @@
 // Loading NCCL at run time (engine/cuda/multigpu/NcclLibrary.h): it loads where it is
 // installed, says what is wrong where it is not, and NVLink multicast stays off
-// whatever the environment says. None of this needs a GPU.
+// whatever the environment says. None of this needs a GPU. Its own binary, linked
+// with the CUDA backend's code (the gpu tests reach the backend through its module).
 #include <gtest/gtest.h>
 
-#if PIPESCOPE_HAVE_NCCL
 #include <cstdlib>
 #include <string>
 
@@ -66,4 +66,3 @@ TEST(NcclLibraryTest, ALibraryThatIsNotNcclIsAnErrorNamingWhatIsMissing) {
 
 }  // namespace
 }  // namespace pipescope::cuda
-#endif
