@@ -353,16 +353,16 @@ class Calibrator {
       if (d != options_.device) devices.push_back(d);
     const PeerCopyCalibration peer = calibratePeerCopies(devices[0], devices[1], options_.quick, options_.log);
     p_.peerAccess = peer.peerAccess;
+    p_.peerLinkName = peer.linkName;
     p_.peerLatencyNs = peer.latencyNs;
     p_.peerCopyCurve = peer.oneWay;
-    p_.peerBothWaysCurve = peer.bothWays;
-    p_.peerGBps = peer.oneWay.empty() ? 0 : peer.oneWay.back().gbps;
-    p_.h2dBesidePeerGBps = peer.h2dBesidePeerGBps;
+    if (!peer.oneWay.empty()) p_.peerGBps = peer.oneWay.back().gbps;
+    if (!peer.bothWays.empty()) p_.peerBidirectionalGBps = peer.bothWays.back().gbps;
     const AllReduceCalibration ar = calibrateAllReduce(devices, options_.quick, options_.log);
     p_.allreduceCurveGpus = int(devices.size());
     p_.allreduceBusCurve.clear();
     for (const AllReducePoint& pt : ar.curve) p_.allreduceBusCurve.push_back({pt.bytes, pt.busGBps});
-    p_.allreduceBusGBps = ar.curve.empty() ? 0 : ar.curve.back().busGBps;
+    if (!ar.curve.empty()) p_.allreduceBusGBps = ar.curve.back().busGBps;
     // Per-step latency of the ring model: what the smallest all-reduce takes beyond its
     // bytes at the largest one's bus bandwidth, over its 2(n-1) steps.
     if (!ar.curve.empty() && p_.allreduceBusGBps > 0) {
@@ -371,9 +371,14 @@ class Calibrator {
       const double bandwidthNs = share * double(small.bytes) / p_.allreduceBusGBps;
       p_.allreduceStepLatencyNs = std::max(0.0, small.ns - bandwidthNs) / (2.0 * double(n - 1));
     }
-    log("multi-GPU: peer " + fmt(p_.peerGBps, 1) + " GB/s one way, latency " + fmt(p_.peerLatencyNs) +
-        " ns; all-reduce over " + std::to_string(n) + " GPUs (NCCL " + ar.ncclVersion + ") " +
-        fmt(p_.allreduceBusGBps, 1) + " GB/s bus bandwidth, " + fmt(p_.allreduceStepLatencyNs) + " ns per ring step");
+    p_.collectiveSmShare = ar.smShare;
+    p_.multiGpuSource = "calibrated on " + std::to_string(n) + " x " + p_.deviceName + " (" + peer.linkName +
+                        ", NCCL " + ar.ncclVersion + "), " + utcDate();
+    log("multi-GPU: peer " + fmt(p_.peerGBps, 1) + " GB/s one way (" + fmt(p_.peerBidirectionalGBps, 1) +
+        " each way at once), latency " + fmt(p_.peerLatencyNs) + " ns; all-reduce over " + std::to_string(n) +
+        " GPUs (NCCL " + ar.ncclVersion + ") " + fmt(p_.allreduceBusGBps, 1) + " GB/s bus bandwidth, " +
+        fmt(p_.allreduceStepLatencyNs) + " ns per ring step, kernels beside it lose " +
+        fmt(100 * p_.collectiveSmShare, 1) + "% of their speed");
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
 #else
     log("multi-GPU probes: skipped (this build has no NCCL; " + std::to_string(count) + " GPUs present)");

@@ -180,23 +180,32 @@ struct DeviceProfile {
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 
-  // Several GPUs: measured by `pipescope-cli calibrate` on a host with two or more
-  // (the multi-GPU probes); not measured = empty curves and allreduceCurveGpus 0.
-  bool peerAccess = true;       ///< consecutive GPUs reach each other directly (else through pinned host memory)
-  double peerGBps = 0;          ///< one peer copy, one way, at the largest size (GB/s)
-  double peerLatencyNs = 0;     ///< fixed cost of a peer copy beyond its bytes
-  std::vector<BandwidthPoint> peerCopyCurve;      ///< cudaMemcpyPeerAsync one way, by size (latency taken off)
-  std::vector<BandwidthPoint> peerBothWaysCurve;  ///< each direction's rate while the other direction copies too
-  /// A pinned host-to-device copy into a GPU while peer copies leave it (GB/s; 0 =
-  /// not measured): whether the host link and the peer link share anything.
-  double h2dBesidePeerGBps = 0;
-  /// NCCL all-reduce (in-place float sum) bus bandwidth by size, nccl-tests' busbw =
-  /// algbw x 2(n-1)/n, measured over allreduceCurveGpus GPUs.
+  // Several GPUs (docs/simulator.md, "Several GPUs"). The defaults are an H200 host's
+  // NVLink (NV18) figures; see multiGpuSource for where a profile's came from.
+  std::string multiGpuSource;
+  /// GPUs reach each other directly (NVLink, or PCIe peer-to-peer); false: a peer copy
+  /// is staged through pinned host memory (the link lanes say "via host").
+  bool peerAccess = true;
+  std::string peerLinkName = "NVLink";  ///< how the link lanes name the link
+  /// One peer copy (cudaMemcpyPeerAsync) in one direction, by size; each direction of
+  /// each pair of GPUs is a link of its own, and peer copies do not share the host
+  /// link (a 256 MiB H2D ran at 55.1 GB/s beside a peer copy, 53.2 alone).
+  double peerGBps = 394.5;
+  std::vector<BandwidthPoint> peerCopyCurve;
+  /// Each direction's rate while both directions of a pair copy at once (389.9 GB/s
+  /// on NV18): recorded for calibration; the simulated pipelines send one way only.
+  double peerBidirectionalGBps = 389.9;
+  double peerLatencyNs = 3000;  ///< fixed cost of one peer copy
+  /// NCCL all-reduce bus bandwidth (nccl-tests' busbw = algbw x 2(n-1)/n) by buffer
+  /// size, measured on allreduceCurveGpus GPUs; empty = allreduceBusGBps flat.
+  double allreduceBusGBps = 351.3;
   std::vector<BandwidthPoint> allreduceBusCurve;
-  double allreduceBusGBps = 0;  ///< at the largest measured size
-  int allreduceCurveGpus = 0;
-  /// Ring all-reduce per-step latency: t(bytes) = 2(n-1) x this + 2(n-1)/n x bytes / busbw.
-  double allreduceStepLatencyNs = 0;
+  int allreduceCurveGpus = 4;
+  /// Per ring step (2(n-1) steps per all-reduce): NCCL's launch and handshake.
+  double allreduceStepLatencyNs = 6800;
+  /// Share of a GPU's compute the NCCL kernels take while a collective runs on it
+  /// (they occupy some SMs): kernels beside it run at (1 - share) of their speed.
+  double collectiveSmShare = 0.1;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

@@ -6,8 +6,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include "config/ModelWork.h"
 #include "cuda/CudaError.h"
 #include "cuda/CudaResources.h"
+#include "cuda/Kernels.h"
 #include "cuda/multigpu/NcclClique.h"
 #include "cuda/multigpu/PeerAccess.h"
 
@@ -67,6 +69,7 @@ PeerCopyCalibration calibratePeerCopies(int from, int to, bool quick, const Cali
   const bool forward = enablePeerAccess(from, to);
   const bool backward = enablePeerAccess(to, from);
   out.peerAccess = forward && backward;
+  out.linkName = linkName(from, to, out.peerAccess);
   const std::size_t largest = quick ? 16 * kMiB : 256 * kMiB;
   Side src(from, largest), dst(to, largest);
   PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
@@ -218,10 +221,40 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
     line += " " + sizeText(bytes) + "=" + fmt(slowest / 1e3, 1) + "/" + fmt(out.curve.back().busGBps, 1);
   }
   if (log) log(line);
+
+  // A model kernel on the first GPU alone, then beside all-reduces that run for its
+  // whole length (issued first on every GPU's stream, ten at a time).
+  const std::size_t floats = 32 * kMiB / sizeof(float);
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  DeviceBuffer in(32 * kMiB, "kernel input"), kout(32 * kMiB, "kernel output");
+  Stream compute = Stream::create();
+  Event a = Event::create(true), b = Event::create(true);
+  const std::uint32_t fmas = modelFmasPerElement(8000);  // several ms on an H100/H200
+  auto kernelNs = [&] {
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), compute.get()));
+    PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(in.get()), floats, static_cast<float*>(kout.get()),
+                                     floats, fmas, compute.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), compute.get()));
+    return elapsedNs(a, b);
+  };
+  kernelNs();  // warm-up
+  const double alone = kernelNs();
+  const std::size_t arBytes = std::min<std::size_t>(64 * kMiB, largest);
+  const int loops = int(std::clamp(alone / std::max(1.0, out.curve.empty() ? 1e5 : out.curve.back().ns *
+                                                                 double(arBytes) / double(out.curve.back().bytes)),
+                                   2.0, 200.0)) + 2;
+  for (int i = 0; i < loops; ++i) allReduce(arBytes);
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  const double beside = kernelNs();
   for (int d : devices) {
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(d));
     PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  out.smShare = beside > 0 ? std::clamp(1.0 - alone / beside, 0.0, 0.9) : 0.0;
+  if (log)
+    log("model kernel on GPU " + std::to_string(devices.front()) + ": " + fmt(alone / 1e3, 1) + " us alone, " +
+        fmt(beside / 1e3, 1) + " us beside " + sizeText(arBytes) + " all-reduces -> SM share " +
+        fmt(out.smShare, 3));
   return out;
 }
 

@@ -17,6 +17,7 @@ using CalibrationLog = std::function<void(const std::string&)>;
 struct PeerCopyCalibration {
   int from = 0, to = 1;     ///< the CUDA devices measured
   bool peerAccess = false;  ///< cudaDeviceCanAccessPeer both ways (else the driver stages through host memory)
+  std::string linkName;     ///< "NVLink", "PCIe peer-to-peer" or "via host" (PeerAccess.h)
   double latencyNs = 0;     ///< a 4 KiB peer copy's time beyond its bytes at full speed
   std::vector<BandwidthPoint> oneWay;    ///< cudaMemcpyPeerAsync from -> to, alone (latency taken off)
   std::vector<BandwidthPoint> bothWays;  ///< each direction's rate while the other runs too
@@ -39,11 +40,15 @@ struct AllReduceCalibration {
   std::vector<int> devices;
   std::string ncclVersion;
   std::vector<AllReducePoint> curve;
+  /// The share of a GPU's speed a kernel loses while all-reduces run beside it
+  /// (NCCL's kernels take SMs): 1 - alone / beside for a ~5 ms model kernel on the
+  /// first GPU, against the same kernel with 64 MiB all-reduces looping meanwhile.
+  double smShare = 0;
 };
 
 /// ncclAllReduce over `devices` (one communicator each, one process), sizes 1 MiB to
 /// 256 MiB (16 MiB when `quick`): time per call from CUDA events on every GPU around a
-/// loop of group calls, after warm-up calls at each size.
+/// loop of group calls, after warm-up calls at each size; then the SM share.
 AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
 
 /// nccl-tests' bus bandwidth for an all-reduce of `bytes` in `ns` over `gpus` GPUs.
