@@ -242,8 +242,7 @@ void OpRecorder::endGroup(std::vector<Pending> ps, const std::vector<GpuTarget>&
     w.op = whole;
     w.op.correlation = std::uint32_t(id);
     w.op.submit = callStart - t0_;
-    w.op.ready = w.op.start = INT64_MAX;
-    w.op.end = INT64_MIN;
+    w.op.ready = w.op.start = w.op.end = INT64_MIN;
     w.remaining = int(ps.size());
   }
   for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -332,6 +331,17 @@ void OpRecorder::finalize(bool all) {
     }
     Op& op = p.op;
     DeviceClock& dev = devices_[std::size_t(p.device)];
+    if (p.eventStart >= 0 && !all) {
+      // An op of a stream the host never waits for (a communication stream) may still
+      // be running when its batch is done: it waits until its end event has completed.
+      const cudaError_t q = cudaEventQuery(dev.eventPool[std::size_t(p.eventEnd)].get());
+      if (q == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        block(si, std::move(p));
+        continue;
+      }
+      if (q != cudaSuccess) throwCudaError("cudaEventQuery", q, std::string());
+    }
     if (p.eventStart >= 0) {
       // The event clock is tied to the host clock by one sample at run start (a few
       // µs of error) while neighbours may be CUPTI-timed: never let an event-timed
@@ -399,18 +409,19 @@ void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold, std::uint
 }
 
 /// One GPU's op of a group call is known (nullptr: it never will be); the whole
-/// call is appended after the last.
+/// call is appended after the last: from the last GPU joining it (when the data can
+/// move) to the last GPU's end, as the simulator draws it.
 void OpRecorder::wholePart(std::uint64_t id, const Op* part) {
   auto it = wholes_.find(id);
   if (it == wholes_.end()) return;
   Whole& w = it->second;
   if (part) {
-    w.op.start = std::min(w.op.start, part->start);
-    w.op.ready = std::min(w.op.ready, part->ready);
+    w.op.start = std::max(w.op.start, part->start);
+    w.op.ready = std::max(w.op.ready, part->ready);
     w.op.end = std::max(w.op.end, part->end);
   }
   if (--w.remaining > 0) return;
-  if (w.op.end >= w.op.start && w.op.start != INT64_MAX) {
+  if (w.op.start != INT64_MIN) {
     w.op.submit = std::min(w.op.submit, w.op.ready);
     trace_.ops().append(w.op);
   }

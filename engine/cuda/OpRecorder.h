@@ -73,8 +73,8 @@ class OpRecorder {
   /// One call that runs an op on several GPUs at once (an NCCL group call launching a
   /// collective kernel on each): `ops[i]` on `where[i]`, all correlated to the one API
   /// call on `api`'s lane. `call` throws on failure. When `whole` has a lane, the call as
-  /// a whole is appended there too once every GPU's op is known: from the first start to
-  /// the last end.
+  /// a whole is appended there too once every GPU's op is known: from the last GPU's
+  /// start (when the data can move) to the last end.
   template <typename Call>
   void recordGroup(const Op& api, const std::vector<Op>& ops, const std::vector<GpuTarget>& where, const Op& whole,
                    Call&& call) {

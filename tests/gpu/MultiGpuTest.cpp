@@ -97,7 +97,8 @@ class MultiGpuTest : public ::testing::Test {
         if (isGpuKind(op.kind) && laneKind(op.lane) == LaneKind::Stream && deviceOf(op) == g) {
           kinds.insert(op.kind);
           const int engineDevice = lanes_[op.engineLane].device;
-          // A link lane belongs to the GPU it leaves: a copy pulled by GPU g uses link g-1.
+          // A link lane belongs to the GPU it leaves: GPU g sends on its own (through the
+          // host, the receiving half is issued by GPU g+1 on GPU g's link).
           if (laneKind(op.engineLane) == LaneKind::PeerLink)
             EXPECT_TRUE(engineDevice == g || engineDevice == g - 1) << "GPU " << g << " on link of GPU " << engineDevice;
           else
@@ -191,7 +192,7 @@ TEST_F(MultiGpuTest, PipelineStagesHandActivationsOverTheLink) {
     if (op.kind != OpKind::PeerCopy) continue;
     ASSERT_EQ(laneKind(op.engineLane), LaneKind::PeerLink);
     EXPECT_EQ(op.bytes, c.activationBytes);
-    ++perLink[lanes_[op.engineLane].index];
+    ++perLink[lanes_[op.engineLane].device];  // a link lane belongs to the GPU it leaves
   }
   const bool staged = trace_->device().note.find("no peer access") != std::string::npos;
   for (int k = 0; k + 1 < n; ++k)
@@ -210,7 +211,7 @@ TEST_F(MultiGpuTest, PipelineStagesHandActivationsOverTheLink) {
     std::int64_t firstArrival = INT64_MAX, firstKernelOnSecond = INT64_MAX;
     for (const Op& op : ops) {
       if (op.batch != b) continue;
-      if (op.kind == OpKind::PeerCopy && lanes_[op.engineLane].index == 0) firstArrival = std::min(firstArrival, op.end);
+      if (op.kind == OpKind::PeerCopy && lanes_[op.engineLane].device == 0) firstArrival = std::min(firstArrival, op.end);
       if (op.kind == OpKind::Kernel && deviceOf(op) == 1) firstKernelOnSecond = std::min(firstKernelOnSecond, op.start);
     }
     EXPECT_GE(firstKernelOnSecond, firstArrival) << "batch " << b << ": stage 1 ran before its input arrived";

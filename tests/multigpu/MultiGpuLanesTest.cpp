@@ -49,7 +49,9 @@ TEST(MultiGpuLanesTest, EachGpuHasItsOwnStreamsAndEnginesAndSharesTheHostLanes) 
   EXPECT_EQ(l.gpus[1].h2d, l.gpus[1].d2h);
   EXPECT_EQ(lanes[l.gpus[1].h2d].kind, LaneKind::CopyEngine);
   EXPECT_EQ(engines.size(), 3u * 3u - 1u);
+  EXPECT_EQ(lanes[l.comm[2]].name, "GPU3 NCCL stream");
   ASSERT_NE(l.collective, kNoLane);
+  EXPECT_EQ(lanes[l.collective].name, "NCCL all-reduce (GPU0, GPU2, GPU3)");
   EXPECT_EQ(lanes[l.collective].kind, LaneKind::Collective);
   EXPECT_EQ(lanes[l.collective].device, kSharedLane);
   EXPECT_TRUE(l.links.empty());
@@ -63,9 +65,12 @@ TEST(MultiGpuLanesTest, PipelineLinksNameHowConsecutiveStagesAreJoined) {
   ASSERT_EQ(l.links.size(), 2u);
   EXPECT_EQ(lanes[l.links[0]].kind, LaneKind::PeerLink);
   EXPECT_EQ(lanes[l.links[0]].device, 0);  // the GPU the link leaves
-  EXPECT_EQ(lanes[l.links[0]].name, "GPU0→GPU1 NVLink");
+  EXPECT_EQ(lanes[l.links[0]].index, 1);   // the one it reaches
+  // Named with the CUDA ordinals the run uses (devices 0, 2, 3).
+  EXPECT_EQ(lanes[l.links[0]].name, "GPU0→GPU2 NVLink");
   EXPECT_EQ(lanes[l.links[1]].device, 1);
-  EXPECT_EQ(lanes[l.links[1]].name, "GPU1→GPU2 via host");
+  EXPECT_EQ(lanes[l.links[1]].name, "GPU2→GPU3 via host");
+  EXPECT_EQ(lanes[l.gpus[1].streams[0]].name, "GPU2 stream 0");
   EXPECT_EQ(l.collective, kNoLane);
   for (std::uint16_t c : l.comm) EXPECT_EQ(c, kNoLane);
 }

@@ -43,8 +43,9 @@ struct Gpu {
   /// share of the kernels is issued; a stage's output is ready): one event serves all,
   /// since a wait takes the event's latest record at the time it is issued.
   Event mark;
-  std::vector<Event> reduced;        // per host-slot position: that step's all-reduce done (data parallel)
-  const Event* lastReduced = nullptr;  // the previous step's, which this step's kernels wait for
+  std::vector<Event> bucketReady;    // data parallel, per bucket: its share of the kernels is issued
+  Event reduced;                     // data parallel: the step's all-reduce done (recorded after its last bucket)
+  const Event* lastReduced = nullptr;  // set once a step reduced: the next step's kernels wait for it
   DeviceBuffer gradients;            // allreduceBytes, reduced in place
   std::vector<DeviceBuffer> send, recv;           // pipeline, per stream: activations out, in
   /// Pipeline, per stream: where a stage before the last writes its model output when
@@ -203,9 +204,10 @@ class MultiGpuRun {
       if (!gpu.comm.get()) gpu.comm = Stream::create();
       if (gpu.gradients.bytes() != c.allreduceBytes)
         gpu.gradients = DeviceBuffer(c.allreduceBytes, "all-reduce (gradient) buffer");
-      gpu.reduced.resize(std::size_t(hostSlotCount(c)));
-      for (Event& e : gpu.reduced)
+      gpu.bucketReady.resize(std::size_t(std::max(1, c.buckets)));
+      for (Event& e : gpu.bucketReady)
         if (!e.get()) e = Event::create(false);
+      if (!gpu.reduced.get()) gpu.reduced = Event::create(false);
     }
     gpu.lastReduced = nullptr;
     if (c.isPipelineParallel()) {
@@ -292,11 +294,15 @@ class MultiGpuRun {
     return {b.batch, b.stream, gpu.resources->streams()[std::size_t(b.stream)],
             owner.resources->hosts()[std::size_t(b.slot)]};
   }
-  BatchSlots slotsOn(const Batch& b, int gpu) {
+  /// Pipeline: the batch's host slot with GPU `gpu`'s stream `stream`.
+  BatchSlots slotsOn(const Batch& b, int gpu, int stream) {
     Batch on = b;
     on.gpu = gpu;
+    on.stream = stream;
     return slots(on);
   }
+  /// Pipeline: micro-batch m runs on stream m % streams of every GPU.
+  int microStream(int m) const { return m % streamCount(config_); }
 
   /// Takes the slot of the next batch for `gpu` (its step's index `i` in the segment):
   /// completes the slot's previous batch first, then preprocesses into it.
@@ -305,7 +311,8 @@ class MultiGpuRun {
     Batch b;
     b.batch = nextBatch_++;
     b.gpu = gpu;
-    b.stream = int(i % streams);
+    // Pipeline batches spread their micro-batches over the streams and end on stream 0.
+    b.stream = config_.isPipelineParallel() ? 0 : int(i % streams);
     b.slot = int(i % hostSlotCount(config_));
     HostSlot& h = slots(b).host;
     if (h.batch != kNoBatch) complete(h, b.gpu);
@@ -313,37 +320,20 @@ class MultiGpuRun {
     return b;
   }
 
-  /// Waits for the slot's batch (and, data parallel, its step's all-reduce on that GPU),
-  /// postprocesses it and frees the slot.
+  /// Waits for the slot's batch, postprocesses it and frees the slot. (The host never
+  /// waits for an all-reduce: it touches no host buffer, and the next step's kernels
+  /// wait for it on the GPU.)
   void complete(HostSlot& h, int gpu) {
     Gpu& owner = gpus_[std::size_t(gpu)];
-    PIPESCOPE_CUDA_CHECK(cudaSetDevice(owner.ordinal));
     if (!h.complete) {
       // Stopped midway: parts of it may be queued on any GPU.
       for (const Gpu& g : gpus_) {
         PIPESCOPE_CUDA_CHECK(cudaSetDevice(g.ordinal));
         PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
       }
-      PIPESCOPE_CUDA_CHECK(cudaSetDevice(owner.ordinal));
-    } else if (config_.allReduces()) {
-      waitReduced(h, owner);
     }
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(owner.ordinal));
     host_.complete(h, owner.resources->streams()[std::size_t(h.stream)]);
-  }
-
-  void waitReduced(const HostSlot& h, Gpu& gpu) {
-    const std::size_t slot = std::size_t(&h - gpu.resources->hosts().data());
-    const std::int64_t s = steadyNowNs();
-    PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(gpu.reduced[slot].get()));
-    Op sync;
-    sync.kind = OpKind::HostSync;
-    sync.lane = lanes_.gpus.front().submit;
-    sync.batch = h.batch;
-    sync.stream = std::int16_t(kCommStream);
-    sync.name = lanes_.allReduceWait;
-    sync.submit = sync.ready = sync.start = s - t0_;
-    sync.end = steadyNowNs() - t0_;
-    trace_.ops().append(sync);
   }
 
   bool stopNow(bool& stopped) {
@@ -358,39 +348,38 @@ class MultiGpuRun {
     const bool pipeline = c.isPipelineParallel();
     // A step: one batch on every GPU (data parallel) or one batch through every stage.
     const int perStep = pipeline ? 1 : n;
-    const int group = c.isAsync() && c.order == IssueOrder::BreadthFirst ? streamCount(c) : 1;
     for (;;) {
       if (stopNow(stopped)) return std::nullopt;
       if (!c.runsUntilStopped() && totalIssued_ >= c.batchCount) return std::nullopt;
       if (auto next = control_.takePendingConfig()) return next;
-      int steps = group;
-      if (!c.runsUntilStopped())
-        steps = int(std::min<std::int64_t>(steps, (c.batchCount - totalIssued_ + perStep - 1) / perStep));
-      std::vector<std::vector<Batch>> batches;  // [step][gpu] (pipeline: [step][0])
-      for (int s = 0; s < steps; ++s) {
-        std::vector<Batch> step;
-        for (int g = 0; g < perStep; ++g) {
-          if (!c.runsUntilStopped() && totalIssued_ >= c.batchCount) break;
-          step.push_back(take(pipeline ? n - 1 : g, segmentStep_));
-          ++totalIssued_;
-          if (stopNow(stopped)) return std::nullopt;
-        }
-        ++segmentStep_;
-        batches.push_back(std::move(step));
+      std::vector<Batch> step;
+      for (int g = 0; g < perStep; ++g) {
+        if (!c.runsUntilStopped() && totalIssued_ >= c.batchCount) break;
+        step.push_back(take(pipeline ? n - 1 : g, segmentStep_));
+        ++totalIssued_;
+        if (stopNow(stopped)) return std::nullopt;
       }
-      if (pipeline) issuePipeline(batches, stopped);
-      else if (c.isAsync()) issueData(batches, stopped);
-      else issueDataBlocking(batches.front());
+      ++segmentStep_;
+      if (pipeline) {
+        // GPipe: a batch starts once the one before it has left every stage (the
+        // optimizer step between them), so each batch fills and drains the pipeline.
+        drain(step.front().batch);
+        issuePipeline(step.front(), stopped);
+      } else if (c.isAsync()) {
+        issueData(step, stopped);
+      } else {
+        issueDataBlocking(step);
+      }
       if (stopped) return std::nullopt;
     }
   }
 
-  /// Completes every batch in flight, oldest first.
-  void drain() {
+  /// Completes every batch in flight older than `before` (all of them by default), oldest first.
+  void drain(std::int32_t before = INT32_MAX) {
     std::vector<std::pair<HostSlot*, int>> busy;
     for (Gpu& g : gpus_)
       for (HostSlot& h : g.resources->hosts())
-        if (h.batch != kNoBatch) busy.emplace_back(&h, g.index);
+        if (h.batch != kNoBatch && h.batch < before) busy.emplace_back(&h, g.index);
     std::sort(busy.begin(), busy.end(), [](const auto& a, const auto& b) { return a.first->batch < b.first->batch; });
     for (auto& [h, g] : busy) complete(*h, g);
   }
@@ -410,76 +399,76 @@ class MultiGpuRun {
     }
   }
 
-  /// Each stage for every step of the group and every GPU: the input copies, then the
-  /// kernels with the all-reduce buckets among them, then the copies back.
-  void issueData(const std::vector<std::vector<Batch>>& steps, bool& stopped) {
-    for (const auto& step : steps)
-      for (const Batch& b : step) {
-        PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpus_[std::size_t(b.gpu)].ordinal));
-        gpus_[std::size_t(b.gpu)].issuer->h2d(slots(b));
-      }
-    if (stopNow(stopped)) return;
-    for (const auto& step : steps) issueStepKernels(step);
-    if (stopNow(stopped)) return;
-    for (const auto& step : steps)
-      for (const Batch& b : step) {
-        Gpu& gpu = gpus_[std::size_t(b.gpu)];
-        PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-        const BatchSlots s = slots(b);
-        gpu.issuer->d2h(s);
-        gpu.issuer->markDone(s);
-        s.host.complete = true;
-      }
-  }
-
-  /// One step's kernels on every GPU, model launch by model launch; after the launch
-  /// each bucket waits for, that bucket's all-reduce over every GPU. A step's kernels
-  /// wait for the previous step's all-reduce (the reduced gradients update the model
-  /// before the next batch runs through it, as in PyTorch DDP); buckets = 0 reduces
-  /// once, after the last kernel.
-  void issueStepKernels(const std::vector<Batch>& step) {
+  /// One step: each GPU's input copy, kernels and copy back (depth-first: GPU by GPU;
+  /// breadth-first: stage by stage over the GPUs), then the all-reduce buckets, then
+  /// each batch's done event.
+  void issueData(const std::vector<Batch>& step, bool& stopped) {
     const bool reduces = config_.allReduces() && int(step.size()) == int(gpus_.size());
+    auto stage = [&](int which, const Batch& b) {
+      Gpu& gpu = gpus_[std::size_t(b.gpu)];
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+      const BatchSlots s = slots(b);
+      if (which == 0) gpu.issuer->h2d(s);
+      if (which == 1) issueKernels(gpu, s, reduces);
+      if (which == 2) gpu.issuer->d2h(s);
+    };
+    if (config_.order == IssueOrder::DepthFirst) {
+      for (const Batch& b : step)
+        for (int which = 0; which < 3; ++which) stage(which, b);
+    } else {
+      for (int which = 0; which < 3; ++which) {
+        for (const Batch& b : step) stage(which, b);
+        if (stopNow(stopped)) return;
+      }
+    }
+    if (reduces) issueAllReduces(step);
     for (const Batch& b : step) {
       Gpu& gpu = gpus_[std::size_t(b.gpu)];
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
       const BatchSlots s = slots(b);
-      if (reduces && gpu.lastReduced) waitEvent(gpu, s, *gpu.lastReduced);
-      gpu.issuer->normalize(s);
+      gpu.issuer->markDone(s);
+      s.host.complete = true;
     }
-    const int launches = gpus_.front().issuer->modelLaunches();
-    const int buckets = config_.buckets;
-    const int reductions = std::max(1, buckets);
-    int nextBucket = 0;
-    std::uint64_t offset = 0;
+  }
+
+  /// One batch's kernels on its GPU. With an all-reduce: they wait for the previous
+  /// step's all-reduce on this GPU (the reduced gradients update the model before the
+  /// next batch runs through it, as in PyTorch DDP), and behind the launch each bucket
+  /// follows (config/ModelWork.h) an event marks that bucket's gradients ready.
+  void issueKernels(Gpu& gpu, const BatchSlots& s, bool reduces) {
+    if (reduces && gpu.lastReduced) waitEvent(s, *gpu.lastReduced);
+    gpu.issuer->normalize(s);
+    const int launches = gpu.issuer->modelLaunches();
+    const int buckets = std::max(1, config_.buckets);
+    int next = 0;
     for (int k = 0; k < launches; ++k) {
+      gpu.issuer->modelLaunch(s, k);
+      for (; reduces && next < buckets && bucketAfterModelKernel(next, config_.buckets, launches) == k; ++next)
+        recordEvent(gpu.bucketReady[std::size_t(next)], s.device.handle(), s.batch, s.stream);
+    }
+  }
+
+  /// Bucket after bucket: every GPU's communication stream waits for the bucket's
+  /// event, then one group call all-reduces it on every GPU. After the last, an event
+  /// on each communication stream that the next step's kernels wait for.
+  void issueAllReduces(const std::vector<Batch>& step) {
+    const int buckets = std::max(1, config_.buckets);
+    std::uint64_t offset = 0;
+    for (int j = 0; j < buckets; ++j) {
       for (const Batch& b : step) {
         Gpu& gpu = gpus_[std::size_t(b.gpu)];
         PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-        gpu.issuer->modelLaunch(slots(b), k);
+        commWaits(gpu, gpu.bucketReady[std::size_t(j)], b.batch);
       }
-      if (!reduces) continue;
-      while (nextBucket < reductions && bucketAfterModelKernel(nextBucket, buckets, launches) == k) {
-        for (const Batch& b : step) {
-          Gpu& gpu = gpus_[std::size_t(b.gpu)];
-          PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-          const BatchSlots s = slots(b);
-          recordMark(gpu, s.device.handle(), b.batch, b.stream);
-          commWaitsMark(gpu, b.batch);
-        }
-        const std::uint64_t count = bucketFloats(nextBucket, reductions);
-        recordAllReduce(step, offset, count);
-        offset += count;
-        ++nextBucket;
-      }
+      const std::uint64_t count = bucketFloats(j, buckets);
+      recordAllReduce(step, offset, count);
+      offset += count;
     }
-    if (!reduces) return;
     for (const Batch& b : step) {
       Gpu& gpu = gpus_[std::size_t(b.gpu)];
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-      const Event& done = gpu.reduced[std::size_t(b.slot)];
-      Op api = apiOp(b.batch, kCommStream, lanes_.gpus.front().names.eventRecord);
-      recorder_.recordCall(api, "cudaEventRecord", [&] { return cudaEventRecord(done.get(), gpu.comm.get()); });
-      gpu.lastReduced = &done;
+      recordEvent(gpu.reduced, gpu.comm.get(), b.batch, kCommStream);
+      gpu.lastReduced = &gpu.reduced;
     }
   }
 
@@ -508,33 +497,31 @@ class MultiGpuRun {
   }
 
   // ---------------------------------------------------------------- pipeline parallel
-  /// Per batch of the group: its micro-batches through every stage (depth-first: batch
-  /// after batch; breadth-first: the group's input copies first, its copies back last).
-  void issuePipeline(const std::vector<std::vector<Batch>>& steps, bool& stopped) {
-    const bool breadth = config_.order == IssueOrder::BreadthFirst && steps.size() > 1;
-    if (breadth) {
-      for (const auto& step : steps)
-        for (int m = 0; m < config_.microBatches; ++m) stageInput(step.front(), m);
-      if (stopNow(stopped)) return;
-    }
-    for (const auto& step : steps) {
-      const Batch& b = step.front();
-      for (int m = 0; m < config_.microBatches; ++m) {
-        if (!breadth) stageInput(b, m);
-        for (int k = 0; k < int(gpus_.size()); ++k) {
-          if (k > 0) handOver(b, k, m);
-          stageKernels(b, k, m);
-        }
-        if (!breadth) stageOutput(b, m);
+  /// One batch's micro-batches through every stage; micro-batch m on stream
+  /// m % streams of every GPU. Each micro-batch's phases in order: the input copy to
+  /// GPU 0, stage 0's kernels, the copy to GPU 1, stage 1's kernels, ..., the last
+  /// stage's kernels, the copy back from the last GPU. Depth-first issues every phase
+  /// of a micro-batch before the next micro-batch; breadth-first each phase for every
+  /// micro-batch before the next phase.
+  void issuePipeline(const Batch& b, bool& stopped) {
+    const int micro = config_.microBatches, n = int(gpus_.size());
+    const int phases = 2 * n + 1;
+    auto issue = [&](int phase, int m) {
+      if (phase == 0) stageInput(b, m);
+      else if (phase == phases - 1) stageOutput(b, m);
+      else if (phase % 2 == 1) stageKernels(b, phase / 2, m);
+      else handOver(b, phase / 2, m);
+    };
+    if (config_.order == IssueOrder::DepthFirst) {
+      for (int m = 0; m < micro; ++m)
+        for (int p = 0; p < phases; ++p) issue(p, m);
+    } else {
+      for (int p = 0; p < phases; ++p) {
+        for (int m = 0; m < micro; ++m) issue(p, m);
+        if (stopNow(stopped)) return;
       }
-      if (!breadth) finishBatch(b);
-      if (stopNow(stopped)) return;
     }
-    if (breadth)
-      for (const auto& step : steps) {
-        for (int m = 0; m < config_.microBatches; ++m) stageOutput(step.front(), m);
-        finishBatch(step.front());
-      }
+    finishBatch(b);
   }
 
   /// Micro-batch m's share of the batch: first sample, samples.
@@ -551,7 +538,7 @@ class MultiGpuRun {
     if (config_.memory == HostMemory::Mapped || config_.memory == HostMemory::Managed) return;
     Gpu& gpu = gpus_.front();
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    const BatchSlots s = slotsOn(b, 0);
+    const BatchSlots s = slotsOn(b, 0, microStream(m));
     if (config_.residency == DataResidency::KeepResident && s.device.residentLoaded) return;
     const auto [first, samples] = microSamples(m);
     const std::uint64_t o = first * config_.sampleBytes, bytes = samples * config_.sampleBytes;
@@ -560,8 +547,6 @@ class MultiGpuRun {
     char* host = static_cast<char*>(s.host.in.host()) + o;
     if (config_.memory == HostMemory::ManagedPrefetch) gpu.issuer->prefetch(s, OpKind::CopyH2D, host, bytes);
     else gpu.issuer->copy(s, OpKind::CopyH2D, dev, host, bytes);
-    if (m + 1 == config_.microBatches && config_.residency == DataResidency::KeepResident)
-      s.device.residentLoaded = true;
   }
 
   /// Stage k's kernels on micro-batch m: normalize on the first stage; the custom model
@@ -570,7 +555,9 @@ class MultiGpuRun {
   void stageKernels(const Batch& b, int k, int m) {
     Gpu& gpu = gpus_[std::size_t(k)];
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    const BatchSlots s = slotsOn(b, k);
+    const int stream = microStream(m);
+    const BatchSlots s = slotsOn(b, k, stream);
+    if (k == 0 && config_.residency == DataResidency::KeepResident) s.device.residentLoaded = true;
     const int stages = int(gpus_.size());
     const bool last = k + 1 == stages;
     const auto [first, samples] = microSamples(m);
@@ -590,7 +577,7 @@ class MultiGpuRun {
     if (k == 0 && !copies()) in = static_cast<const float*>(s.host.in.device()) + e0;
     float* out = copies() ? static_cast<float*>(s.device.devOut.get())
                  : last   ? static_cast<float*>(s.host.out.device())
-                          : static_cast<float*>(gpu.stageOut[std::size_t(b.stream)].get());
+                          : static_cast<float*>(gpu.stageOut[std::size_t(stream)].get());
     out += f0;
     BatchIssuer& issue = *gpu.issuer;
     if (k == 0 && config_.normalizeKernel) {
@@ -632,58 +619,58 @@ class MultiGpuRun {
                 "model head kernel launch", [&] { return launchModel(x, nAct, out, f1 - f0, 0, st); });
   }
 
-  /// Micro-batch m's activations from stage k-1 to stage k: the receiving stream waits
-  /// for the sender's kernels, then copies (peer-to-peer, or through the host hop).
+  /// Micro-batch m's activations from stage k-1 to stage k, sent on the sender's stream
+  /// once its kernels are done (cudaMemcpyPeerAsync, or through the host hop); the
+  /// receiving stream waits for an event behind the copy (behind the kernels when
+  /// there are no activation bytes) before stage k's kernels.
   void handOver(const Batch& b, int k, int m) {
-    (void)m;
     Gpu& from = gpus_[std::size_t(k - 1)];
     Gpu& to = gpus_[std::size_t(k)];
-    const BatchSlots src = slotsOn(b, k - 1), dst = slotsOn(b, k);
+    const int stream = microStream(m);
+    const std::size_t si = std::size_t(stream);
+    const BatchSlots src = slotsOn(b, k - 1, stream), dst = slotsOn(b, k, stream);
     const std::uint64_t bytes = config_.activationBytes;
     const std::uint16_t link = lanes_.links[std::size_t(k - 1)];
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(from.ordinal));
-    if (bytes == 0 || from.peerToNext) {
-      recordMark(from, src.device.handle(), b.batch, b.stream);
-      PIPESCOPE_CUDA_CHECK(cudaSetDevice(to.ordinal));
-      waitEvent(to, dst, from.mark);
-      if (bytes == 0) return;
+    if (bytes > 0 && from.peerToNext) {
       NvtxRange r("activations");
-      void* d = to.recv[std::size_t(b.stream)].get();
-      const void* sp = from.send[std::size_t(b.stream)].get();
-      to.issuer->gpuOp(dst, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.peerCopyApi, 0, false,
-                       "cudaMemcpyPeerAsync",
-                       [&] { return cudaMemcpyPeerAsync(d, to.ordinal, sp, from.ordinal, bytes, dst.device.handle()); },
-                       link);
-      return;
-    }
-    // Through pinned host memory: GPU k-1 writes the hop once GPU k has read the last
-    // thing it held, GPU k reads it once GPU k-1 has written it.
-    NvtxRange r("activations via host");
-    const std::size_t si = std::size_t(b.stream);
-    void* hop = from.stagingHost[si].host();
-    if (stagingUsed_.size() < gpus_.size() * std::size_t(limits::kMaxStreams))
-      stagingUsed_.resize(gpus_.size() * std::size_t(limits::kMaxStreams), 0);
-    char& used = stagingUsed_[std::size_t(k - 1) * std::size_t(limits::kMaxStreams) + si];
-    if (used) waitEvent(from, src, from.stagingFree[si]);
-    from.issuer->gpuOp(src, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.stagedOutApi, 0, false,
+      void* d = to.recv[si].get();
+      const void* sp = from.send[si].get();
+      from.issuer->gpuOp(src, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.peerCopyApi, 0, false,
+                         "cudaMemcpyPeerAsync",
+                         [&] { return cudaMemcpyPeerAsync(d, to.ordinal, sp, from.ordinal, bytes, src.device.handle()); },
+                         link);
+    } else if (bytes > 0) {
+      // Through pinned host memory: GPU k-1 refills the hop once GPU k has read what it
+      // held before; GPU k reads it once GPU k-1 has written it.
+      NvtxRange r("activations via host");
+      void* hop = from.stagingHost[si].host();
+      if (stagingUsed_.size() < gpus_.size() * std::size_t(limits::kMaxStreams))
+        stagingUsed_.resize(gpus_.size() * std::size_t(limits::kMaxStreams), 0);
+      char& used = stagingUsed_[std::size_t(k - 1) * std::size_t(limits::kMaxStreams) + si];
+      if (used) waitEvent(src, from.stagingFree[si]);
+      from.issuer->gpuOp(src, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.stagedOutApi, 0, false,
+                         "cudaMemcpyAsync", [&] {
+                           return cudaMemcpyAsync(hop, from.send[si].get(), bytes, cudaMemcpyDeviceToHost,
+                                                  src.device.handle());
+                         },
+                         link);
+      recordEvent(from.mark, src.device.handle(), b.batch, stream);
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(to.ordinal));
+      waitEvent(dst, from.mark);
+      to.issuer->gpuOp(dst, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.stagedInApi, 0, false,
                        "cudaMemcpyAsync", [&] {
-                         return cudaMemcpyAsync(hop, from.send[si].get(), bytes, cudaMemcpyDeviceToHost,
-                                                src.device.handle());
+                         return cudaMemcpyAsync(to.recv[si].get(), hop, bytes, cudaMemcpyHostToDevice,
+                                                dst.device.handle());
                        },
                        link);
-    recordMark(from, src.device.handle(), b.batch, b.stream);
+      recordEvent(from.stagingFree[si], dst.device.handle(), b.batch, stream);
+      used = 1;
+      return;
+    }
+    recordEvent(from.mark, src.device.handle(), b.batch, stream);
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(to.ordinal));
-    waitEvent(to, dst, from.mark);
-    to.issuer->gpuOp(dst, OpKind::PeerCopy, bytes, lanes_.peerCopyName, lanes_.stagedInApi, 0, false,
-                     "cudaMemcpyAsync", [&] {
-                       return cudaMemcpyAsync(to.recv[si].get(), hop, bytes, cudaMemcpyHostToDevice,
-                                              dst.device.handle());
-                     },
-                     link);
-    Op api = apiOp(b.batch, b.stream, lanes_.gpus.front().names.eventRecord);
-    const cudaEvent_t freed = from.stagingFree[si].get();
-    recorder_.recordCall(api, "cudaEventRecord", [&] { return cudaEventRecord(freed, dst.device.handle()); });
-    used = 1;
+    waitEvent(dst, from.mark);
   }
 
   /// The last stage sends micro-batch m's share of the output back.
@@ -692,7 +679,7 @@ class MultiGpuRun {
     if (config_.d2hBytes() == 0) return;
     Gpu& gpu = gpus_.back();
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    const BatchSlots s = slotsOn(b, gpu.index);
+    const BatchSlots s = slotsOn(b, gpu.index, microStream(m));
     const auto [first, samples] = microSamples(m);
     const std::uint64_t d0 = share(config_.d2hBytes() / sizeof(float), int(first), config_.batchSamples) * 4;
     const std::uint64_t d1 = share(config_.d2hBytes() / sizeof(float), int(first + samples), config_.batchSamples) * 4;
@@ -705,10 +692,17 @@ class MultiGpuRun {
       gpu.issuer->copy(s, OpKind::CopyD2H, host, static_cast<char*>(s.device.devOut.get()) + d0, d1 - d0);
   }
 
+  /// The batch is done when every stream its micro-batches used on the last GPU is:
+  /// stream 0 waits for the others, then records the batch's done event.
   void finishBatch(const Batch& b) {
     Gpu& gpu = gpus_.back();
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-    const BatchSlots s = slotsOn(b, gpu.index);
+    const BatchSlots s = slotsOn(b, gpu.index, 0);
+    for (int st = 1; st < std::min(config_.microBatches, streamCount(config_)); ++st) {
+      const BatchSlots other = slotsOn(b, gpu.index, st);
+      recordEvent(gpu.mark, other.device.handle(), b.batch, st);
+      waitEvent(s, gpu.mark);
+    }
     gpu.issuer->markDone(s);
     s.host.complete = true;
   }
@@ -723,23 +717,22 @@ class MultiGpuRun {
     return api;
   }
 
-  /// Records the GPU's mark on `stream` (the current device must be the GPU).
-  void recordMark(Gpu& gpu, cudaStream_t stream, std::int32_t batch, int streamIndex) {
+  /// Records `event` on `stream` (the current device must be the event's GPU).
+  void recordEvent(const Event& event, cudaStream_t stream, std::int32_t batch, int streamIndex) {
     Op api = apiOp(batch, streamIndex, lanes_.gpus.front().names.eventRecord);
-    const cudaEvent_t e = gpu.mark.get();
+    const cudaEvent_t e = event.get();
     recorder_.recordCall(api, "cudaEventRecord", [&] { return cudaEventRecord(e, stream); });
   }
 
-  /// The GPU's communication stream waits for its mark.
-  void commWaitsMark(Gpu& gpu, std::int32_t batch) {
+  /// The GPU's communication stream waits for `event` (the current device must be the GPU).
+  void commWaits(Gpu& gpu, const Event& event, std::int32_t batch) {
     Op api = apiOp(batch, kCommStream, lanes_.streamWaitEvent);
-    const cudaEvent_t e = gpu.mark.get();
+    const cudaEvent_t e = event.get();
     recorder_.recordCall(api, "cudaStreamWaitEvent", [&] { return cudaStreamWaitEvent(gpu.comm.get(), e, 0); });
   }
 
-  /// The batch's stream on `gpu` waits for `event` (the current device must be `gpu`).
-  void waitEvent(Gpu& gpu, const BatchSlots& s, const Event& event) {
-    (void)gpu;
+  /// The slots' stream waits for `event` (the current device must be the stream's GPU).
+  void waitEvent(const BatchSlots& s, const Event& event) {
     Op api = apiOp(s.batch, s.stream, lanes_.streamWaitEvent);
     const cudaEvent_t e = event.get();
     recorder_.recordCall(api, "cudaStreamWaitEvent",
