@@ -6,15 +6,16 @@
 // pipescope's loader), so nothing of pipescope's runs in it but the two kernels.
 //
 // Data parallel: batch b on GPU b % n; on each GPU stream s = step % streams, one input
-// and output buffer per stream; per step, on every GPU: H2D, normalize, the custom
-// model as `buckets` launches (one without buckets); after the launch a bucket follows,
-// an event on the compute stream that the GPU's communication stream waits for, then
-// one group call of ncclAllReduce over every GPU; after the last bucket an event on
-// the communication stream that the next step's normalize waits for; D2H.
-// Pipeline parallel: stage k on GPU k, the batch's micro-batches through every stage on
-// stream b % streams: H2D and normalize on the first GPU, 1/stages of the model's
-// FMAs on each, cudaMemcpyPeerAsync of the activations on the receiving GPU's stream
-// after it waited for the sender's kernels, D2H from the last GPU.
+// and output buffer per stream; per step, GPU after GPU: H2D, normalize (after the
+// previous step's all-reduce), the custom model as `buckets` launches (one without
+// buckets) with an event behind the launch each bucket follows, D2H; then bucket by
+// bucket every GPU's communication stream waits for its event and one group call of
+// ncclAllReduce covers every GPU; after the last an event on each communication
+// stream.
+// Pipeline parallel: stage k on GPU k; micro-batch m on stream m % streams of every
+// GPU: H2D and normalize on the first GPU, 1/stages of the model's FMAs on each,
+// cudaMemcpyPeerAsync of the activations on the sender's stream and an event the
+// receiver waits for, D2H from the last GPU; the next batch once this one is back.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -126,6 +127,8 @@ class MultiGpuReference {
       PIPESCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&gpu.mark, cudaEventDisableTiming));
       PIPESCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&gpu.reduced, cudaEventDisableTiming));
       if (c.allReduces()) {
+        gpu.bucketReady.resize(std::size_t(std::max(1, c.buckets)));
+        for (cudaEvent_t& e : gpu.bucketReady) PIPESCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         PIPESCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.comm, cudaStreamNonBlocking));
         PIPESCOPE_CUDA_CHECK(cudaMalloc(&gpu.grad, c.allreduceBytes));
         PIPESCOPE_CUDA_CHECK(cudaMemset(gpu.grad, 0, c.allreduceBytes));
@@ -135,12 +138,14 @@ class MultiGpuReference {
     if (c.isPipelineParallel())
       for (std::size_t k = 0; k + 1 < n; ++k) {
         int can = 0;
-        PIPESCOPE_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[k + 1], devices_[k]));
+        PIPESCOPE_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[k], devices_[k + 1]));
         if (!can) throw std::runtime_error("the reference needs peer access between the pipeline's GPUs");
-        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[k + 1]));
-        const cudaError_t e = cudaDeviceEnablePeerAccess(devices_[k], 0);
-        if (e != cudaErrorPeerAccessAlreadyEnabled) PIPESCOPE_CUDA_CHECK(e);
-        (void)cudaGetLastError();
+        for (int way = 0; way < 2; ++way) {
+          PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[k + std::size_t(way)]));
+          const cudaError_t e = cudaDeviceEnablePeerAccess(devices_[k + 1 - std::size_t(way)], 0);
+          if (e != cudaErrorPeerAccessAlreadyEnabled) PIPESCOPE_CUDA_CHECK(e);
+          (void)cudaGetLastError();
+        }
       }
     if (c.allReduces()) {
       comms_ = std::make_unique<ReferenceComms>(devices_);
@@ -165,6 +170,7 @@ class MultiGpuReference {
         cudaFreeHost(s.hout);
       }
       cudaEventDestroy(gpus_[g].mark);
+      for (cudaEvent_t e : gpus_[g].bucketReady) cudaEventDestroy(e);
       cudaEventDestroy(gpus_[g].reduced);
       if (gpus_[g].comm) cudaStreamDestroy(gpus_[g].comm);
       cudaFree(gpus_[g].grad);
@@ -191,6 +197,7 @@ class MultiGpuReference {
     std::vector<Slot> slots;
     cudaStream_t comm = nullptr;
     cudaEvent_t mark = nullptr, reduced = nullptr;
+    std::vector<cudaEvent_t> bucketReady;
     void* grad = nullptr;
   };
 
@@ -227,63 +234,50 @@ class MultiGpuReference {
     for (int i = 0; i < steps; ++i) {
       const std::size_t active = std::min<std::size_t>(n, std::size_t(c_.batchCount) - std::size_t(i) * n);
       const bool reduces = c_.allReduces() && active == n;
-      auto slotOf = [&](std::size_t g) -> Slot& { return gpus_[g].slots[std::size_t(i % streams)]; };
-      for (std::size_t g = 0; g < active; ++g) {
+      for (std::size_t g = 0; g < active; ++g) {  // depth-first: each GPU's batch whole
         PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-        Slot& s = slotOf(g);
-        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(s.din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice, s.stream));
-      }
-      for (std::size_t g = 0; g < active; ++g) {
-        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-        Slot& s = slotOf(g);
+        Slot& s = gpus_[g].slots[std::size_t(i % streams)];
+        auto* din = static_cast<float*>(s.din);
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(din, s.hin, c_.batchBytes(), cudaMemcpyHostToDevice, s.stream));
         if (reduces && reducedOnce) PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(s.stream, gpus_[g].reduced, 0));
-        if (c_.normalizeKernel)
-          PIPESCOPE_CUDA_CHECK(cuda::launchNormalize(static_cast<float*>(s.din), static_cast<float*>(s.din), nIn,
-                                                     s.stream));
-      }
-      int nextBucket = 0;
-      for (int k = 0; k < pieces; ++k) {
-        const auto fmas = std::uint32_t(4 * (std::uint64_t(rounds) * std::uint64_t(k + 1) / std::uint64_t(pieces) -
-                                             std::uint64_t(rounds) * std::uint64_t(k) / std::uint64_t(pieces)));
-        for (std::size_t g = 0; g < active; ++g) {
-          PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-          Slot& s = slotOf(g);
-          PIPESCOPE_CUDA_CHECK(cuda::launchModel(static_cast<const float*>(s.din), nIn, static_cast<float*>(s.dout),
-                                                 nOut, fmas, s.stream));
+        if (c_.normalizeKernel) PIPESCOPE_CUDA_CHECK(cuda::launchNormalize(din, din, nIn, s.stream));
+        int next = 0;
+        for (int k = 0; k < pieces; ++k) {
+          const auto fmas = std::uint32_t(4 * (std::uint64_t(rounds) * std::uint64_t(k + 1) / std::uint64_t(pieces) -
+                                               std::uint64_t(rounds) * std::uint64_t(k) / std::uint64_t(pieces)));
+          PIPESCOPE_CUDA_CHECK(cuda::launchModel(din, nIn, static_cast<float*>(s.dout), nOut, fmas, s.stream));
+          for (; reduces && next < reductions && bucketAfterModelKernel(next, buckets, pieces) == k; ++next)
+            PIPESCOPE_CUDA_CHECK(cudaEventRecord(gpus_[g].bucketReady[std::size_t(next)], s.stream));
         }
-        while (reduces && nextBucket < reductions && bucketAfterModelKernel(nextBucket, buckets, pieces) == k) {
-          for (std::size_t g = 0; g < n; ++g) {
-            PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-            PIPESCOPE_CUDA_CHECK(cudaEventRecord(gpus_[g].mark, slotOf(g).stream));
-            PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(gpus_[g].comm, gpus_[g].mark, 0));
-          }
-          reduceBucket(nextBucket++, reductions);
-        }
-      }
-      if (reduces) {
-        for (std::size_t g = 0; g < n; ++g) {
-          PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-          PIPESCOPE_CUDA_CHECK(cudaEventRecord(gpus_[g].reduced, gpus_[g].comm));
-        }
-        reducedOnce = true;
-      }
-      for (std::size_t g = 0; g < active; ++g) {
-        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
-        Slot& s = slotOf(g);
         PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(s.hout, s.dout, c_.d2hBytes(), cudaMemcpyDeviceToHost, s.stream));
       }
+      if (!reduces) continue;
+      for (int j = 0; j < reductions; ++j) {
+        for (std::size_t g = 0; g < n; ++g) {
+          PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
+          PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(gpus_[g].comm, gpus_[g].bucketReady[std::size_t(j)], 0));
+        }
+        reduceBucket(j, reductions);
+      }
+      for (std::size_t g = 0; g < n; ++g) {
+        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[g]));
+        PIPESCOPE_CUDA_CHECK(cudaEventRecord(gpus_[g].reduced, gpus_[g].comm));
+      }
+      reducedOnce = true;
     }
   }
 
+  /// Depth-first: every phase of a micro-batch before the next; micro-batch m on stream
+  /// m % streams of every GPU; a batch starts once the one before it is done.
   void runPipeline() {
     const std::size_t n = gpus_.size();
     const int streams = std::max(1, c_.streams);
     const std::uint32_t rounds = modelFmasPerElement(c_.modelFlopsPerByte) / 4;
     const std::size_t outFloats = c_.outputBytes() / 4;
     for (int b = 0; b < c_.batchCount; ++b) {
-      const std::size_t si = std::size_t(b % streams);
       std::uint64_t first = 0;
       for (int m = 0; m < c_.microBatches; ++m) {
+        const std::size_t si = std::size_t(m % streams);
         const std::uint64_t samples = std::uint64_t(microBatchSamples(c_, m));
         const std::size_t e0 = std::size_t(first * c_.sampleBytes / 4), count = std::size_t(samples * c_.sampleBytes / 4);
         const std::size_t f0 = std::size_t(outFloats * first / std::uint64_t(c_.batchSamples));
@@ -297,14 +291,15 @@ class MultiGpuReference {
                                                  samples * c_.sampleBytes, cudaMemcpyHostToDevice, s.stream));
             if (c_.normalizeKernel) PIPESCOPE_CUDA_CHECK(cuda::launchNormalize(din, din, count, s.stream));
           } else {
+            // The activations go on the sender's stream; the receiver waits for them.
             Slot& prev = gpus_[k - 1].slots[si];
             PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[k - 1]));
+            if (c_.activationBytes > 0)
+              PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(s.recv, devices_[k], prev.send, devices_[k - 1],
+                                                       c_.activationBytes, prev.stream));
             PIPESCOPE_CUDA_CHECK(cudaEventRecord(gpus_[k - 1].mark, prev.stream));
             PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[k]));
             PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(s.stream, gpus_[k - 1].mark, 0));
-            if (c_.activationBytes > 0)
-              PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(s.recv, devices_[k], prev.send, devices_[k - 1],
-                                                       c_.activationBytes, s.stream));
           }
           const auto fmas = std::uint32_t(4 * (std::uint64_t(rounds) * (k + 1) / n - std::uint64_t(rounds) * k / n));
           PIPESCOPE_CUDA_CHECK(cuda::launchModel(din, count, static_cast<float*>(s.dout) + f0, f1 - f0, fmas, s.stream));
@@ -319,6 +314,10 @@ class MultiGpuReference {
         }
         first += samples;
       }
+      // The flush: the next batch starts once this one is back.
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_.back()));
+      for (int st = 0; st < std::min(c_.microBatches, streams); ++st)
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(gpus_.back().slots[std::size_t(st)].stream));
     }
   }
 

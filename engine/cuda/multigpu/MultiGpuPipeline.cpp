@@ -97,10 +97,11 @@ class MultiGpuRun {
       const std::optional<PipelineConfig> next = runSegment(config, stopped);
       drain();
       if (!next || stopped) break;
-      if (next->deviceOrdinals() != ordinals_ || next->parallel != config.parallel)
-        throw std::runtime_error("the GPUs of a run and how they share the work (--gpus, --devices, --parallel) "
-                                 "cannot change while it runs: stop it and start a new run");
       config = *next;
+      // The GPUs of a run and how they share the work are fixed when it starts (their
+      // lanes, streams and communicators); a live change applies every other knob.
+      config.devices = first.devices;
+      config.parallel = first.parallel;
       trace_.addConfigChange(nextBatch_, config);
     }
     recorder_.finish();
@@ -160,8 +161,10 @@ class MultiGpuRun {
     for (std::size_t k = 0; k + 1 < gpus_.size(); ++k) {
       Gpu& from = gpus_[k];
       Gpu& to = gpus_[k + 1];
-      // The copy is issued on the receiving GPU's stream: it reads the sender's memory.
-      from.peerToNext = enablePeerAccess(to.ordinal, from.ordinal);
+      // The copy is issued on the sender's stream; access both ways, as NCCL has it.
+      const bool forward = enablePeerAccess(from.ordinal, to.ordinal);
+      const bool backward = enablePeerAccess(to.ordinal, from.ordinal);
+      from.peerToNext = forward && backward;
       linkNames_.push_back(linkName(from.ordinal, to.ordinal, from.peerToNext));
       if (!from.peerToNext) {
         const std::string what = "GPU " + std::to_string(from.ordinal) + " and GPU " + std::to_string(to.ordinal) +
