@@ -43,14 +43,16 @@ namespace pipescope::bench {
       throw std::runtime_error(std::string(#call) + " failed: " + ncclGetErrorString(ref_r_));                 \
   } while (0)
 
-/// One communicator per GPU, made as pipescope makes them (non-blocking, one group).
+/// One communicator per GPU in one group: non-blocking as pipescope makes them (NCCL
+/// then launches each group call's kernels from a thread of its own), or blocking as
+/// ncclCommInitAll and nccl-tests make them.
 class ReferenceComms {
  public:
-  explicit ReferenceComms(const std::vector<int>& devices) : comms_(devices.size(), nullptr) {
+  ReferenceComms(const std::vector<int>& devices, bool blocking) : comms_(devices.size(), nullptr) {
     ncclUniqueId id{};
     REF_NCCL_CHECK(ncclGetUniqueId(&id));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
+    config.blocking = blocking ? 1 : 0;
     REF_NCCL_CHECK(ncclGroupStart());
     for (std::size_t r = 0; r < devices.size(); ++r) {
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[r]));
@@ -148,7 +150,7 @@ class MultiGpuReference {
         }
       }
     if (c.allReduces()) {
-      comms_ = std::make_unique<ReferenceComms>(devices_);
+      comms_ = std::make_unique<ReferenceComms>(devices_, false);
       // Connect NCCL's channels before any timing, as pipescope does.
       const int buckets = std::max(1, c.buckets);
       for (int j = 0; j < buckets; ++j) reduceBucket(j, buckets);
@@ -328,10 +330,10 @@ class MultiGpuReference {
 };
 
 /// nccl-tests' measurement: `iters` back-to-back in-place all-reduces of `bytes` over
-/// every GPU after `warmup` more, host-timed around the loop up to the streams' end.
-/// Returns the time per all-reduce in ns.
+/// every GPU after `warmup` more, host-timed around the loop up to the streams' end,
+/// on blocking communicators. Returns the time per all-reduce in ns.
 inline double plainAllReduceNs(const std::vector<int>& devices, std::size_t bytes, int warmup, int iters) {
-  ReferenceComms comms(devices);
+  ReferenceComms comms(devices, true);
   std::vector<float*> bufs;
   std::vector<cudaStream_t> streams;
   for (int d : devices) {

@@ -28,6 +28,9 @@ struct Shared {
   // deliver the external-correlation records of a whole run only at its end).
   std::vector<std::uint32_t> newExternal, newTimes;
   std::size_t pruneAt = 4096;  ///< corrToExternal size that triggers the next prune
+  /// Watched streams: (device << 32 | CUPTI stream id) -> kernels not yet collected.
+  std::unordered_map<std::uint64_t, std::vector<GpuInterval>> watched;
+  std::unordered_map<const void*, std::uint64_t> watchedKey;  ///< cudaStream_t -> its key above
   std::uint64_t dropped = 0;
   bool callbacksRegistered = false;
 };
@@ -72,7 +75,15 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
           auto* r = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
+          if (r->start == 0 || r->end < r->start) break;
+          if (!s.watched.empty()) {
+            auto w = s.watched.find(std::uint64_t(r->deviceId) << 32 | r->streamId);
+            if (w != s.watched.end()) {
+              w->second.push_back({r->start, r->end, 1, r->deviceId});
+              break;
+            }
+          }
+          gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -132,6 +143,8 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     s.newTimes.clear();
     s.pruneAt = 4096;
     s.dropped = 0;
+    s.watched.clear();
+    s.watchedKey.clear();
   }
   if (!s.callbacksRegistered) {
     const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
@@ -222,6 +235,35 @@ void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, s
       it = it->second < firstLiveId ? s.corrToExternal.erase(it) : std::next(it);
     s.pruneAt = std::max<std::size_t>(4096, 2 * s.corrToExternal.size());
   }
+}
+
+bool CuptiTracer::watchStream(const void* stream, std::uint32_t device, std::string& whyNot) {
+  std::uint32_t id = 0;
+  const CUptiResult r =
+      cuptiGetStreamIdEx(nullptr, static_cast<CUstream>(const_cast<void*>(stream)), 0, &id);
+  if (r != CUPTI_SUCCESS) {
+    whyNot = "cuptiGetStreamIdEx failed: " + resultText(r);
+    return false;
+  }
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  const std::uint64_t key = std::uint64_t(device) << 32 | id;
+  s.watchedKey[stream] = key;
+  s.watched[key];
+  return true;
+}
+
+void CuptiTracer::collectStream(const void* stream, std::deque<GpuInterval>& out) {
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  auto k = s.watchedKey.find(stream);
+  if (k == s.watchedKey.end()) return;
+  std::vector<GpuInterval>& got = s.watched[k->second];
+  // One stream runs one kernel at a time: start order is launch order, whatever order
+  // the buffers came in.
+  std::sort(got.begin(), got.end(), [](const GpuInterval& a, const GpuInterval& b) { return a.start < b.start; });
+  out.insert(out.end(), got.begin(), got.end());
+  got.clear();
 }
 
 std::uint64_t CuptiTracer::droppedRecords() const {

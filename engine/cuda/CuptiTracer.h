@@ -4,6 +4,7 @@
 // correlation. One tracer is active per process at a time (CUPTI is process-wide);
 // it sees every GPU, on one clock.
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 
@@ -47,6 +48,15 @@ class CuptiTracer {
   /// that id on that device, merged) into `out`, and
   /// forgets correlations of ids below `firstLiveId` (API calls that ran no GPU work).
   void collect(std::unordered_map<std::uint64_t, GpuInterval>& out, std::uint64_t firstLiveId);
+  /// Kernels on `stream` (a cudaStream_t) of CUDA device `device` are kept in launch
+  /// order instead of by correlation: NCCL launches its kernels from a thread of its
+  /// own (non-blocking communicators), where our correlation ids do not reach, onto the
+  /// streams pipescope gives it. Records delivered before this call are not counted:
+  /// flush first. Returns false (with `whyNot`) when CUPTI cannot name the stream.
+  bool watchStream(const void* stream, std::uint32_t device, std::string& whyNot);
+  /// Appends the kernels recorded on a watched stream since the last call, in order.
+  void collectStream(const void* stream, std::deque<GpuInterval>& out);
+
   /// Records CUPTI dropped for lack of buffer space (reported in the trace's note).
   std::uint64_t droppedRecords() const;
 

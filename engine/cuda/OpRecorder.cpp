@@ -204,9 +204,29 @@ void OpRecorder::end(Pending p, GpuTarget where, Op api, Op op, std::int64_t cal
   pending_.push_back(std::move(p));
 }
 
-/// Events go on each GPU's stream before the call when CUPTI is off; `where` must list
-/// each GPU's stream, and the events are created on each GPU in turn.
+/// A group call's kernels are launched by the library (NCCL: from a thread of its own),
+/// so CUPTI attributes them by their stream: the first call on a stream starts
+/// watching it. Events go on each GPU's stream before the call when CUPTI is off (or a
+/// stream cannot be watched); the events are created on each GPU in turn.
 std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTarget>& where) {
+  if (cupti_ && !groupEvents_) {
+    bool flushed = false;
+    for (const GpuTarget& t : where) {
+      if (ordered_.count(t.stream)) continue;
+      if (!flushed) {
+        // Whatever ran on these streams before (NCCL's warm-up) must not be counted.
+        tracer_.flush(true);
+        flushed = true;
+      }
+      std::string whyNot;
+      if (!tracer_.watchStream(t.stream, std::uint32_t(devices_[std::size_t(t.device)].ordinal), whyNot)) {
+        groupEvents_ = true;
+        break;
+      }
+      ordered_[t.stream];
+    }
+  }
+  const bool events = !cupti_ || groupEvents_;
   const std::uint64_t id = ++nextId_;
   std::vector<Pending> ps(where.size());
   for (std::size_t i = 0; i < where.size(); ++i) {
@@ -215,7 +235,8 @@ std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTar
     p.key = where[i].key;
     p.device = where[i].device;
     p.grouped = true;
-    if (!cupti_) {
+    if (!events) p.ordered = where[i].stream;
+    if (events) {
       DeviceClock& d = devices_[std::size_t(p.device)];
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
       p.eventStart = takeEvent(d);
@@ -350,8 +371,27 @@ void OpRecorder::finalize(bool all) {
       op.end = std::max(op.start, eventTime(dev, p.eventEnd));
       dev.freeEvents.push_back(p.eventStart);
       dev.freeEvents.push_back(p.eventEnd);
+    } else if (p.ordered) {
+      // The next kernel CUPTI saw on this stream is this op's.
+      std::deque<GpuInterval>& q = ordered_[p.ordered];
+      if (q.empty()) tracer_.collectStream(p.ordered, q);
+      if (q.empty()) {
+        if (all && !tracer_.active()) {
+          ++unresolved_;  // CUPTI has stopped: this record will never come
+          if (p.grouped) wholePart(p.id, nullptr);
+          continue;
+        }
+        block(si, std::move(p));
+        continue;
+      }
+      op.start = cuptiToHost(q.front().start);
+      op.end = cuptiToHost(q.front().end);
+      q.pop_front();
     } else {
       auto it = intervals_.find(intervalKey(p.id, std::uint32_t(dev.ordinal)));
+      // A peer copy touches two GPUs: take its record whichever CUPTI filed it under.
+      for (std::size_t d = 0; it == intervals_.end() && op.kind == OpKind::PeerCopy && d < devices_.size(); ++d)
+        it = intervals_.find(intervalKey(p.id, std::uint32_t(devices_[d].ordinal)));
       if (it == intervals_.end()) {
         if (all && !tracer_.active()) {
           ++unresolved_;  // CUPTI has stopped: this record will never come

@@ -119,6 +119,7 @@ class OpRecorder {
     int key = 0, device = 0;
     int eventStart = -1, eventEnd = -1;  // event-pool indices (of the op's device) when event-timed
     bool grouped = false;                // one of a group call's ops: counts towards its whole
+    const void* ordered = nullptr;       // CUPTI-timed by launch order on this watched stream (group calls)
   };
   /// One GPU's clock and event pool.
   struct DeviceClock {
@@ -165,6 +166,9 @@ class OpRecorder {
   std::unordered_map<std::uint64_t, GpuInterval> intervals_;  // by intervalKey(id, ordinal)
   std::vector<DeviceClock> devices_;
   std::unordered_map<std::uint64_t, Whole> wholes_;
+  // Streams of group calls, whose kernels CUPTI reports in launch order (CuptiTracer::watchStream).
+  std::unordered_map<const void*, std::deque<GpuInterval>> ordered_;
+  bool groupEvents_ = false;  // a stream could not be watched: group calls are event-timed
 
   std::deque<Pending> pending_;
   std::vector<std::int32_t> doneBatches_;

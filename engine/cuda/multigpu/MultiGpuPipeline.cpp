@@ -125,10 +125,10 @@ class MultiGpuRun {
       Gpu& gpu = gpus_[std::size_t(g)];
       gpu.index = g;
       gpu.ordinal = ordinals_[std::size_t(g)];
-      PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-      setSyncMode(gpu, c.sync);
       gpu.info = describeDevice(gpu.ordinal);
       gpu.info.ordinal = gpu.ordinal;
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
+      setSyncMode(gpu, c.sync);
       gpu.resources = std::make_unique<PipelineResources>(gpu.info, nullptr);
       gpu.issuer = std::make_unique<BatchIssuer>(gpu.ordinal, recorder_);
       gpu.issuer->setTarget(g, g * kKeysPerGpu);
