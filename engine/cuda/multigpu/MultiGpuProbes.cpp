@@ -200,6 +200,24 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
     const ncclResult_t end = nccl.groupEnd();
     clique.settle(r != ncclSuccess ? "ncclAllReduce" : "ncclGroupEnd", r != ncclSuccess ? r : end, callTimeout);
   };
+  // Each loop is queued behind a long kernel on every GPU, so the GPUs run the
+  // all-reduces back to back: their own time, not the host's rate of group calls (on
+  // non-blocking communicators NCCL starts a thread for each).
+  std::vector<DeviceBuffer> holdBuf(devices.size());
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+    holdBuf[k] = DeviceBuffer(8 * kMiB, "hold kernel buffer");
+  }
+  auto hold = [&](int calls) {
+XX
+    const std::uint32_t fmas = modelFmasPerElement(std::clamp(60.0 * calls, 200.0, 12000.0));
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      auto* p = static_cast<float*>(holdBuf[k].get());
+      const std::size_t m = holdBuf[k].bytes() / sizeof(float);
+      PIPESCOPE_CUDA_CHECK(launchModel(p, m, p, m, fmas, ranks[k].stream.get()));
+    }
+  };
   std::string line = "NCCL " + out.ncclVersion + " all-reduce over " + std::to_string(n) +
                      " GPUs (in place, float sum), us / bus GB/s:";
   for (std::size_t bytes = kMiB; bytes <= largest; bytes *= 4) {
@@ -208,6 +226,10 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
     for (int k = 0; k < n; ++k) {
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
       PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(ranks[std::size_t(k)].stream.get()));
+    }
+    hold(reps);
+    for (int k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
       PIPESCOPE_CUDA_CHECK(cudaEventRecord(ranks[std::size_t(k)].start.get(), ranks[std::size_t(k)].stream.get()));
     }
     for (int i = 0; i < reps; ++i) allReduce(bytes);
