@@ -209,8 +209,9 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
     holdBuf[k] = DeviceBuffer(8 * kMiB, "hold kernel buffer");
   }
   auto hold = [&](int calls) {
-XX
-    const std::uint32_t fmas = modelFmasPerElement(std::clamp(60.0 * calls, 200.0, 12000.0));
+    // About 90 us of GPU time per queued call (8 MiB at 500 flop/B per call, ~45 TFLOP/s
+    // on an H100/H200): more than the host takes to issue one.
+    const std::uint32_t fmas = modelFmasPerElement(std::clamp(500.0 * calls, 200.0, 60000.0));
     for (std::size_t k = 0; k < devices.size(); ++k) {
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
       auto* p = static_cast<float*>(holdBuf[k].get());
