@@ -19,6 +19,11 @@
 #   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
 #   memcheck[:FILTER] racecheck[:FILTER]   compute-sanitizer over the gpu tests
+#                               (memcheck:MultiGpu* for the runs over several GPUs)
+#   mgpu[:N]                    tools/gpu-mgpu.sh on N GPUs (default all): the gpu tests
+#                               over several GPUs, gpu_multigpu_bench, calibrate with the
+#                               multi-GPU probes, every new knob and the multi-GPU
+#                               lessons on the CUDA backend ($OUT/logs/mgpu)
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 set -u -o pipefail
 . "$(dirname "$0")/gpu-common.sh"
@@ -49,6 +54,7 @@ for step in "$@"; do
     build)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
         >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" pipescope-cli pipescope_gpu_tests gpu_pipeline_bench \
+        $(ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' && echo gpu_multigpu_bench pipescope_multigpu_tests) \
         >>"$L/build.log" 2>&1
       rc=$?
       tail -5 "$L/build.log" | tee -a "$OUT/summary.log"
@@ -99,6 +105,12 @@ for step in "$@"; do
       echo "$name rc=$?" | tee -a "$OUT/summary.log"
       grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED|SKIPPED) " "$L/$name.log" | tail -8 |
         tee -a "$OUT/summary.log"
+      ;;
+    mgpu)
+      mkdir -p "$L/mgpu"
+      OUT=$L/mgpu BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$L/mgpu/script.log" 2>&1
+      echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
+      cat "$L/mgpu/summary.log" >>"$OUT/summary.log" 2>/dev/null
       ;;
     script)
       path=${arg%%:*}; sargs=${arg#"$path"}; sargs=${sargs#:}

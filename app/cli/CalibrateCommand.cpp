@@ -16,7 +16,7 @@ namespace pipescope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli calibrate --out FILE [--device N] [--name NAME] [--repeat N]\n\n"
+    "usage: pipescope-cli calibrate --out FILE [--device N] [--gpus N] [--name NAME] [--repeat N]\n\n"
     "Measures, on a real NVIDIA GPU, everything the simulator's device model needs\n"
     "(copy bandwidth curves for pinned and pageable memory, bidirectional sharing,\n"
     "copy engines, model/normalize/GEMM kernel rates, kernel launch, copy call, event\n"
@@ -26,6 +26,8 @@ constexpr const char* kUsage =
     "runs), and writes it as a device profile for 'pipescope-cli run --backend sim\n"
     "--profile FILE'. The fits that run the backend itself read the host's state of\n"
     "the moment, so they run --repeat times and the profile takes each value's median.\n"
+    "On a machine with several GPUs it also measures peer copies between two of them and\n"
+    "NCCL's all-reduce over --gpus of them (default all), for simulated runs over several GPUs.\n"
     "Takes about a minute.\n\n";
 
 int calibrateMain(const std::vector<std::string>& args) {
@@ -33,10 +35,15 @@ int calibrateMain(const std::vector<std::string>& args) {
   int device = 0;
   std::string name;
   int repeats = 3;
+  int gpus = 0;
   OptionSet options;
   options.value("out", "FILE", "where to write the profile (JSON); required", [&](const std::string& v) { out = v; });
   options.value("device", "N", "CUDA device index (default 0)",
                 [&](const std::string& v) { device = int(parseInteger("device", v, 0, 63)); });
+  options.value("gpus", "N",
+                "GPUs for the multi-GPU probes: peer copies between --device and the next GPU, NCCL's all-reduce "
+                "over N GPUs (default every GPU present; 1 skips them)",
+                [&](const std::string& v) { gpus = int(parseInteger("gpus", v, 1, 64)); });
   options.value("name", "NAME", "profile name (default: from the device name, e.g. h100-80gb-hbm3-calibrated)",
                 [&](const std::string& v) { name = v; });
   options.value("repeat", "N",
@@ -72,10 +79,17 @@ int calibrateMain(const std::vector<std::string>& args) {
               << probe.deviceCount << " (use --device 0.." << probe.deviceCount - 1 << ")\n";
     return kExitUsage;
   }
+  if (gpus > probe.deviceCount) {
+    std::cerr << "pipescope-cli calibrate: --gpus " << gpus << " but this machine has " << probe.deviceCount
+              << " CUDA GPU" << (probe.deviceCount == 1 ? "" : "s") << " (use --gpus 1.." << probe.deviceCount
+              << ")\n";
+    return kExitUsage;
+  }
   DeviceProfile profile;
   try {
     CalibrationOptions o;
     o.device = device;
+    o.gpus = gpus;
     o.profileName = name;
     o.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     std::cerr << "calibrating CUDA device " << device << "...\n";
@@ -107,6 +121,7 @@ int calibrateMain(const std::vector<std::string>& args) {
 #else
   (void)device;
   (void)repeats;
+  (void)gpus;
   std::cerr << "pipescope-cli calibrate: this build has no CUDA backend (built without nvcc), so it cannot "
                "measure a GPU. Rebuild with the CUDA toolkit on a machine with an NVIDIA GPU, or use a built-in "
                "profile ('pipescope-cli profiles').\n";

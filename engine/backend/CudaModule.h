@@ -32,6 +32,10 @@ struct CalibrationOptions {
   /// Copy curves up to 16 MiB instead of 256 MiB and fewer CPU worker counts: a
   /// sanity check in about a second (the gpu tests), not a profile to publish.
   bool quick = false;
+  /// GPUs for the multi-GPU probes (peer copies between `device` and the next GPU, the
+  /// all-reduce curve over all of them): 0 = every GPU present, 1 = none. Needs a
+  /// build with NCCL; more than present is an error naming how many there are.
+  int gpus = 0;
   /// Receives one line per measured figure (progress and the raw numbers behind the profile).
   std::function<void(const std::string&)> log;
 };
