@@ -13,6 +13,8 @@ QColor opKindColor(OpKind kind) {
     case OpKind::ApiCall: return QColor(0xCC, 0x79, 0xA7);      // purple: API overhead
     case OpKind::Memset: return QColor(0x56, 0xB4, 0xE9);       // sky blue
     case OpKind::Annotation: return QColor(0xE6, 0x9F, 0x00);   // orange
+    case OpKind::PeerCopy: return QColor(0x88, 0x22, 0x55);     // wine: GPU to GPU
+    case OpKind::Collective: return QColor(0x33, 0x22, 0x88);   // indigo: NCCL collective
   }
   return QColor(Qt::black);
 }
@@ -28,6 +30,8 @@ QString opKindLabel(OpKind kind) {
     case OpKind::ApiCall: return QStringLiteral("API call");
     case OpKind::Memset: return QStringLiteral("Memset");
     case OpKind::Annotation: return QStringLiteral("Annotation");
+    case OpKind::PeerCopy: return QStringLiteral("Peer copy (GPU→GPU)");
+    case OpKind::Collective: return QStringLiteral("Collective (NCCL)");
   }
   return QString();
 }

@@ -4,6 +4,7 @@
 // endpoints, thread and process names. ChromeTraceImport turns them into a Trace.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct ChromeThread {
   std::int32_t pipescopeLane = -1;
   std::string laneKind;
   std::int64_t laneIndex = 0;
+  std::optional<std::int64_t> laneDevice;  ///< absent in exports from before several GPUs
 };
 
 struct ChromeProcess {

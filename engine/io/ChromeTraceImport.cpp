@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "io/ChromeTraceWriter.h"
 #include "io/IterationDetection.h"
 #include "io/TraceAssembler.h"
 #include "io/TraceMetadataJson.h"
@@ -38,9 +39,10 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
   TraceTables tables;
   try {
     const std::int64_t version = requireInt(meta, "version", "otherData.pipescope", 0, std::numeric_limits<int>::max());
-    if (version > 1)
+    if (version > kChromeExportVersion)
       fail(ev, "exported by a newer pipescope (Chrome export version " + std::to_string(version) +
-                   "); this build reads version 1. Update pipescope to open it.");
+                   "); this build reads versions up to " + std::to_string(kChromeExportVersion) +
+                   ". Update pipescope to open it.");
     // Lanes: one per distinct pipescope_lane id among the named threads; their numbering
     // (0..n-1) and uniqueness are checked with the table (TraceAssembler::declareTables).
     std::map<std::int32_t, Lane> byId;
@@ -49,9 +51,11 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       auto kind = parseLaneKind(t.laneKind);
       if (!kind) fail(ev, "thread \"" + t.name + "\": unknown lane kind \"" + t.laneKind + "\"");
       Lane l{std::uint16_t(t.pipescopeLane), *kind, t.name,
-             int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX))};
+             int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX)),
+             t.laneDevice ? int(std::clamp<std::int64_t>(*t.laneDevice, kSharedLane - 1, kMaxTraceDevices))
+                          : defaultLaneDevice(*kind)};
       auto [it, inserted] = byId.emplace(t.pipescopeLane, l);
-      if (!inserted && (it->second.kind != l.kind || it->second.index != l.index))
+      if (!inserted && (it->second.kind != l.kind || it->second.index != l.index || it->second.device != l.device))
         fail(ev, "lane " + std::to_string(t.pipescopeLane) + " is described twice, differently");
       // Sub-threads of a lane are named "<lane> (2)"; keep the first (main) thread's name.
       if (!inserted && l.name.size() < it->second.name.size()) it->second.name = l.name;
@@ -61,7 +65,7 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
         namesFromJson(requireField(meta, "names", "otherData.pipescope"), "otherData.pipescope.names");
     applyRunInfo(
         out.trace(), configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
-        deviceFromJson(requireField(meta, "device", "otherData.pipescope")),
+        devicesFromJson(meta, "otherData.pipescope", deviceFromJson(requireField(meta, "device", "otherData.pipescope"))),
         outcomeFromJson(requireField(meta, "outcome", "otherData.pipescope")),
         requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()));
   } catch (const std::invalid_argument& e) {

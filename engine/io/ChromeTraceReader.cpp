@@ -64,6 +64,7 @@ struct Pending {
   std::int32_t pipescopeLane = -1;
   std::string laneKind;
   std::int64_t laneIndex = 0;
+  std::optional<std::int64_t> laneDevice;
 
   void clear() {
     hasPh = hasTs = hasDur = hasId = hasName = false;
@@ -77,6 +78,7 @@ struct Pending {
     pipescopeLane = -1;
     laneKind.clear();
     laneIndex = 0;
+    laneDevice.reset();
   }
 };
 
@@ -394,6 +396,7 @@ class ChromeSax {
       if (k == "pipescope_lane") p.pipescopeLane = std::int32_t(count(k, v, kNoLane - 1));
       if (k == "lane_kind" && v.type == Scalar::String) p.laneKind = cut(*v.text);
       if (k == "lane_index") p.laneIndex = signedInt(k, v);
+      if (k == "lane_device") p.laneDevice = signedInt(k, v);
       if (p.ph == 'M') return;
     }
     if (k == "stream") {
@@ -541,6 +544,7 @@ class ChromeSax {
         t.pipescopeLane = p.pipescopeLane;
         t.laneKind = p.laneKind;
         t.laneIndex = p.laneIndex;
+        t.laneDevice = p.laneDevice;
       }
     } else if (p.name == "thread_sort_index" && p.hasSortIndex) {
       ChromeThread& t = out_.threads[threadIndex(p.pid, p.tid)];

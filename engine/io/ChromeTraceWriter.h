@@ -15,7 +15,8 @@
 
 namespace pipescope {
 
-inline constexpr int kChromeExportVersion = 1;
+/// 2: lanes carry "lane_device", otherData lists "devices"; 1 still reads.
+inline constexpr int kChromeExportVersion = 2;
 
 struct ChromeExportOptions {
   /// Hook for the wait-cause analysis (engine/analysis/): given an op and its global

@@ -65,6 +65,7 @@ json metadataJson(const Trace& trace) {
   json head;
   head["config_history"] = configHistoryToJson(trace.configHistory());
   head["device"] = deviceToJson(trace.device());
+  head["devices"] = devicesToJson(trace.devices());
   head["outcome"] = outcomeToJson(trace.outcome());
   head["completed_batches"] = trace.completedBatches();
   json lanes = json::array();
@@ -153,7 +154,7 @@ Metadata parseMetadata(const json& head, const std::string& name) {
   try {
     m.tables = tablesFromJson(head, "header");
     m.history = configHistoryFromJson(requireField(head, "config_history", "header"));
-    m.device = deviceFromJson(requireField(head, "device", "header"));
+    m.devices = devicesFromJson(head, "header", deviceFromJson(requireField(head, "device", "header")));
     m.outcome = outcomeFromJson(requireField(head, "outcome", "header"));
     m.completedBatches =
         requireInt(head, "completed_batches", "header", 0, std::numeric_limits<std::int64_t>::max());

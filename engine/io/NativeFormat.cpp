@@ -23,7 +23,7 @@ using native::Reader;
 constexpr std::uint64_t kWholeFileChunkOps = 1u << 20;
 
 void setRunInfo(Trace& trace, const native::Metadata& m) {
-  applyRunInfo(trace, m.history, m.device, m.outcome, m.completedBatches);
+  applyRunInfo(trace, m.history, m.devices, m.outcome, m.completedBatches);
 }
 
 /// A block's ops, checked while decoded against the tables declared before them.

@@ -227,7 +227,7 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
     // "ops" is streamed by the parser, not stored in the header.
     tables = tablesFromJson(h, "file");
     applyRunInfo(out.trace(), configHistoryFromJson(requireField(h, "config_history", "file")),
-                 deviceFromJson(requireField(h, "device", "file")), outcomeFromJson(requireField(h, "outcome", "file")),
+                 devicesFromJson(h, "file", deviceFromJson(requireField(h, "device", "file"))), outcomeFromJson(requireField(h, "outcome", "file")),
                  requireInt(h, "completed_batches", "file", 0, std::numeric_limits<std::int64_t>::max()));
   } catch (const std::invalid_argument& e) {
     throw TraceFileError("'" + name + "': " + e.what());

@@ -96,7 +96,7 @@ TEST(CliRun, TraceFileIsVersionedJsonWithEveryOp) {
   const json t = json::parse(in);
   std::filesystem::remove(path);
   EXPECT_EQ(t["format"], "pipescope-trace-json");
-  EXPECT_EQ(t["version"], 1);
+  EXPECT_EQ(t["version"], 2);
   EXPECT_EQ(t["ops"].size(), j["metrics"]["ops"].get<std::size_t>());
   EXPECT_EQ(t["ops"][0].size(), t["op_fields"].size());
   EXPECT_EQ(j["trace"], path.string());

@@ -18,14 +18,16 @@ QString kindPlural(OpKind k) {
     case OpKind::ApiCall: return QStringLiteral("API calls");
     case OpKind::Memset: return QStringLiteral("memsets");
     case OpKind::Annotation: return QStringLiteral("ranges");
+    case OpKind::PeerCopy: return QStringLiteral("peer copies");
+    case OpKind::Collective: return QStringLiteral("collectives");
   }
   return {};
 }
 
 // GPU kinds first: they are what a stream lane is for.
-constexpr std::array<OpKind, kOpKindCount> kKindOrder = {OpKind::CopyH2D, OpKind::Kernel,     OpKind::CopyD2H,
-                                                         OpKind::Memset,  OpKind::Preprocess, OpKind::Postprocess,
-                                                         OpKind::ApiCall, OpKind::HostSync,   OpKind::Annotation};
+constexpr std::array<OpKind, kOpKindCount> kKindOrder = {
+    OpKind::CopyH2D,    OpKind::Kernel,      OpKind::CopyD2H, OpKind::PeerCopy, OpKind::Collective, OpKind::Memset,
+    OpKind::Preprocess, OpKind::Postprocess, OpKind::ApiCall, OpKind::HostSync, OpKind::Annotation};
 
 QString whatRan(std::uint32_t mask) {
   QStringList parts;
@@ -52,6 +54,8 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
     case LaneKind::HostSubmit: return QStringLiteral("calls CUDA");
     case LaneKind::HostWorker: return QStringLiteral("CPU worker");
     case LaneKind::HostOther: return QStringLiteral("host thread");
+    case LaneKind::PeerLink: return QStringLiteral("GPU → GPU link");
+    case LaneKind::Collective: return QStringLiteral("communicator: collectives of all GPUs");
   }
   return {};
 }
@@ -69,6 +73,9 @@ QString longDescription(const LaneRow& row, const LaneIndex& index) {
     case LaneKind::HostSubmit: return QStringLiteral("the host thread calling CUDA (API calls, syncs)");
     case LaneKind::HostWorker: return QStringLiteral("a CPU worker thread (pre- and postprocessing)");
     case LaneKind::HostOther: return QStringLiteral("a host thread");
+    case LaneKind::PeerLink: return QStringLiteral("a link from one GPU to another: the peer copies it carried");
+    case LaneKind::Collective:
+      return QStringLiteral("a communicator: each collective from the last GPU joining it to its end");
   }
   return {};
 }
