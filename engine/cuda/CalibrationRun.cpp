@@ -450,7 +450,7 @@ class Calibrator {
   }
 
   /// Blocking cudaMemcpy from pinned memory: slower than the async copies on an H200
-  /// (ANCHORS: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
+  /// (docs/reference-figures.md: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
   void pinnedBlockingCopies() {
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPinnedBlockingCurve : p_.d2hPinnedBlockingCurve;

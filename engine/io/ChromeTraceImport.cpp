@@ -130,7 +130,9 @@ Classified classify(const std::string& cat, const std::string& name) {
   if (c == "cpu_op" || c == "user_annotation" || c == "python_function" || c == "nvtx") r.flags |= kOpHostWork;
   if (c == "kernel") {
     r.role = SliceRole::Gpu;
-    r.kind = OpKind::Kernel;
+    // NCCL's kernels are the collectives as they ran on this GPU (their SMs wait in
+    // them for the other ranks): communication, not computation.
+    r.kind = name.rfind("nccl", 0) == 0 ? OpKind::Collective : OpKind::Kernel;
   } else if (c == "gpu_memcpy" || c == "memcpy") {
     r.role = SliceRole::Gpu;
     if (name.find("HtoD") != std::string::npos)

@@ -56,7 +56,7 @@ struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
   std::string deviceName;   ///< GPU it describes ("NVIDIA H200")
-  std::string source;       ///< "built-in from ANCHORS.md" or "calibrated on <device>, driver <v>, <date>"
+  std::string source;       ///< "built-in from the reference figures" or "calibrated on <device>, driver <v>, <date>"
   /// What the fitted terms were fitted on ("calibration micro-benchmarks and fitting
   /// runs, fit seed 7"): a validation must judge the profile on other configurations.
   std::string fitConfigurations;
