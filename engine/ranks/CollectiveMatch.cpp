@@ -27,7 +27,7 @@ std::vector<CollectiveCall> collectiveCalls(const Trace& trace, std::int64_t shi
   const auto names = trace.names();
   const auto lanes = trace.lanes();
   std::vector<CollectiveCall> out;
-  trace.ops().forEach([&](const Op& op) {
+  trace.ops().snapshot().forEach([&](const Op& op) {
     if (op.kind != OpKind::Collective && op.kind != OpKind::Kernel) return;
     if (device >= 0 && (op.lane >= lanes.size() || lanes[op.lane].device != device)) return;
     // A Collective op on a communicator lane is the call as a whole, not one GPU's kernel.

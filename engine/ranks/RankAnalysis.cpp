@@ -13,7 +13,7 @@ namespace {
 
 struct RankOps {
   Intervals compute, communication, memory, all;
-  std::vector<const Op*> gpu;  // for the idle causes, in start order
+  std::vector<Op> gpu;  // for the idle causes, in start order
   std::map<std::int32_t, Interval> batches;
 };
 
@@ -26,13 +26,13 @@ double median(std::vector<double> v) {
 }
 
 // Idle time between the rank's GPU ops, by what the next op was waiting for.
-void idleCauses(RankFigures& f, const Intervals& busy, std::vector<const Op*>& gpu) {
-  std::sort(gpu.begin(), gpu.end(), [](const Op* a, const Op* b) { return a->start < b->start; });
+void idleCauses(RankFigures& f, const Intervals& busy, std::vector<Op>& gpu) {
+  std::sort(gpu.begin(), gpu.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
   std::size_t next = 0;
   for (std::size_t i = 1; i < busy.size(); ++i) {
     const std::int64_t from = busy[i - 1].second, to = busy[i].first;
-    while (next < gpu.size() && gpu[next]->start < to) ++next;
-    const Op* op = next < gpu.size() ? gpu[next] : nullptr;
+    while (next < gpu.size() && gpu[next].start < to) ++next;
+    const Op* op = next < gpu.size() ? &gpu[next] : nullptr;
     // Launched after the GPU ran dry: the GPU waited for the host.
     if (op != nullptr && op->submit > from)
       f.idleWaitingForHostNs += std::min(to, op->submit) - from, f.idleWaitingOtherNs += to - std::min(to, op->submit);
@@ -54,7 +54,7 @@ RankAnalysis analyzeRanks(const Trace& trace) {
   std::map<int, std::size_t> positionOfDevice;
   for (std::size_t i = 0; i < infos.size(); ++i) positionOfDevice[merged ? infos[i].device : -1] = i;
   std::vector<RankOps> perRank(infos.size());
-  trace.ops().forEach([&](const Op& op) {
+  trace.ops().snapshot().forEach([&](const Op& op) {
     if (op.lane >= lanes.size()) return;
     const Lane& lane = lanes[op.lane];
     auto it = positionOfDevice.find(merged ? lane.device : -1);
@@ -67,7 +67,7 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     if (!isGpuKind(op.kind) || lane.kind == LaneKind::Collective) return;
     const Interval span{op.start, op.end};
     r.all.push_back(span);
-    r.gpu.push_back(&op);
+    r.gpu.push_back(op);
     const std::string& name = op.name < names.size() ? names[op.name] : names.front();
     if (isCommunicationKind(op.kind) || (op.kind == OpKind::Kernel && !collectiveType(name).empty()))
       r.communication.push_back(span);

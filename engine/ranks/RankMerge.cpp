@@ -38,7 +38,7 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source)
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   for (std::size_t r = 0; r < n; ++r) {
     shift[r] += clocks[r].offsetNs;
-    set.ranks[r]->ops().forEach([&](const Op& op) { first = std::min(first, std::min(op.submit, op.start) + shift[r]); });
+    set.ranks[r]->ops().snapshot().forEach([&](const Op& op) { first = std::min(first, std::min(op.submit, op.start) + shift[r]); });
   }
   if (first == std::numeric_limits<std::int64_t>::max()) first = 0;
   for (auto& s : shift) s -= first;  // time 0: the first op of any rank
@@ -64,7 +64,7 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source)
     for (const Lane& l : lanes)
       laneMap[l.id] = out.addLane(l.kind, l.index, int(r), l.name);
     const auto names = t.names();
-    t.ops().forEach([&](const Op& src) {
+    t.ops().snapshot().forEach([&](const Op& src) {
       Op op = src;
       if (op.lane != kNoLane) op.lane = op.lane < laneMap.size() ? laneMap[op.lane] : kNoLane;
       if (op.engineLane != kNoLane) op.engineLane = op.engineLane < laneMap.size() ? laneMap[op.engineLane] : kNoLane;
