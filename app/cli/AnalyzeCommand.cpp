@@ -16,6 +16,8 @@
 #include "io/OutputFile.h"
 #include "io/TraceFiles.h"
 #include "metrics/Metrics.h"
+#include "ranks/RankAnalysisFormat.h"
+#include "ranks/RankMerge.h"
 
 namespace pipescope::cli {
 
@@ -76,13 +78,18 @@ int analyzeMain(const std::vector<std::string>& args) {
   AnalyzeRequest req;
   OptionSet options = analyzeOptions(req);
   if (wantsHelp(args)) {
-    std::cout << "usage: pipescope-cli analyze FILE|FOLDER [--json] [--iteration-marker NAME] [--batch-size N]\n"
-                 "                             [--profile NAME] [--derive-config FILE.json]\n\n"
+    std::cout << "usage: pipescope-cli analyze FILE|FOLDER [FILE ...] [--json] [--iteration-marker NAME]\n"
+                 "                             [--batch-size N] [--profile NAME] [--derive-config FILE.json]\n\n"
                  "Opens a trace and prints the summary a run prints: metrics, ideal bound, limits, wait causes and\n"
                  "bottleneck. FILE may be a .pipescope trace, the JSON written by 'run --trace x.json', or a Chrome\n"
                  "trace event JSON (Perfetto, chrome://tracing, the PyTorch profiler's export_chrome_trace or\n"
                  "tensorboard_trace_handler *.pt.trace.json), plain or gzip-compressed; the format is detected from\n"
                  "the content. A folder stands for the profiler trace in it (--worker picks one of several).\n\n"
+                 "Ranks of a distributed job: a folder of several profiler traces (tensorboard_trace_handler writes\n"
+                 "one per rank), or several FILEs, open as one trace with one group of lanes per rank, their clocks\n"
+                 "aligned on the collectives. The summary adds a per-rank table (compute, exposed communication,\n"
+                 "overlap, idle by cause, time waited for other ranks and made others wait), the straggler and\n"
+                 "what the job would gain if it were as fast as the median rank.\n\n"
                  "Imported traces: each iteration (ProfilerStep#N, a repeating sequence of record_function ranges,\n"
                  "or --iteration-marker) is a batch; the summary then derives the pipescope configuration that\n"
                  "reproduces one iteration on the simulator and the advice for it (docs/analysis.md).\n\n"
@@ -90,7 +97,7 @@ int analyzeMain(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::vector<std::string> rest;
-  std::string path;
+  std::vector<std::string> paths;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.rfind("--", 0) == 0) {
@@ -98,12 +105,11 @@ int analyzeMain(const std::vector<std::string>& args) {
       // An option's value follows it unless given as --name=value.
       for (const auto& o : options.options())
         if (a == "--" + o.name && !o.valueName.empty() && i + 1 < args.size()) rest.push_back(args[++i]);
-    } else if (path.empty()) {
-      path = a;
     } else {
-      rest.push_back(a);
+      paths.push_back(a);
     }
   }
+  std::string path = paths.empty() ? std::string() : paths.front();
   try {
     options.parse(rest);
     if (path.empty()) throw UsageError("missing the trace FILE to analyze (see 'pipescope-cli analyze --help')");
@@ -113,17 +119,26 @@ int analyzeMain(const std::vector<std::string>& args) {
   }
   std::shared_ptr<Trace> trace;
   TraceFileFormat format{};
+  const bool ranks = opensAsRanks(paths, req.worker);
   try {
-    path = resolveTracePath(path, req.worker);
-    format = detectTraceFileFormat(path);
-    trace = loadTraceFile(path, req.import);
+    if (ranks) {
+      std::vector<std::string> problems;
+      trace = loadRanks(paths, req.import, {}, &problems);
+      for (const auto& p : problems) std::cerr << "pipescope-cli analyze: " << p << "\n";
+      format = TraceFileFormat::ChromeJson;
+      if (paths.size() > 1) path = std::to_string(paths.size()) + " files";
+    } else {
+      path = resolveTracePath(path, req.worker);
+      format = detectTraceFileFormat(path);
+      trace = loadTraceFile(path, req.import);
+    }
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
     return kExitRunFailed;
   }
   const bool imported = trace->configHistory().empty();
   // A run that did not finish says why; a file cut off mid-stream says what was recovered.
-  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty())
+  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty() && !ranks)
     std::cerr << "pipescope-cli analyze: " << path << ": " << toString(o.state) << ": " << o.message << "\n";
   RunReport report;
   report.configKnown = !imported;
@@ -189,6 +204,7 @@ int analyzeMain(const std::vector<std::string>& args) {
                          {"why_none", iterations.why},
                          {"samples_per_iteration", iterations.samplesPerIteration}};
     j["profile"] = profile ? nlohmann::json(profile->name) : nlohmann::json(nullptr);
+    if (ranks) j["ranks"] = rankAnalysisJson(analyzeRanks(*trace), trace->ranks());
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -196,6 +212,7 @@ int analyzeMain(const std::vector<std::string>& args) {
             << trace->ops().publishedCount() << " ops\n";
   if (imported) std::cout << "Iterations\n  " << wrap(iterationsLine(iterations, report.metrics.batches), 100, 2) << "\n";
   std::cout << formatSummary(report);
+  if (ranks) std::cout << formatRankAnalysis(analyzeRanks(*trace), trace->ranks());
   if (imported && derived) {
     std::cout << "Derived configuration (" << profileWhy << ")\n";
     for (const auto& line : describeDerivedConfig(*derived)) std::cout << "  " << wrap(line, 100, 2) << "\n";

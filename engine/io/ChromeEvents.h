@@ -70,6 +70,8 @@ struct ChromeEvents {
   std::vector<ChromeFlow> flows;
   nlohmann::json deviceProperties;  ///< PyTorch profiler: top-level deviceProperties
   nlohmann::json pipescope;         ///< pipescope export: otherData.pipescope
+  nlohmann::json distributedInfo;   ///< PyTorch profiler of a distributed job: rank, world_size, backend, pg_config
+  std::int64_t baseTimeNs = 0;      ///< PyTorch profiler: baseTimeNanoseconds (0 when absent)
   std::uint64_t eventCount = 0;     ///< every element of traceEvents
   std::uint64_t skippedEvents = 0;  ///< events of phases pipescope does not use
 };

@@ -179,4 +179,14 @@ IterationInfo Trace::iterations() const {
   return iterations_;
 }
 
+void Trace::setRanks(std::vector<RankInfo> ranks) {
+  std::lock_guard lock(mutex_);
+  ranks_ = std::move(ranks);
+}
+
+std::vector<RankInfo> Trace::ranks() const {
+  std::lock_guard lock(mutex_);
+  return ranks_;
+}
+
 }  // namespace pipescope

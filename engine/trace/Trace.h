@@ -12,6 +12,7 @@
 #include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
 #include "trace/Op.h"
+#include "trace/RankInfo.h"
 #include "trace/TraceStore.h"
 
 namespace pipescope {
@@ -93,6 +94,11 @@ class Trace {
   void setIterations(IterationInfo info);
   IterationInfo iterations() const;
 
+  /// Imported traces of distributed jobs: one entry for a single rank's file, one per
+  /// rank for a merged folder of ranks (in rank order); empty otherwise.
+  void setRanks(std::vector<RankInfo> ranks);
+  std::vector<RankInfo> ranks() const;
+
  private:
   mutable std::mutex mutex_;
   std::vector<ConfigChange> configs_;
@@ -103,6 +109,7 @@ class Trace {
   RunOutcome outcome_;
   std::int64_t completedBatches_ = 0;
   IterationInfo iterations_;
+  std::vector<RankInfo> ranks_;
   TraceStore ops_;
 };
 

@@ -25,6 +25,13 @@ struct LaneLayoutOptions {
   /// fold into one group row at the end of the host section.
   std::vector<bool> callStackOnly;
   bool callStacksExpanded = false;  ///< the group shows its lanes under the group row
+  /// Several GPUs (or ranks): one title per device ("GPU 1 · NVIDIA H200 · busy 87%"),
+  /// indexed like Lane::device. With more than one, each device's lanes form a group
+  /// under its title, shared host lanes and communicators apart. Empty or one: the
+  /// one-GPU layout.
+  std::vector<QString> deviceTitles;
+  /// By device: the group shows only its title band and one folded row.
+  std::vector<bool> collapsedDevices;
 };
 
 struct LaneRow {
@@ -39,6 +46,9 @@ struct LaneRow {
   /// Non-empty on the first row of a section ("Host threads", "Streams", "Engines"):
   /// a section header band of LaneLayout::kSectionHeight sits just above `top`.
   QString section;
+  /// The device whose group this row's section band heads (clicking the band folds
+  /// it), or -1. A folded group's one row is a group row with the same device.
+  int device = -1;
 };
 
 struct LaneLayout {
@@ -54,6 +64,8 @@ struct LaneLayout {
   const LaneRow* rowAt(int y) const;
   /// The row showing lane `id`, or nullptr when the grouping hides it.
   const LaneRow* rowOf(std::uint16_t id) const;
+  /// The row whose section band contains content y, or nullptr.
+  const LaneRow* sectionAt(int y) const;
 };
 
 /// `availableHeight` > 0: rows share that height (between kRowHeight and
