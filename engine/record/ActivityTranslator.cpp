@@ -146,8 +146,9 @@ void ActivityTranslator::api(const ApiRecord& r) {
   seeTime(r.end);
   // The first call a thread was seen making names it (lanes take the name when made).
   if (auto s = sightings_.find(r.correlation); s != sightings_.end()) {
-    if (!threads_.count(r.threadId)) {
-      Thread& t = thread(r.threadId);
+    Thread& t = thread(r.threadId);
+    // Lanes take the thread's name when they are made: it can change until then.
+    if (t.runtimeLane == wire::kWireNone && t.driverLane == wire::kWireNone && t.nvtxLanes.empty()) {
       const ThreadSighting& seen = s->second;
       if (seen.tid == options_.pid)
         t.name = "main thread";

@@ -67,11 +67,12 @@ bool RecordAssembler::feed(std::size_t p, std::string_view bytes) {
   return false;
 }
 
-void RecordAssembler::close(std::size_t p) {
+void RecordAssembler::close(std::size_t p, const std::string& cutBecause) {
   RecordedProcess& proc = processes_.at(p);
   if (!proc.connected) return;
   proc.connected = false;
-  if (proc.problem.empty()) proc.problem = connections_.at(p)->decoder.endOfStream();
+  if (!proc.problem.empty() || proc.endedCleanly) return;
+  proc.problem = cutBecause.empty() ? connections_.at(p)->decoder.endOfStream() : cutBecause;
 }
 
 void RecordAssembler::apply(std::size_t p, wire::Message& m) {

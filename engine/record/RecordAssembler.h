@@ -61,8 +61,9 @@ class RecordAssembler {
   /// process's stream is damaged or refused (RecordedProcess::problem says why): the
   /// caller stops reading it.
   bool feed(std::size_t p, std::string_view bytes);
-  /// Process `p`'s stream ended (it closed, or the recorder stops reading it).
-  void close(std::size_t p);
+  /// Process `p`'s stream ended: it closed it, or (`cutBecause` says why) the recorder
+  /// stopped reading it while it was still sending.
+  void close(std::size_t p, const std::string& cutBecause = {});
   /// Makes every op appended so far visible to the trace's readers.
   void publish() { trace_->ops().publish(); }
 
