@@ -167,5 +167,30 @@ TEST(Recorder, AMissingWorkingFolderIsSaidAsSuch) {
   }
 }
 
+#ifdef PIPESCOPE_INJECT_LIBRARY_FOR_TESTS
+// The real injection library, called as the CUDA driver calls it, in a process that
+// never does any CUDA work: without a GPU driver CUPTI cannot start and the library
+// must say why to the recorder; with one, the recording is clean and empty. Either
+// way the program is left alone.
+TEST(Recorder, TheInjectionLibraryTellsTheRecorderWhyItCannotRecord) {
+  Recorder r(request({"inject", PIPESCOPE_INJECT_LIBRARY_FOR_TESTS}));
+  r.start();
+  r.waitForRecording();
+  EXPECT_EQ(r.programStatus()->shellCode(), 0) << "the program is not harmed";
+  const auto processes = r.processes();
+  ASSERT_EQ(processes.size(), 1u) << "the library connects and says hello";
+  EXPECT_GT(processes[0].pid, 0);
+  std::string said;
+  for (const auto& n : processes[0].notes) said += n.text + "\n";
+  for (const auto& f : r.findings()) said += f + "\n";
+  EXPECT_TRUE(processes[0].endedCleanly) << processes[0].problem;
+  if (!said.empty()) {
+    EXPECT_NE(said.find("CUPTI"), std::string::npos) << said;  // no driver: CUPTI cannot start
+  } else {
+    EXPECT_EQ(processes[0].ops, 0u);  // a driver but no CUDA work: an empty, clean recording
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace pipescope::record

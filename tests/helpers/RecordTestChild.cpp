@@ -10,6 +10,9 @@
 //                                      recording stopped), 3 if none failed in that time
 //   record_test_child garbage          a hello, then bytes that are no message
 //   record_test_child exit CODE        exits with CODE without connecting (a program that never used CUDA)
+//   record_test_child inject LIBRARY   loads LIBRARY and calls its InitializeInjection, as the CUDA driver
+//                                      does at cuInit, then NVTX's entry point; exits 0 if the calls returned
+#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,6 +175,18 @@ int main(int argc, char** argv) {
     s.round();
     s.sender.send(std::string(64, '\x7F'));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return 0;
+  }
+  if (mode == "inject" && argc > 2) {
+    void* lib = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      std::fprintf(stderr, "record_test_child: %s\n", dlerror());
+      return 6;
+    }
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "InitializeInjection"));
+    auto nvtx = reinterpret_cast<int (*)(const void*)>(dlsym(lib, "InitializeInjectionNvtx2"));
+    if (init == nullptr || nvtx == nullptr) return 7;
+    std::printf("InitializeInjection returned %d\n", init());
     return 0;
   }
   std::fprintf(stderr, "record_test_child: unknown mode '%s'\n", mode.c_str());
