@@ -1,5 +1,6 @@
 #include "inject/CuptiSource.h"
 
+#include <cxxabi.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -250,6 +251,20 @@ void CuptiSource::settleThreadNaming() {
   cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
+const std::string& CuptiSource::kernelName(const char* mangled) {
+  // CUPTI shares one name string among a kernel's records: demangle it once.
+  auto it = kernelNames_.find(mangled);
+  if (it != kernelNames_.end()) return it->second;
+  std::string name = mangled ? mangled : "kernel";
+  if (mangled && mangled[0] == '_' && mangled[1] == 'Z') {
+    int status = 0;
+    char* plain = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+    if (status == 0 && plain) name = plain;
+    std::free(plain);
+  }
+  return kernelNames_.emplace(mangled, std::move(name)).first->second;
+}
+
 const std::string& CuptiSource::apiName(bool driver, std::uint32_t cbid) {
   const std::uint64_t key = (std::uint64_t(driver) << 32) | cbid;
   auto it = apiNames_.find(key);
@@ -293,7 +308,7 @@ void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, rec
         if (r->start == 0 || r->end < r->start) break;
         GpuRecord g;
         g.kind = GpuRecord::Kind::Kernel;
-        g.name = r->name ? r->name : "kernel";
+        g.name = kernelName(r->name);
         g.start = toMonotonic(r->start);
         g.end = toMonotonic(r->end);
         g.device = r->deviceId;

@@ -59,6 +59,7 @@ class CuptiSource {
   std::int64_t toMonotonic(std::uint64_t cuptiNs) const;
   void calibrate();
   const std::string& apiName(bool driver, std::uint32_t cbid);
+  const std::string& kernelName(const char* mangled);
 
   std::uint32_t version_ = 0;
   bool timestampCallback_ = false;
@@ -74,6 +75,7 @@ class CuptiSource {
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::uint64_t> buffersLost_{0};
   std::unordered_map<std::uint64_t, std::string> apiNames_;  // (driver << 32 | cbid) -> name
+  std::unordered_map<const char*, std::string> kernelNames_;  // CUPTI's name string -> demangled
 };
 
 /// CLOCK_MONOTONIC in nanoseconds.
