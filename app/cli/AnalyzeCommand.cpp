@@ -10,6 +10,7 @@
 #include "Commands.h"
 #include "Options.h"
 #include "RunSummary.h"
+#include "TraceReport.h"
 #include "analysis/AnalysisJson.h"
 #include "analysis/DerivedConfig.h"
 #include "config/ConfigJson.h"
@@ -62,16 +63,6 @@ OptionSet analyzeOptions(AnalyzeRequest& r) {
           });
   o.flag("no-advice", "skip the derived configuration and the advice (no simulations)", [&r] { r.noAdvice = true; });
   return o;
-}
-
-std::string iterationsLine(const IterationInfo& it, std::int64_t batches) {
-  if (batches <= 0) return "none found (see Limits)";
-  std::string s = std::to_string(batches) + " from " + it.source + ", each starting at '" + it.marker + "'";
-  if (it.samplesPerIteration > 0)
-    s += "; " + std::to_string(it.samplesPerIteration) + " samples each (" + it.samplesSource + ")";
-  else
-    s += "; batch size unknown (--batch-size N gives samples/s)";
-  return s;
 }
 
 int analyzeMain(const std::vector<std::string>& args) {
@@ -140,55 +131,20 @@ int analyzeMain(const std::vector<std::string>& args) {
   // A run that did not finish says why; a file cut off mid-stream says what was recovered.
   if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty() && !ranks)
     std::cerr << "pipescope-cli analyze: " << path << ": " << toString(o.state) << ": " << o.message << "\n";
-  RunReport report;
-  report.configKnown = !imported;
-  report.config = trace->config();
-  report.device = trace->device();
-  report.outcome = trace->outcome();
-  report.metrics = computeMetrics(*trace);
-
-  std::optional<DeviceProfile> profile;
-  std::string profileWhy;
-  if (!req.noAdvice || !req.derivePath.empty()) {
-    profile = imported ? profileForTrace(report.device, req.profile, profileWhy)
-                       : (req.profile.empty() ? std::nullopt : loadDeviceProfile(req.profile, profileWhy));
-    if (!profile && !req.profile.empty()) {
-      std::cerr << "pipescope-cli analyze: --profile = '" << req.profile << "': " << profileWhy << "\n";
-      return kExitUsage;
-    }
+  TraceReportOptions reportOptions{req.profile, req.derivePath, req.noAdvice};
+  TraceReport analysed;
+  try {
+    analysed = analyseTrace(*trace, reportOptions);
+  } catch (const UsageError& e) {
+    std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
+    return kExitUsage;
   }
-  report.analysis = analyseRun(*trace, report.metrics, req.noAdvice && req.derivePath.empty() ? nullptr
-                                                       : profile ? &*profile
-                                                                 : nullptr);
-  if (req.noAdvice && report.analysis) report.analysis->advice.reset();
-
+  const RunReport& report = analysed.report;
+  const std::optional<DeviceProfile>& profile = analysed.profile;
   const IterationInfo iterations = trace->iterations();
-  const std::optional<DerivedConfig>& derived = report.analysis->derived;
-  if (!req.derivePath.empty()) {
-    if (!imported) {
-      // A native run carries its configuration: write it, nothing to derive.
-      try {
-        writeOutputFile(req.derivePath, [&](std::ostream& out) { out << configToJson(trace->config()).dump(2) << "\n"; });
-      } catch (const std::exception& e) {
-        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
-        return kExitRunFailed;
-      }
-    } else if (!derived || !derived->ok()) {
-      std::cerr << "pipescope-cli analyze: cannot write " << req.derivePath << ": "
-                << (derived ? derived->failure
-                            : "no configuration can be derived without iterations" +
-                                  (iterations.why.empty() ? std::string() : ": " + iterations.why))
-                << "\n";
-      return kExitRunFailed;
-    } else {
-      try {
-        writeOutputFile(req.derivePath,
-                            [&](std::ostream& out) { out << configToJson(derived->config).dump(2) << "\n"; });
-      } catch (const std::exception& e) {
-        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
-        return kExitRunFailed;
-      }
-    }
+  if (std::string error; !writeDerivedConfig(*trace, analysed, reportOptions, error)) {
+    std::cerr << "pipescope-cli analyze: " << error << "\n";
+    return kExitRunFailed;
   }
 
   if (req.json) {
@@ -210,16 +166,8 @@ int analyzeMain(const std::vector<std::string>& args) {
   }
   std::cout << "Trace " << path << " (" << toString(format) << "): " << trace->laneCount() << " lanes, "
             << trace->ops().publishedCount() << " ops\n";
-  if (imported) std::cout << "Iterations\n  " << wrap(iterationsLine(iterations, report.metrics.batches), 100, 2) << "\n";
-  std::cout << formatSummary(report);
+  printTraceReport(std::cout, *trace, analysed, reportOptions);
   if (ranks) std::cout << formatRankAnalysis(analyzeRanks(*trace), trace->ranks());
-  if (imported && derived) {
-    std::cout << "Derived configuration (" << profileWhy << ")\n";
-    for (const auto& line : describeDerivedConfig(*derived)) std::cout << "  " << wrap(line, 100, 2) << "\n";
-    if (!req.derivePath.empty())
-      std::cout << "  written to " << req.derivePath << "; 'pipescope-cli sweep --config " << req.derivePath
-                << " --profile " << derived->profileName << "' sweeps batch size x streams\n";
-  }
   return kExitOk;
 }
 

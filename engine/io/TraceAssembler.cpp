@@ -151,7 +151,12 @@ std::uint16_t TraceAssembler::addLane(LaneKind kind, int index, int device, cons
 }
 
 std::uint16_t TraceAssembler::internName(const std::string& name, OpKind kind) {
-  if (name.empty() || name == toString(kind)) return 0;
+  if (name == toString(kind)) return 0;
+  return internName(name);
+}
+
+std::uint16_t TraceAssembler::internName(const std::string& name) {
+  if (name.empty()) return 0;
   const std::uint16_t id = trace_->internName(name);
   if (id >= nameCount_) {
     nameCount_ = std::size_t(id) + 1;

@@ -104,6 +104,9 @@ class TraceAssembler {
   /// A name an importer found: 0 (the kind's own name) for "" and for the kind's name,
   /// and once the table is full (a trace keeps its ops when it has too many names).
   std::uint16_t internName(const std::string& name, OpKind kind);
+  /// A name of a table without kinds (a recording's declarations): 0 for "" and once
+  /// the table is full.
+  std::uint16_t internName(const std::string& name);
 
   /// The op checks against the lanes and names so far.
   OpCheck opCheck() const { return OpCheck(source_, laneCount_, nameCount_); }
