@@ -11,7 +11,7 @@ volatile std::sig_atomic_t gForwarded = 0;
 struct sigaction gPrevious[2];
 constexpr int kSignals[2] = {SIGTERM, SIGHUP};
 
-extern "C" void onStopSignal(int sig) {
+extern "C" void forwardStopSignal(int sig) {
   gForwarded = sig;
   if (gChild > 0)
     ::kill(pid_t(gChild), sig);  // async-signal-safe
@@ -22,7 +22,7 @@ extern "C" void onStopSignal(int sig) {
 
 ChildSignals::ChildSignals() {
   struct sigaction action {};
-  action.sa_handler = onStopSignal;
+  action.sa_handler = forwardStopSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   for (int i = 0; i < 2; ++i) sigaction(kSignals[i], &action, &gPrevious[i]);
