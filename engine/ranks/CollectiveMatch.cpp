@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace pipescope {
 
@@ -45,36 +46,74 @@ std::vector<CollectiveCall> collectiveCalls(const Trace& trace, std::int64_t shi
   return out;
 }
 
+namespace {
+
+// A call's place in its rank's sequence: the iteration it belongs to, its type and how
+// many of that type came before it in that iteration. Ranks start and stop recording
+// at slightly different points (the first rank may catch the end of the step before),
+// so positions in the whole trace differ; positions within an iteration do not.
+struct CallKey {
+  std::int32_t batch;
+  std::string type;
+  std::size_t ordinal;
+  bool operator<(const CallKey& o) const {
+    if (batch != o.batch) return batch < o.batch;
+    if (type != o.type) return type < o.type;
+    return ordinal < o.ordinal;
+  }
+};
+
+std::map<CallKey, std::size_t> keysOf(const std::vector<CollectiveCall>& calls) {
+  std::map<CallKey, std::size_t> out;
+  std::map<std::pair<std::int32_t, std::string>, std::size_t> seen;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const auto& c = calls[i];
+    out.emplace(CallKey{c.batch, c.type, seen[{c.batch, c.type}]++}, i);
+  }
+  return out;
+}
+
+}  // namespace
+
 CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank) {
   CollectiveMatch m;
   if (perRank.empty()) return m;
-  std::size_t common = perRank.front().size(), most = 0;
+  std::vector<std::map<CallKey, std::size_t>> keys;
+  std::size_t most = 0;
   for (const auto& r : perRank) {
-    common = std::min(common, r.size());
+    keys.push_back(keysOf(r));
     most = std::max(most, r.size());
   }
-  for (std::size_t k = 0; k < common; ++k) {
-    for (std::size_t r = 1; r < perRank.size(); ++r) {
-      if (perRank[r][k].type != perRank[0][k].type) {
-        m.note = "collective " + std::to_string(k + 1) + " differs between ranks (" + perRank[0][k].type +
-                 " on the first, " + perRank[r][k].type + " on rank position " + std::to_string(r) +
-                 "): the first " + std::to_string(k) + " are matched";
-        return m;
-      }
-    }
+  // Calls outside every iteration (batch -1) are matched only when no call is in one:
+  // they are where the traces' edges differ.
+  bool anyInIteration = false;
+  for (const auto& [key, i] : keys.front()) anyInIteration = anyInIteration || key.batch >= 0;
+  std::vector<std::pair<std::int64_t, MatchedCollective>> found;
+  for (const auto& [key, first] : keys.front()) {
+    if (anyInIteration && key.batch < 0) continue;
     MatchedCollective c;
-    c.type = perRank[0][k].type;
-    c.bytes = perRank[0][k].bytes;
-    for (const auto& r : perRank) {
-      c.start.push_back(r[k].start);
-      c.end.push_back(r[k].end);
-      c.batch.push_back(r[k].batch);
+    c.type = key.type;
+    c.bytes = perRank.front()[first].bytes;
+    bool everywhere = true;
+    for (std::size_t r = 0; r < perRank.size() && everywhere; ++r) {
+      auto it = keys[r].find(key);
+      if (it == keys[r].end()) {
+        everywhere = false;
+        break;
+      }
+      const CollectiveCall& call = perRank[r][it->second];
+      c.start.push_back(call.start);
+      c.end.push_back(call.end);
+      c.batch.push_back(call.batch);
     }
-    m.calls.push_back(std::move(c));
+    if (everywhere) found.emplace_back(perRank.front()[first].start, std::move(c));
   }
-  if (common < most)
-    m.note = "the ranks recorded " + std::to_string(common) + " to " + std::to_string(most) +
-             " collectives: the first " + std::to_string(common) + " are matched";
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& f : found) m.calls.push_back(std::move(f.second));
+  if (m.calls.size() < most)
+    m.note = std::to_string(m.calls.size()) + " collectives are found on every rank (in the same iteration, of the "
+             "same type, in the same order); the ranks recorded up to " + std::to_string(most) +
+             " (the rest fall at the traces' edges or on some ranks only)";
   return m;
 }
 

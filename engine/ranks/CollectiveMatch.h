@@ -40,11 +40,13 @@ struct MatchedCollective {
 
 struct CollectiveMatch {
   std::vector<MatchedCollective> calls;
-  /// Empty when every rank had the same sequence; else what was matched and why not more.
+  /// Empty when every call of every rank was matched; else how many were, and why not more.
   std::string note;
 };
 
-/// Pairs the k-th collectives of all ranks while their types agree.
+/// The calls found on every rank: the same iteration, type and position among that
+/// iteration's calls of that type (without iterations: the same position in the
+/// trace), in the first rank's start order.
 CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank);
 
 }  // namespace pipescope

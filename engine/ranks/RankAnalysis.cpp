@@ -69,9 +69,12 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     r.all.push_back(span);
     r.gpu.push_back(op);
     const std::string& name = op.name < names.size() ? names[op.name] : names.front();
+    // Device-to-device copies are imported as kernels (they run on the SMs), but HTA
+    // and users count them as memory traffic, not computation.
+    const bool copyOnSms = name.rfind("Memcpy", 0) == 0 || name.rfind("Memset", 0) == 0;
     if (isCommunicationKind(op.kind) || (op.kind == OpKind::Kernel && !collectiveType(name).empty()))
       r.communication.push_back(span);
-    else if (op.kind == OpKind::Kernel)
+    else if (op.kind == OpKind::Kernel && !copyOnSms)
       r.compute.push_back(span);
     else
       r.memory.push_back(span);

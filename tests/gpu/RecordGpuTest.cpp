@@ -20,7 +20,8 @@ namespace {
 class RecordGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    const CudaProbe probe = probeCuda();
+    PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+    const CudaProbe probe = cuda.probe();
     if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
     if (!sanitizerTool().empty()) GTEST_SKIP() << "compute-sanitizer holds CUDA's injection hook itself";
     std::string why;
