@@ -101,8 +101,9 @@ void checkDevicesPresent(const std::vector<int>& devices) {
                                                           std::to_string(d) + ")";
       throw std::runtime_error("the run asks for " + asked + " but this machine has " + std::to_string(count) +
                                " CUDA GPU" + (count == 1 ? "" : "s") + ": " + presentDevices() +
-                               ". Use --gpus " + std::to_string(std::max(1, count)) +
-                               " or fewer, --devices with these numbers, or --backend sim (up to 8 simulated GPUs)");
+                               ". Use " + std::to_string(std::max(1, count)) +
+                               " GPUs or fewer (\"devices\" with these numbers), or --backend sim (up to 8 "
+                               "simulated GPUs)");
     }
   }
 }
