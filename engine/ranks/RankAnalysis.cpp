@@ -126,12 +126,21 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     out.matchNote = match.note;
     const std::size_t n = infos.size();
     std::map<std::int32_t, std::vector<std::int64_t>> madePerIteration;
+    std::size_t inconsistent = 0;
     for (const MatchedCollective& c : match.calls) {
+      // The same call ends together everywhere; one that does not is not the same call
+      // (or a clock could not be aligned): it says nothing about who waited.
+      if (*std::max_element(c.end.begin(), c.end.end()) - *std::min_element(c.end.begin(), c.end.end()) >
+          kMaxCollectiveEndSkewNs) {
+        ++inconsistent;
+        continue;
+      }
       const std::size_t last = std::size_t(std::max_element(c.start.begin(), c.start.end()) - c.start.begin());
       std::int64_t waited = 0;
       for (std::size_t r = 0; r < n; ++r) {
         if (r == last) continue;
-        const std::int64_t w = c.start[last] - c.start[r];
+        // A rank waits inside its own kernel, never longer than it ran.
+        const std::int64_t w = std::clamp<std::int64_t>(c.start[last] - c.start[r], 0, c.end[r] - c.start[r]);
         out.ranks[r].waitedForOthersNs += w;
         waited += w;
       }
@@ -142,6 +151,9 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       made.resize(n, 0);
       made[last] += mean;
     }
+    if (inconsistent > 0)
+      out.matchNote += std::string(out.matchNote.empty() ? "" : "; ") + std::to_string(inconsistent) +
+                       " matched collectives do not end together on every rank and are left out of the waits";
     for (auto& [b, made] : madePerIteration) {
       auto it = iterations.find(b);
       if (it == iterations.end() || made.empty()) continue;

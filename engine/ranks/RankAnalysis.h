@@ -67,6 +67,9 @@ struct RankAnalysis {
 /// A straggler must make the others wait at least this fraction of an iteration;
 /// below it the ranks are called balanced.
 inline constexpr double kStragglerShare = 0.05;
+/// A collective whose kernels end further apart than this on the ranks is not counted
+/// as one call (NCCL's ranks leave a collective within microseconds of each other).
+inline constexpr std::int64_t kMaxCollectiveEndSkewNs = 1'000'000;
 
 /// `trace` is a merged trace of ranks (Trace::ranks() with their devices); a trace of
 /// one rank gives one row.
