@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "io/RankInfoJson.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope::native {
@@ -75,6 +76,7 @@ json metadataJson(const Trace& trace) {
   head["config_history"] = configHistoryToJson(trace.configHistory());
   head["device"] = deviceToJson(trace.device());
   head["devices"] = devicesToJson(trace.devices());
+  if (const auto ranks = trace.ranks(); !ranks.empty()) head["ranks"] = ranksToJson(ranks);
   head["outcome"] = outcomeToJson(trace.outcome());
   head["completed_batches"] = trace.completedBatches();
   json lanes = json::array();
@@ -164,6 +166,8 @@ Metadata parseMetadata(const json& head, const std::string& name) {
     m.tables = tablesFromJson(head, "header");
     m.history = configHistoryFromJson(requireField(head, "config_history", "header"));
     m.devices = devicesFromJson(head, "header", deviceFromJson(requireField(head, "device", "header")));
+    // Absent before traces of several ranks, and for every trace of one process.
+    if (head.contains("ranks")) m.ranks = ranksFromJson(head["ranks"]);
     m.outcome = outcomeFromJson(requireField(head, "outcome", "header"));
     m.completedBatches =
         requireInt(head, "completed_batches", "header", 0, std::numeric_limits<std::int64_t>::max());

@@ -78,6 +78,7 @@ class Reader {
 struct Metadata {
   std::vector<ConfigChange> history;
   std::vector<DeviceInfo> devices;  ///< every GPU; the first is the header's "device"
+  std::vector<RankInfo> ranks;      ///< a job's ranks (header "ranks"), empty otherwise
   RunOutcome outcome;
   std::int64_t completedBatches = 0;
   TraceTables tables;

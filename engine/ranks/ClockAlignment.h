@@ -24,6 +24,10 @@ struct RankClock {
 /// Collectives must end within this of each other after the offset (median), else the
 /// rank's clock is not trusted: NCCL's end skew on one host is a few microseconds.
 inline constexpr std::int64_t kMaxAlignmentResidualNs = 50'000;
+/// How far apart the same call's ends may be on the traces' own time bases when the
+/// offsets are looked for: the hosts' clocks of one job agree much better than this, and
+/// a wider window pairs a call with its neighbour (the calls of a step end ~1 ms apart).
+inline constexpr std::int64_t kAlignmentMatchWindowNs = 500'000;
 /// Fewer matched collectives than this give no offset.
 inline constexpr std::size_t kMinAlignmentCollectives = 3;
 

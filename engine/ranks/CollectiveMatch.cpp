@@ -46,74 +46,61 @@ std::vector<CollectiveCall> collectiveCalls(const Trace& trace, std::int64_t shi
   return out;
 }
 
-namespace {
-
-// A call's place in its rank's sequence: the iteration it belongs to, its type and how
-// many of that type came before it in that iteration. Ranks start and stop recording
-// at slightly different points (the first rank may catch the end of the step before),
-// so positions in the whole trace differ; positions within an iteration do not.
-struct CallKey {
-  std::int32_t batch;
-  std::string type;
-  std::size_t ordinal;
-  bool operator<(const CallKey& o) const {
-    if (batch != o.batch) return batch < o.batch;
-    if (type != o.type) return type < o.type;
-    return ordinal < o.ordinal;
-  }
-};
-
-std::map<CallKey, std::size_t> keysOf(const std::vector<CollectiveCall>& calls) {
-  std::map<CallKey, std::size_t> out;
-  std::map<std::pair<std::int32_t, std::string>, std::size_t> seen;
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    const auto& c = calls[i];
-    out.emplace(CallKey{c.batch, c.type, seen[{c.batch, c.type}]++}, i);
-  }
-  return out;
-}
-
-}  // namespace
-
-CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank) {
+CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank, std::int64_t windowNs) {
   CollectiveMatch m;
   if (perRank.empty()) return m;
-  std::vector<std::map<CallKey, std::size_t>> keys;
+  // Per rank and type: the calls' ends, sorted, to find the nearest one.
+  std::vector<std::map<std::string, std::vector<std::pair<std::int64_t, std::size_t>>>> ends(perRank.size());
   std::size_t most = 0;
-  for (const auto& r : perRank) {
-    keys.push_back(keysOf(r));
-    most = std::max(most, r.size());
+  for (std::size_t r = 0; r < perRank.size(); ++r) {
+    most = std::max(most, perRank[r].size());
+    for (std::size_t i = 0; i < perRank[r].size(); ++i) ends[r][perRank[r][i].type].emplace_back(perRank[r][i].end, i);
+    for (auto& [type, list] : ends[r]) std::sort(list.begin(), list.end());
   }
-  // Calls outside every iteration (batch -1) are matched only when no call is in one:
-  // they are where the traces' edges differ.
-  bool anyInIteration = false;
-  for (const auto& [key, i] : keys.front()) anyInIteration = anyInIteration || key.batch >= 0;
-  std::vector<std::pair<std::int64_t, MatchedCollective>> found;
-  for (const auto& [key, first] : keys.front()) {
-    if (anyInIteration && key.batch < 0) continue;
+  std::vector<std::vector<bool>> used(perRank.size());
+  for (std::size_t r = 0; r < perRank.size(); ++r) used[r].assign(perRank[r].size(), false);
+  for (const CollectiveCall& first : perRank.front()) {
     MatchedCollective c;
-    c.type = key.type;
-    c.bytes = perRank.front()[first].bytes;
+    c.type = first.type;
+    c.bytes = first.bytes;
+    std::vector<std::size_t> picks;
     bool everywhere = true;
     for (std::size_t r = 0; r < perRank.size() && everywhere; ++r) {
-      auto it = keys[r].find(key);
-      if (it == keys[r].end()) {
+      auto it = ends[r].find(first.type);
+      if (it == ends[r].end()) {
         everywhere = false;
         break;
       }
-      const CollectiveCall& call = perRank[r][it->second];
+      const auto& list = it->second;
+      const std::size_t at = std::size_t(
+          std::lower_bound(list.begin(), list.end(), std::make_pair(first.end, std::size_t(0))) - list.begin());
+      std::int64_t best = windowNs + 1;
+      std::size_t pick = 0;
+      // The nearest unused end on either side (a few neighbours: calls end microseconds apart at most).
+      for (std::size_t k = at >= 2 ? at - 2 : 0; k < std::min(list.size(), at + 2); ++k) {
+        const std::int64_t d = std::llabs(list[k].first - first.end);
+        if (d < best && !used[r][list[k].second]) best = d, pick = list[k].second;
+      }
+      if (best > windowNs) {
+        everywhere = false;
+        break;
+      }
+      picks.push_back(pick);
+    }
+    if (!everywhere) continue;
+    for (std::size_t r = 0; r < perRank.size(); ++r) {
+      used[r][picks[r]] = true;
+      const CollectiveCall& call = perRank[r][picks[r]];
       c.start.push_back(call.start);
       c.end.push_back(call.end);
       c.batch.push_back(call.batch);
     }
-    if (everywhere) found.emplace_back(perRank.front()[first].start, std::move(c));
+    m.calls.push_back(std::move(c));
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& f : found) m.calls.push_back(std::move(f.second));
   if (m.calls.size() < most)
-    m.note = std::to_string(m.calls.size()) + " collectives are found on every rank (in the same iteration, of the "
-             "same type, in the same order); the ranks recorded up to " + std::to_string(most) +
-             " (the rest fall at the traces' edges or on some ranks only)";
+    m.note = std::to_string(m.calls.size()) + " collectives are found on every rank (the same type, ending within " +
+             std::to_string(windowNs / 1000) + " µs of each other); the ranks recorded up to " +
+             std::to_string(most) + " (the rest fall at the traces' edges or on some ranks only)";
   return m;
 }
 

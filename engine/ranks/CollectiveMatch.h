@@ -44,9 +44,12 @@ struct CollectiveMatch {
   std::string note;
 };
 
-/// The calls found on every rank: the same iteration, type and position among that
-/// iteration's calls of that type (without iterations: the same position in the
-/// trace), in the first rank's start order.
-CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank);
+/// The calls found on every rank: for each call of the first rank, the call of the
+/// same type on every other rank whose end is nearest, within `windowNs` (each call
+/// used once), in the first rank's start order. Ranks start and stop recording at
+/// slightly different points, so positions in the traces do not line up; ends do.
+inline constexpr std::int64_t kCollectiveMatchWindowNs = 1'000'000;
+CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank,
+                                 std::int64_t windowNs = kCollectiveMatchWindowNs);
 
 }  // namespace pipescope
