@@ -12,8 +12,8 @@
 //
 // Usage: startup_bench [REPS]   (default 15; prints a markdown table; exit status 1
 // when a target is missed). CPU times are printed beside the wall times: on a loaded
-// machine a launch spends most of its wall time waiting for a core. The programs' paths are compiled in (the build tree);
-// PIPESCOPE_CLI / PIPESCOPE_APP override them.
+// machine a launch spends most of its wall time waiting for a core. The programs' paths are compiled in (the build
+// tree); PIPESCOPE_CLI / PIPESCOPE_APP override them.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -144,11 +144,11 @@ bool report(const char* what, const char* reference, const char* rssWhat, const 
   const double above = median(p.ms) - median(r.ms), cpuAbove = median(p.cpuMs) - median(r.cpuMs);
   const double rss = maxOf(p.rssMb);
   const bool timeOk = above <= maxAboveMs, rssOk = rss <= maxRssMb;
-  std::printf("| %s | %s | %.1f ms | %.1f ms | **%+.1f ms** (<= %.0f: %s) | %.1f ms | %.1f ms | %+.1f ms | %.1f MB | "
-              "%.1f MB | %s <= %.0f MB: %s |\n",
-              what, reference, median(p.ms), median(r.ms), above, maxAboveMs, timeOk ? "met" : "MISSED",
-              median(p.cpuMs), median(r.cpuMs), cpuAbove, rss, maxOf(r.rssMb), rssWhat, maxRssMb,
-              rssOk ? "met" : "MISSED");
+  std::printf(
+      "| %s | %s | %.1f ms | %.1f ms | **%+.1f ms** (<= %.0f: %s) | %.1f ms | %.1f ms | %+.1f ms | %.1f MB | "
+      "%.1f MB | %s <= %.0f MB: %s |\n",
+      what, reference, median(p.ms), median(r.ms), above, maxAboveMs, timeOk ? "met" : "MISSED", median(p.cpuMs),
+      median(r.cpuMs), cpuAbove, rss, maxOf(r.rssMb), rssWhat, maxRssMb, rssOk ? "met" : "MISSED");
   return timeOk && rssOk;
 }
 
@@ -163,11 +163,13 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(config);
   setenv("XDG_CONFIG_HOME", config.c_str(), 1);
 
-  std::printf("startup, median of %d launches each, program and reference alternating; memory: the largest\n"
-              "of the launches (max RSS over the whole run for the CLI, RSS at the first frame for the app)\n\n",
-              reps);
-  std::printf("| program | reference | wall | reference wall | above | CPU | reference CPU | above | memory | "
-              "reference memory | target |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  std::printf(
+      "startup, median of %d launches each, program and reference alternating; memory: the largest\n"
+      "of the launches (max RSS over the whole run for the CLI, RSS at the first frame for the app)\n\n",
+      reps);
+  std::printf(
+      "| program | reference | wall | reference wall | above | CPU | reference CPU | above | memory | "
+      "reference memory | target |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
   bool ok = true;
   Series p, r;
   if (!measurePair({cli, "--version"}, {PIPESCOPE_HELLO_PATH}, reps, false, p, r)) return 2;

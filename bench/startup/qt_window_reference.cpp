@@ -3,11 +3,11 @@
 // It reports its first frame exactly as `pipescope --measure-startup` does
 // (ui/app/StartupProbe.cpp): CLOCK_MONOTONIC once the first paint's frame is done,
 // and the resident memory and CPU time at that moment.
+#include <sys/resource.h>
 #include <QApplication>
 #include <QEvent>
 #include <QMainWindow>
 #include <QTimer>
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <ctime>

@@ -80,8 +80,7 @@ std::string describe(const CudaModuleAbi& abi) {
 
 bool sameAbi(const CudaModuleAbi& a, const CudaModuleAbi& b) {
   return a.interfaceVersion == b.interfaceVersion && std::strcmp(a.pipescopeVersion, b.pipescopeVersion) == 0 &&
-         std::strcmp(a.compiler, b.compiler) == 0 &&
-         std::memcmp(a.typeSizes, b.typeSizes, sizeof a.typeSizes) == 0;
+         std::strcmp(a.compiler, b.compiler) == 0 && std::memcmp(a.typeSizes, b.typeSizes, sizeof a.typeSizes) == 0;
 }
 
 CudaModuleLoad load() {

@@ -28,5 +28,5 @@ const CudaModuleImpl kModule;
 
 }  // namespace pipescope
 
-extern "C" __attribute__((visibility("default"))) const pipescope::CudaModuleEntry pipescope_cuda_module_entry_v1{
-    pipescope::kCudaModuleAbi, &pipescope::kModule};
+extern "C" __attribute__((visibility("default")))
+const pipescope::CudaModuleEntry pipescope_cuda_module_entry_v1{pipescope::kCudaModuleAbi, &pipescope::kModule};

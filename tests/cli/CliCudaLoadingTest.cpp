@@ -119,6 +119,14 @@ TEST_F(CliBrokenCudaModule, AMissingModuleIsNamed) {
   EXPECT_NE(r.err.find(module + " (named by PIPESCOPE_CUDA_MODULE) does not exist"), std::string::npos) << r.err;
 }
 
+TEST_F(CliBrokenCudaModule, AModuleOfAnotherBuildIsRefused) {
+  ScopedEnvironment env({{"PIPESCOPE_CUDA_MODULE", std::string(PIPESCOPE_OTHER_BUILD_CUDA_MODULE)}});
+  const CliResult r = runCli(smallSimRun("cuda"));
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.signal, 0) << "the refused module was used";
+  EXPECT_NE(r.err.find("comes from another build (pipescope 0.0.1-other"), std::string::npos) << r.err;
+}
+
 TEST_F(CliBrokenCudaModule, ABrokenCublasIsNamed) {
   // The module of this build, with a damaged cuBLAS found first on the library path
   // (the module's search path is a RUNPATH, which LD_LIBRARY_PATH comes before).
