@@ -13,7 +13,9 @@ double deviceBusyShare(int device, const std::vector<Lane>& lanes, const LaneInd
     // Ops sorted by start: their union is one sweep.
     std::int64_t from = 0, to = 0;
     bool open = false;
-    for (std::uint64_t i : index.lane(l.id).ops) {
+    const LaneIndex::LaneOps& ops = index.lane(l.id);
+    for (std::size_t pos = 0; pos < ops.size(); ++pos) {
+      const std::uint64_t i = ops.op(pos);
       if (i < index.view().begin() || i >= index.view().end()) continue;
       const Op op = index.view().at(i);
       if (open && op.start <= to) {

@@ -159,13 +159,13 @@ LaneLayout layoutByDevice(const std::vector<Lane>& lanes, LaneGrouping grouping,
       if (perDevice[d].empty()) continue;
       startSection((collapsed(d) ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + options.deviceTitles[d], int(d));
       if (collapsed(d)) {
-        LaneRow folded;
-        folded.lane = kNoLane;
-        folded.kind = LaneKind::ComputeEngine;
-        folded.group = true;
-        folded.device = int(d);
-        folded.name = QStringLiteral("▸ %1 lanes folded").arg(perDevice[d].size());
-        addRow(std::move(folded));
+        LaneRow foldedGroup;
+        foldedGroup.lane = kNoLane;
+        foldedGroup.kind = LaneKind::ComputeEngine;
+        foldedGroup.group = true;
+        foldedGroup.device = int(d);
+        foldedGroup.name = QStringLiteral("▸ %1 lanes folded").arg(perDevice[d].size());
+        addRow(std::move(foldedGroup));
         layout.rows.back().device = int(d);
         continue;
       }
