@@ -18,9 +18,9 @@ using nlohmann::json;
 // The op fields a file may declare in "op_fields", in the order version 1 writes them.
 enum Column : int { Kind, Batch, Stream, Lane, EngineLane, Name, Flags, Submit, Ready, Start, End, Bytes, Correlation };
 constexpr int kOpFields = 13;
-constexpr const char* kColumnNames[kOpFields] = {"kind",   "batch", "stream", "lane", "engine_lane",
-                                                 "name",   "flags", "submit", "ready", "start",
-                                                 "end",    "bytes", "correlation"};
+constexpr const char* kColumnNames[kOpFields] = {"kind", "batch", "stream",     "lane",  "engine_lane",
+                                                 "name", "flags", "submit",     "ready", "start",
+                                                 "end",  "bytes", "correlation"};
 // Without these an op cannot be placed on the timeline; the others have a meaning
 // when absent (no batch, no stream, no engine lane, the kind's name, no flags, no
 // bytes, no correlation; submitted and ready when it started: no wait recorded).
@@ -151,7 +151,8 @@ class TraceJsonSax {
   // "field 3 (lane)": where the value is and what it stands for.
   std::string fieldName() const {
     std::string s = "field " + std::to_string(field_);
-    if (std::size_t(field_) < columns_.size()) s += " (" + std::string(kColumnNames[columns_[std::size_t(field_)]]) + ")";
+    if (std::size_t(field_) < columns_.size())
+      s += " (" + std::string(kColumnNames[columns_[std::size_t(field_)]]) + ")";
     return s;
   }
 
@@ -314,11 +315,11 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
       // in version 1's order): right only if the file's last word agrees.
       const std::vector<Column> declared = columnsFromJson(requireField(h, "op_fields", "file"));
       if (declared != sax.columns)
-        throw std::invalid_argument(
-            sax.opsBeforeFields
-                ? "'op_fields' comes after \"ops\" and declares another order (" + h["op_fields"].dump() +
-                      "); the ops cannot be read by name: write \"op_fields\" before \"ops\""
-                : "'op_fields' is given twice, with different fields; the file is damaged");
+        throw std::invalid_argument(sax.opsBeforeFields
+                                        ? "'op_fields' comes after \"ops\" and declares another order (" +
+                                              h["op_fields"].dump() +
+                                              "); the ops cannot be read by name: write \"op_fields\" before \"ops\""
+                                        : "'op_fields' is given twice, with different fields; the file is damaged");
     }
     tables = tablesFromJson(h, "file");
     applyRunInfo(out.trace(), configHistoryFromJson(requireField(h, "config_history", "file")),
