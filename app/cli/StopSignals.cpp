@@ -32,7 +32,15 @@ void StopSignals::install() {
   sigemptyset(&action.sa_mask);
   // A signal must not make a write of the trace, on another thread, fail with EINTR.
   action.sa_flags = SA_RESTART;
-  for (int s : kSignals) sigaction(s, &action, nullptr);
+  for (int s : kSignals) {
+    // `nohup` starts us with SIGHUP ignored so that closing the terminal does not stop
+    // the run: that stays so. SIGINT, which a non-interactive shell's background jobs
+    // inherit ignored, is still handled: scripts stop such a job with kill -INT.
+    struct sigaction old {};
+    sigaction(s, nullptr, &old);
+    if (s == SIGHUP && old.sa_handler == SIG_IGN) continue;
+    sigaction(s, &action, nullptr);
+  }
   gInstalled = 1;
   // A parent may start us with these signals blocked; one it let pile up is
   // delivered now, to the handler, and they work from here on.
@@ -41,7 +49,11 @@ void StopSignals::install() {
 }
 
 void StopSignals::releaseToDefault() {
-  for (int s : kSignals) std::signal(s, SIG_DFL);
+  for (int s : kSignals) {
+    struct sigaction current {};
+    sigaction(s, nullptr, &current);
+    if (current.sa_handler == onStopSignal) std::signal(s, SIG_DFL);
+  }
   gInstalled = 0;
   if (gReceived) std::raise(gReceived);
 }

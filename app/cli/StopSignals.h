@@ -11,6 +11,8 @@
 // its first batch boundary. Commands that never poll get the default actions back
 // (releaseToDefault), with a signal that already arrived delivered then.
 //
+// A SIGHUP ignored at start (`nohup`) stays ignored.
+//
 // A command stopped by a signal exits with 128 + the signal's number, the shell's
 // convention (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), after saving.
 #include <string>

@@ -1,5 +1,6 @@
 #include "io/TraceJsonReader.h"
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -17,9 +18,9 @@ using nlohmann::json;
 // The op fields a file may declare in "op_fields", in the order version 1 writes them.
 enum Column : int { Kind, Batch, Stream, Lane, EngineLane, Name, Flags, Submit, Ready, Start, End, Bytes, Correlation };
 constexpr int kOpFields = 13;
-constexpr const char* kColumnNames[kOpFields] = {"kind",   "batch", "stream", "lane", "engine_lane",
-                                                 "name",   "flags", "submit", "ready", "start",
-                                                 "end",    "bytes", "correlation"};
+constexpr const char* kColumnNames[kOpFields] = {"kind", "batch", "stream",     "lane",  "engine_lane",
+                                                 "name", "flags", "submit",     "ready", "start",
+                                                 "end",  "bytes", "correlation"};
 // Without these an op cannot be placed on the timeline; the others have a meaning
 // when absent (no batch, no stream, no engine lane, the kind's name, no flags, no
 // bytes, no correlation; submitted and ready when it started: no wait recorded).
@@ -128,6 +129,8 @@ class TraceJsonSax {
   std::vector<Op> ops;
   /// "ops" came before "op_fields" (or without it) and was read in version 1's order.
   bool opsBeforeFields = false;
+  /// The fields the ops were read as, by position (empty when there was no "ops").
+  std::vector<Column> columns;
 
  private:
   [[noreturn]] void failAt(const std::string& what) const {
@@ -148,13 +151,9 @@ class TraceJsonSax {
   // "field 3 (lane)": where the value is and what it stands for.
   std::string fieldName() const {
     std::string s = "field " + std::to_string(field_);
-    if (std::size_t(field_) < columns_.size()) s += " (" + std::string(kColumnNames[columns_[std::size_t(field_)]]) + ")";
+    if (std::size_t(field_) < columns_.size())
+      s += " (" + std::string(kColumnNames[columns_[std::size_t(field_)]]) + ")";
     return s;
-  }
-  bool declares(Column c) const {
-    for (Column d : columns_)
-      if (d == c) return true;
-    return false;
   }
 
   bool opInt(std::int64_t v, bool) {
@@ -231,6 +230,9 @@ class TraceJsonSax {
         columns_ = versionOneColumns();
         opsBeforeFields = true;
       }
+      columns = columns_;
+      hasSubmit_ = std::find(columns_.begin(), columns_.end(), Submit) != columns_.end();
+      hasReady_ = std::find(columns_.begin(), columns_.end(), Ready) != columns_.end();
       return true;
     }
     if (inOps_) {
@@ -261,8 +263,8 @@ class TraceJsonSax {
       if (std::size_t(field_) != columns_.size())
         failOp("expected " + std::to_string(columns_.size()) + " fields (as \"op_fields\" declares), got " +
                std::to_string(field_));
-      if (!declares(Submit)) pending_.submit = declares(Ready) ? pending_.ready : pending_.start;
-      if (!declares(Ready)) pending_.ready = pending_.start;
+      if (!hasSubmit_) pending_.submit = hasReady_ ? pending_.ready : pending_.start;
+      if (!hasReady_) pending_.ready = pending_.start;
       ops.push_back(pending_);
     } else if (inOps_ && depth_ == 2) {
       inOps_ = false;
@@ -287,6 +289,7 @@ class TraceJsonSax {
   Op pending_;
   int field_ = 0;
   std::vector<Column> columns_;
+  bool hasSubmit_ = true, hasReady_ = true;
 };
 
 }  // namespace
@@ -307,13 +310,16 @@ std::shared_ptr<Trace> readTraceJson(JsonTextSource& source) {
                            std::to_string(version) + "); this build reads version " +
                            std::to_string(kTraceJsonVersion) + ". Update pipescope to open it.");
     // "ops" is streamed by the parser, not stored in the header.
-    if (sax.opsBeforeFields) {
-      // Read in version 1's order: right only if that is what the file declares.
+    if (!sax.columns.empty()) {
+      // The ops were read as the declaration seen before them said (or, with none yet,
+      // in version 1's order): right only if the file's last word agrees.
       const std::vector<Column> declared = columnsFromJson(requireField(h, "op_fields", "file"));
-      if (declared != versionOneColumns())
-        throw std::invalid_argument("'op_fields' comes after \"ops\" and declares another order (" +
-                                    h["op_fields"].dump() +
-                                    "); the ops cannot be read by name: write \"op_fields\" before \"ops\"");
+      if (declared != sax.columns)
+        throw std::invalid_argument(sax.opsBeforeFields
+                                        ? "'op_fields' comes after \"ops\" and declares another order (" +
+                                              h["op_fields"].dump() +
+                                              "); the ops cannot be read by name: write \"op_fields\" before \"ops\""
+                                        : "'op_fields' is given twice, with different fields; the file is damaged");
     }
     tables = tablesFromJson(h, "file");
     applyRunInfo(out.trace(), configHistoryFromJson(requireField(h, "config_history", "file")),

@@ -262,6 +262,23 @@ TEST(CliStopSignals, LessonStoppedMidRunSaysWhere) {
       << r.err;
 }
 
+// Under `nohup` (SIGHUP ignored from the start) closing the terminal must not stop
+// the run; SIGTERM still does.
+TEST(CliStopSignals, ASighupIgnoredAtStartStaysIgnored) {
+  const std::string trace = scratch("nohup.pipescope");
+  ::signal(SIGHUP, SIG_IGN);  // inherited by the child, as nohup does it
+  CliProcess p({"run", "--backend", "sim", "--batches", "0", "--slowdown", "1", "--trace", trace, "--progress"});
+  ::signal(SIGHUP, SIG_DFL);
+  ASSERT_TRUE(p.waitForStderr("ops recorded"));
+  EXPECT_FALSE(catches(p.pid(), SIGHUP));
+  ASSERT_EQ(::kill(p.pid(), SIGHUP), 0);
+  ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
+  const CliResult r = p.finish();
+  EXPECT_EQ(r.exitCode, 128 + SIGTERM) << "the SIGHUP was ignored: " << r.err;
+  expectStoppedTrace(trace, SIGTERM);
+  std::filesystem::remove(trace);
+}
+
 // Commands that do not poll keep the default actions: a signal ends them at once.
 TEST(CliStopSignals, CommandsThatDoNotPollKeepTheDefaultAction) {
   CliProcess p({"presets"}, std::vector<int>{SIGTERM});

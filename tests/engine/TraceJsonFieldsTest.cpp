@@ -136,6 +136,11 @@ TEST(TraceJsonFields, ADeclarationThatCannotBeReadIsRefusedNamingTheField) {
     EXPECT_NE(error.find("fields.json"), std::string::npos) << "names the file: " << error;
     EXPECT_NE(error.find("op_fields"), std::string::npos) << "names the field: " << error;
   }
+  // Declared twice, differently: the ops were read by the first, the second disagrees.
+  const std::string twiceDeclared =
+      afterOps(withFields(file, swapped)).replace(1, 0, "\"op_fields\": " + json(names).dump() + ",");
+  const std::string error = refusal(twiceDeclared);
+  EXPECT_NE(error.find("'op_fields' is given twice"), std::string::npos) << error;
   // After the ops in version 1's own order: nothing was misread.
   expectSameTrace(*trace, *loadTraceFromBytes(afterOps(file), "fields.json"));
 }

@@ -67,6 +67,19 @@ TEST(StopSignal, OnlyTheFirstSignalIsReported) {
   EXPECT_EQ(seen, std::vector<int>{SIGHUP});
 }
 
+TEST(StopSignal, ASighupIgnoredAtStartStaysIgnored) {
+  ::signal(SIGHUP, SIG_IGN);  // as `nohup pipescope` starts it
+  {
+    StopSignalNotifier notifier;
+    int seen = 0;
+    QObject::connect(&notifier, &StopSignalNotifier::stopRequested, [&](int s) { seen = s; });
+    ASSERT_EQ(::raise(SIGHUP), 0);  // ignored: the test goes on
+    QTest::qWait(50);
+    EXPECT_EQ(seen, 0) << "closing the terminal must not close an app started with nohup";
+  }
+  ::signal(SIGHUP, SIG_DFL);
+}
+
 // The real app, started with SIGTERM blocked and sent one at once: the signal is held
 // until the app watches for it, then closes the window and exits with 143.
 TEST(StopSignal, TheAppExitsWith143OnSigterm) {

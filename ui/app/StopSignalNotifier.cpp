@@ -45,6 +45,10 @@ StopSignalNotifier::StopSignalNotifier(QObject* parent) : QObject(parent) {
   sigset_t set;
   sigemptyset(&set);
   for (int s : kStopSignals) {
+    // Started with `nohup`: closing the terminal must not close the app.
+    struct sigaction old {};
+    sigaction(s, nullptr, &old);
+    if (s == SIGHUP && old.sa_handler == SIG_IGN) continue;
     sigaction(s, &action, nullptr);
     sigaddset(&set, s);
   }
@@ -53,7 +57,11 @@ StopSignalNotifier::StopSignalNotifier(QObject* parent) : QObject(parent) {
 }
 
 StopSignalNotifier::~StopSignalNotifier() {
-  for (int s : kStopSignals) std::signal(s, SIG_DFL);
+  for (int s : kStopSignals) {
+    struct sigaction current {};
+    sigaction(s, nullptr, &current);
+    if (current.sa_handler == onStopSignal) std::signal(s, SIG_DFL);
+  }
   gWriteFd = -1;
   notifier_.reset();
   for (int fd : fds_)

@@ -5,7 +5,8 @@
 // stopped and its trace kept in the autosave folder, the settings are saved. A signal
 // handler may do almost nothing, so it only writes the signal's number into a pipe
 // that a QSocketNotifier watches (the self-pipe pattern). A second signal of the same
-// kind takes the default action: the app ends at once.
+// kind takes the default action: the app ends at once. A SIGHUP ignored at start
+// (`nohup`) stays ignored.
 #include <QObject>
 #include <functional>
 #include <memory>
