@@ -81,11 +81,10 @@ class StopSignal : public ::testing::TestWithParam<int> {};
 TEST_P(StopSignal, BeforeTheRunStartsStopsItAtTheFirstBatch) {
   const int sig = GetParam();
   const std::string trace = scratch("early-" + signalName(sig) + ".pipescope");
-  CliProcess p({"run", "--backend", "sim", "--batches", "0", "--trace", trace, "--no-progress", "--json"},
-               std::vector<int>{sig});
-  ASSERT_TRUE(p.started());
-  ASSERT_EQ(::kill(p.pid(), sig), 0);
-  const CliResult r = p.finish();
+  auto p = CliProcess::withPendingSignals(
+      {"run", "--backend", "sim", "--batches", "0", "--trace", trace, "--no-progress", "--json"}, {sig});
+  ASSERT_TRUE(p->started());
+  const CliResult r = p->finish();
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 128 + sig) << r.err;
   EXPECT_NE(r.err.find("stopped by " + signalName(sig)), std::string::npos) << r.err;
@@ -233,19 +232,17 @@ TEST(CliStopSignals, SweepStoppedBySigtermKeepsItsFinishedPoints) {
 }
 
 TEST(CliStopSignals, SweepSignalledBeforeItStartsRunsNoPoint) {
-  CliProcess p({"sweep", "--backend", "sim", "--batch", "16M,32M", "--streams", "1,2", "--batches", "6"},
-               std::vector<int>{SIGHUP});
-  ASSERT_EQ(::kill(p.pid(), SIGHUP), 0);
-  const CliResult r = p.finish();
+  auto p = CliProcess::withPendingSignals(
+      {"sweep", "--backend", "sim", "--batch", "16M,32M", "--streams", "1,2", "--batches", "6"}, {SIGHUP});
+  const CliResult r = p->finish();
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 128 + SIGHUP) << r.err;
   EXPECT_NE(r.err.find("stopped by SIGHUP"), std::string::npos) << r.err;
 }
 
 TEST(CliStopSignals, LessonSignalledBeforeItStartsIsStopped) {
-  CliProcess p({"lessons", "--run", "1", "--backend", "sim"}, std::vector<int>{SIGTERM});
-  ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
-  const CliResult r = p.finish();
+  auto p = CliProcess::withPendingSignals({"lessons", "--run", "1", "--backend", "sim"}, {SIGTERM});
+  const CliResult r = p->finish();
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 128 + SIGTERM) << r.err;
   EXPECT_NE(r.err.find("stopped by SIGTERM"), std::string::npos) << r.err;
@@ -281,9 +278,11 @@ TEST(CliStopSignals, ASighupIgnoredAtStartStaysIgnored) {
 
 // Commands that do not poll keep the default actions: a signal ends them at once.
 TEST(CliStopSignals, CommandsThatDoNotPollKeepTheDefaultAction) {
-  CliProcess p({"presets"}, std::vector<int>{SIGTERM});
-  ASSERT_EQ(::kill(p.pid(), SIGTERM), 0);
-  const CliResult r = p.finish();
+  // The signal is pending when main() runs: it is caught, then raised again once the
+  // command turns out not to poll, so it ends the program as if never handled.
+  auto p = CliProcess::withPendingSignals({"presets"}, {SIGTERM});
+  ASSERT_TRUE(p->started());
+  const CliResult r = p->finish();
   EXPECT_EQ(r.signal, SIGTERM);
 }
 
