@@ -50,9 +50,11 @@ BlockKey blockOf(const SweepPointResult& p) {
   return {p.config.memory, p.config.model, p.config.gpuCount(), p.config.buckets, p.config.microBatches};
 }
 
-/// The configuration with its GPUs set aside: points equal on this differ only in GPUs.
+/// The configuration with its GPUs set aside: points equal on this differ only in GPUs
+/// (and in the batches that make whole steps on them).
 PipelineConfig withoutGpus(PipelineConfig c) {
   c.devices.clear();
+  c.batchCount = 0;
   return c;
 }
 
@@ -196,7 +198,8 @@ Recommendation recommend(const SweepResult& result, double tolerance) {
     if (result.gridVariesMemory()) label += ", " + std::string(toString(at.config.memory));
     if (result.gridVariesModel()) label += ", " + std::string(toString(at.config.model));
     const GridAxes axes = variedAxes(result.spec);
-    if (axes.gpus || at.config.isMultiGpu()) label += ", " + std::to_string(at.config.gpuCount()) + " GPUs";
+    if (axes.gpus || at.config.isMultiGpu())
+      label += ", " + std::to_string(at.config.gpuCount()) + (at.config.gpuCount() == 1 ? " GPU" : " GPUs");
     if (axes.buckets) label += ", " + std::to_string(at.config.buckets) + " buckets";
     if (axes.microBatches) label += ", " + std::to_string(at.config.microBatches) + " micro-batches";
     if (g.size() == 1) {

@@ -88,10 +88,17 @@ std::vector<SweepPointSpec> expandGrid(const SweepSpec& s) {
                 p.config.microBatches = micro;
                 p.config.batchSamples = samples;
                 p.config.streams = streams;
-                p.config.batchCount = s.warmupBatches + s.batches;
+                p.config.batchCount = wholeSteps(p.config, s.warmupBatches + s.batches);
+                p.warmupBatches = p.config.batchCount - s.batches;
                 points.push_back(p);
               }
   return points;
+}
+
+int wholeSteps(const PipelineConfig& c, int batches) {
+  if (!c.allReduces() || batches <= 0) return batches;
+  const int n = c.gpuCount();
+  return (batches + n - 1) / n * n;
 }
 
 std::uint64_t footprintBytes(const PipelineConfig& c) {

@@ -40,7 +40,14 @@ struct SweepSpec {
 struct SweepPointSpec {
   std::size_t index = 0;
   PipelineConfig config;  ///< base with the point's values; batchCount = warm-up + measured batches
+  /// The spec's warm-up, plus what makes the point's batch count whole steps where its
+  /// GPUs all-reduce (each step gives every GPU one batch).
+  int warmupBatches = 0;
 };
+
+/// `batches` rounded up to whole steps of `config` (a multiple of its GPU count when
+/// it all-reduces; unchanged otherwise).
+int wholeSteps(const PipelineConfig& config, int batches);
 
 namespace sweep_limits {
 inline constexpr int kMaxAxisValues = 64;
