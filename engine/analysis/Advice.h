@@ -74,7 +74,7 @@ struct AdviceInput {
   DeviceProfile profile;
   const Metrics* metrics = nullptr;    ///< the measured run (evidence), optional
   const WaitSummary* waits = nullptr;  ///< its wait causes (evidence), optional
-  std::optional<double> scalingEfficiency;  ///< several GPUs: throughput / (GPUs x one GPU's), evidence
+  std::optional<double> scalingEfficiency = std::nullopt;  ///< several GPUs: throughput / (GPUs x one GPU's), evidence
 };
 
 struct AdviceResult {

@@ -153,7 +153,10 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
     m.links.push_back(std::move(f));
   }
 
-  // The ideal bound: every resource's own lower bound, the largest wins.
+  // The ideal bound: every resource's own lower bound, the largest wins. In a window
+  // (a sweep's measured batches, a selection) the first batch's earlier stages may lie
+  // before it, so only each resource's own work counts there, without fill and drain.
+  const double fill = windowed ? 0.0 : 1.0;
   std::vector<Candidate> candidates;
   if (in.hostPerBatchNs > 0 && in.batches > 0)
     candidates.push_back({in.hostPerBatchNs * double(in.batches), "the host",
@@ -183,7 +186,7 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
     stage(totalLength(mergeIntervals(gpu[std::size_t(m.gpus - 1)].d2h)) / units,
           gpuName(m.gpus - 1) + "'s D2H copy engine");
     if (in.batches > 0 && path > 0)
-      candidates.push_back({double(in.batches) * (path + (micro - 1) * slowest), slowestName,
+      candidates.push_back({double(in.batches) * (fill * path + (micro - 1 + (1 - fill)) * slowest), slowestName,
                             "each batch's " + std::to_string(micro) + " micro-batches pass " + std::to_string(m.gpus) +
                                 " stages: one micro-batch's whole path (" + fmtMs(path) + ") plus " +
                                 std::to_string(micro - 1) + " x the slowest stage (" + fmtMs(slowest) +
@@ -213,14 +216,14 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
       const std::string gname = gpuName(d);
       const std::string chainName = comm > 0 ? gname + "'s kernels and all-reduce" : gname + "'s compute engine";
       if (in.copyEngines <= 1) {
-        candidates.push_back({n * (h + dd) + k + tail, gname + "'s copy engine",
+        candidates.push_back({n * (h + dd) + fill * (k + tail), gname + "'s copy engine",
                               "its copies take " + fmtMs(h + dd) + " per batch x " + std::to_string(c.batches.size()) +
                                   " batches"});
       } else {
-        candidates.push_back({n * h + k + std::max(dd, tail), gname + "'s H2D copy engine",
+        candidates.push_back({n * h + fill * (k + std::max(dd, tail)), gname + "'s H2D copy engine",
                               "its H2D copies take " + fmtMs(h) + " per batch x " + std::to_string(c.batches.size()) +
                                   " batches"});
-        candidates.push_back({h + k + n * dd, gname + "'s D2H copy engine",
+        candidates.push_back({fill * (h + k) + n * dd, gname + "'s D2H copy engine",
                               "its D2H copies take " + fmtMs(dd) + " per batch x " + std::to_string(c.batches.size()) +
                                   " batches"});
       }
@@ -231,7 +234,7 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
                                         " per step, the last bucket after the last kernel") +
                          ", x " + std::to_string(c.batches.size()) + " steps"
                    : "its kernels take " + fmtMs(k) + " per batch x " + std::to_string(c.batches.size()) + " batches";
-      candidates.push_back({h + n * chain + std::max(0.0, dd - tail), chainName, chainWhy});
+      candidates.push_back({fill * (h + std::max(0.0, dd - tail)) + n * chain, chainName, chainWhy});
     }
   }
   const auto best = std::max_element(candidates.begin(), candidates.end(),
