@@ -43,6 +43,7 @@ class RunOptionParser {
   RunRequest request_;
   std::vector<std::function<void()>> baseSteps_;  // --preset / --config
   std::vector<std::function<void()>> knobSteps_;  // everything that edits one field
+  bool gpusGiven_ = false, devicesGiven_ = false;
 };
 
 }  // namespace pipescope::cli

@@ -40,7 +40,7 @@ class SweepOptionParser {
   OptionSet sweep_;
   RunOptionParser run_;
   SweepRequest request_;
-  std::string batchList_, streamList_, memoryList_, modelList_;
+  std::string batchList_, streamList_, memoryList_, modelList_, gpuList_, bucketList_, microList_;
 };
 
 }  // namespace pipescope::cli
