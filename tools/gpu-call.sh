@@ -9,6 +9,9 @@
 # Steps:
 #   build                       configure and build pipescope-cli, gpu tests, GPU bench
 #   tests[:N]                   the gpu-labelled test binary N times (default 1)
+#   cuda-module                 the CUDA backend as the programs load it (libpipescope-cuda.so):
+#                               run --backend cuda on the GPU, and the CLI tests that check which
+#                               commands load it and what a broken module or cuBLAS says
 #   calibrate[:NAME]            pipescope-cli calibrate -> $OUT/logs/profile.json (or NAME.json)
 #   random:N:SEED[:PROFILE[:REPS]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
@@ -67,6 +70,17 @@ for step in "$@"; do
         grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual" "$L/gpu-tests-$i.log" | head -30 |
           tee -a "$OUT/summary.log"
       done
+      ;;
+    cuda-module)
+      ninja -C $B -j"$(nproc)" pipescope_cli_tests >>"$L/build.log" 2>&1 || { say "cli tests build failed"; tail -5 "$L/build.log"; }
+      timeout 120 $CLI run --backend cuda --preset multi-stream --batches 16 >"$L/cuda-module.log" 2>&1
+      echo "run --backend cuda rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^  (backend|note|makespan)" "$L/cuda-module.log" | head -6 | tee -a "$OUT/summary.log"
+      timeout 300 $B/tests/pipescope_cli_tests --gtest_filter='CliCudaLoading*:CliBrokenCudaModule*' \
+        >"$L/cuda-module-tests.log" 2>&1
+      echo "cuda-module tests rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Which is" "$L/cuda-module-tests.log" | head -20 |
+        tee -a "$OUT/summary.log"
       ;;
     calibrate)
       cal=${arg:-profile}  # calibrate:NAME writes $L/NAME.json instead (a second calibration)

@@ -102,7 +102,24 @@ MainWindow::~MainWindow() = default;
 
 RunController& MainWindow::runController() { return *run_; }
 TimelineView& MainWindow::timeline() { return *timeline_; }
-SweepView& MainWindow::sweepView() { return *sweep_; }
+SweepView& MainWindow::sweepView() {
+  // Built the first time the Sweep tab is shown or the view is asked for: a form,
+  // a chart and heatmaps nobody sees at start would cost the first frame ~4 ms.
+  if (!sweep_) {
+    sweep_ = new SweepView;
+    sweepScroll_->setWidget(sweep_);
+    // The sweep runs the control panel's configuration and backend, never beside a
+    // live run (on a GPU the two would share, and distort, the measurement).
+    sweep_->setBaseSource([this] { return controls_->config(); }, [this] { return controls_->backendOptions(); });
+    sweep_->setStartBlocker([this] {
+      return run_->running() ? tr("A run is in progress: stop it first (Run > Stop), so that the sweep has the "
+                                  "device to itself.")
+                             : QString();
+    });
+    connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
+  }
+  return *sweep_;
+}
 ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
@@ -143,14 +160,15 @@ void MainWindow::createDocks() {
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
   tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
   findChild<QDockWidget*>("dock.controls")->raise();
-  sweep_ = new SweepView;
   // The sweep's form, chart and heatmaps need ~910 px to stay legible: in a
   // narrower window they scroll instead of forcing the window wider.
-  auto* sweepScroll = new QScrollArea;
-  sweepScroll->setWidget(sweep_);
-  sweepScroll->setWidgetResizable(true);
-  sweepScroll->setFrameShape(QFrame::NoFrame);
-  addDock(tr("Sweep"), sweepScroll, Qt::BottomDockWidgetArea, "dock.sweep");
+  sweepScroll_ = new QScrollArea;
+  sweepScroll_->setWidgetResizable(true);
+  sweepScroll_->setFrameShape(QFrame::NoFrame);
+  addDock(tr("Sweep"), sweepScroll_, Qt::BottomDockWidgetArea, "dock.sweep");
+  connect(findChild<QDockWidget*>("dock.sweep"), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) sweepView();
+  });
   // A tab beside the charts: the timeline keeps its height.
   tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.sweep"));
   findChild<QDockWidget*>("dock.charts")->raise();
@@ -272,15 +290,6 @@ void MainWindow::connectRun() {
   connect(run_, &RunController::autosaving, this,
           [this](const QString& path) { statusBar()->showMessage(tr("Autosaving this run to %1").arg(path), 8000); });
   connect(timeline_, &TimelineView::rangeSelected, this, &MainWindow::onRangeSelected);
-  // The sweep runs the control panel's configuration and backend, never beside a
-  // live run (on a GPU the two would share, and distort, the measurement).
-  sweep_->setBaseSource([this] { return controls_->config(); }, [this] { return controls_->backendOptions(); });
-  sweep_->setStartBlocker([this] {
-    return run_->running() ? tr("A run is in progress: stop it first (Run > Stop), so that the sweep has the device "
-                                "to itself.")
-                           : QString();
-  });
-  connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
 }
 
 void MainWindow::startRunFromControls() {
@@ -559,7 +568,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   // the engine thread (within one operation) and keeps the recorded trace in the
   // autosave folder (RunAutosave.h).
   run_->stop();
-  sweep_->cancelSweep();
+  if (sweep_) sweep_->cancelSweep();
   QMainWindow::closeEvent(event);
 }
 

@@ -15,6 +15,7 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
+class QScrollArea;
 
 namespace pipescope::ui {
 
@@ -130,7 +131,8 @@ class MainWindow : public QMainWindow {
   AdvicePanel* advice_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
-  SweepView* sweep_ = nullptr;
+  SweepView* sweep_ = nullptr;  ///< created on first use (sweepView())
+  QScrollArea* sweepScroll_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;

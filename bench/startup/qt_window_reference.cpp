@@ -2,11 +2,13 @@
 // QApplication showing an empty QMainWindow, built by this project with the same Qt.
 // It reports its first frame exactly as `pipescope --measure-startup` does
 // (ui/app/StartupProbe.cpp): CLOCK_MONOTONIC once the first paint's frame is done,
-// and the resident memory at that moment.
+// and the resident memory and CPU time at that moment.
 #include <QApplication>
 #include <QEvent>
 #include <QMainWindow>
 #include <QTimer>
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -18,6 +20,12 @@ long long monotonicNs() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<long long>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+double cpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
 long long residentKb() {
@@ -38,7 +46,8 @@ class FirstFrame : public QObject {
     if (watched == window_ && event->type() == QEvent::Paint && !seen_) {
       seen_ = true;
       QTimer::singleShot(0, this, [] {
-        std::printf("first-frame-monotonic-ns %lld\nrss-at-first-frame-kb %lld\n", monotonicNs(), residentKb());
+        std::printf("first-frame-monotonic-ns %lld\nrss-at-first-frame-kb %lld\ncpu-at-first-frame-ms %.3f\n",
+                    monotonicNs(), residentKb(), cpuMs());
         std::fflush(stdout);
         QCoreApplication::exit(0);
       });
