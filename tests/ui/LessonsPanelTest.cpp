@@ -44,7 +44,7 @@ struct LessonFixture {
 
 TEST(LessonsPanel, ListsTheNineLessonsAndAsksForAPredictionBeforeRunning) {
   LessonFixture f;
-  EXPECT_EQ(builtinLessons().size(), 9u);
+  EXPECT_EQ(builtinLessons().size(), 11u);
   EXPECT_EQ(f.panel.currentLesson(), 1);
   EXPECT_FALSE(f.panel.runButton()->isEnabled());  // no answer picked yet
   f.panel.choose(0);
