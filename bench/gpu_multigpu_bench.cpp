@@ -19,6 +19,7 @@
 
 #include "backend/CudaModule.h"
 #include "gpu_multigpu_reference.h"
+#include "metrics/Metrics.h"
 
 using namespace pipescope;
 
@@ -36,8 +37,9 @@ double busGBps(std::uint64_t bytes, double ns, int gpus) {
 struct PipescopeRun {
   bool ok = false;
   double makespanMs = 0;
-  double allReduceNs = 0;  ///< median duration of the all-reduces as a whole (first GPU's start to last's end)
+  double allReduceNs = 0;     ///< median duration of the all-reduces as a whole (last GPU's start to the end)
   double allReduceGpuNs = 0;  ///< median duration of one GPU's all-reduce kernel
+  double busGBps = 0;         ///< the bus bandwidth pipescope's metrics report (Metrics::multiGpu)
   std::string timing;
 };
 
@@ -61,6 +63,8 @@ PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
     (lanes[op.lane].kind == LaneKind::Collective ? whole : perGpu).push_back(double(op.duration()));
   });
   r.makespanMs = double(last - first) / 1e6;
+  const Metrics m = computeMetrics(trace);
+  if (m.multiGpu) r.busGBps = m.multiGpu->allreduceBusGBps;
   r.allReduceNs = median(whole);
   r.allReduceGpuNs = median(perGpu);
   r.timing = trace.device().timingSource;
@@ -191,23 +195,24 @@ int main(int argc, char** argv) {
     bw.allreduceBytes = bytes;
     bw.buckets = 1;
     runPipescope(*backend, bw);
-    std::vector<double> plain, whole, perGpu;
+    std::vector<double> plain, reported, whole, perGpu;
     for (int i = 0; i < reps; ++i) {
       plain.push_back(bench::plainAllReduceNs(bw.devices, bytes, 5, 20));
       const PipescopeRun p = runPipescope(*backend, bw);
       if (!p.ok) return 1;
+      reported.push_back(p.busGBps);
       whole.push_back(p.allReduceNs);
       perGpu.push_back(p.allReduceGpuNs);
     }
-    const double plainBus = busGBps(bytes, median(plain), gpus), wholeBus = busGBps(bytes, median(whole), gpus);
-    const double gpuBus = busGBps(bytes, median(perGpu), gpus);
+    const double plainBus = busGBps(bytes, median(plain), gpus), reportedBus = median(reported);
+    const double wholeBus = busGBps(bytes, median(whole), gpus), gpuBus = busGBps(bytes, median(perGpu), gpus);
     std::printf("\nall-reduce of 256 MiB over %d GPUs, bus bandwidth GB/s (algbw x 2(n-1)/n), median of %d\n\n", gpus,
                 reps);
-    std::printf("| plain ncclAllReduce loop | pipescope, the all-reduce as a whole | ratio | pipescope, one GPU's kernel | "
-                "ratio |\n| ---: | ---: | ---: | ---: | ---: |\n");
-    std::printf("| %.1f | %.1f | %.3f | %.1f | %.3f |\n", plainBus, wholeBus, wholeBus / plainBus, gpuBus,
-                gpuBus / plainBus);
-    ok = ok && std::abs(wholeBus / plainBus - 1.0) <= 0.03;
+    std::printf("| plain ncclAllReduce loop | pipescope reports | ratio | median call as a whole | one GPU's kernel |\n"
+                "| ---: | ---: | ---: | ---: | ---: |\n");
+    std::printf("| %.1f | %.1f | %.3f | %.1f | %.1f |\n", plainBus, reportedBus, reportedBus / plainBus, wholeBus,
+                gpuBus);
+    ok = ok && plainBus > 0 && std::abs(reportedBus / plainBus - 1.0) <= 0.03;
     std::printf("\ntargets (makespan ratio <= 1.03, bus bandwidth within 3 %%): %s\n", ok ? "met" : "NOT met");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_multigpu_bench: %s\n", e.what());

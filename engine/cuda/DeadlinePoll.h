@@ -12,16 +12,23 @@ namespace pipescope::cuda {
 enum class PollState { Done, Pending, Failed };
 
 /// Calls `poll()` until it returns Done or Failed, or until `deadline` has passed
-/// (then Pending). Sleeps between calls, from 20 µs doubling to 2 ms, so a quick
-/// operation costs little and a slow one does not spin a core.
+/// (then Pending). For the first half millisecond it only yields between calls (an
+/// NCCL group call is done in tens of microseconds, and a sleep would add its own
+/// wake-up to every one); after that it sleeps, from 20 µs doubling to 2 ms, so a slow
+/// operation (creating communicators: seconds) does not spin a core.
 template <typename Poll>
 PollState pollUntil(Poll&& poll, std::chrono::steady_clock::time_point deadline) {
+  const auto spinUntil = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     const PollState s = poll();
     if (s != PollState::Pending) return s;
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return PollState::Pending;
+    if (now < spinUntil) {
+      std::this_thread::yield();
+      continue;
+    }
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
     pause = std::min(pause * 2, std::chrono::microseconds(2000));
   }

@@ -107,7 +107,7 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     const TraceView ops = trace->ops().snapshot();
     const std::vector<Lane> lanes = trace->lanes();
     const WaitSummary waits = summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
-    AdviceInput in{trace->config(), profile, &metrics, &waits};
+    AdviceInput in{trace->config(), profile, &metrics, &waits, std::nullopt};
     AdviceResult result;
     std::optional<DerivedConfig> derived;
     if (imported && metrics.batches > 0) derived = deriveConfig(*trace, metrics, profile, stop);
