@@ -16,11 +16,10 @@ std::uint8_t opKind(OpKind k) { return std::uint8_t(k); }
 
 bool isSyncCall(const std::string& name) { return name.find("Synchronize") != std::string::npos; }
 
-/// cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD_v2...: without "Async" the host waits for the copy.
+/// cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD...: without "Async" the host waits for the copy.
+/// (A plain cudaMemset returns at once for device memory: not a wait.)
 bool isBlockingCopyCall(const std::string& name) {
-  return (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0 ||
-          name.rfind("cuMemset", 0) == 0) &&
-         name.find("Async") == std::string::npos;
+  return (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0) && name.find("Async") == std::string::npos;
 }
 
 std::string deviceSuffix(std::uint32_t device) { return device == 0 ? "" : " (GPU " + std::to_string(device) + ")"; }
