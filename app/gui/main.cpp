@@ -13,14 +13,27 @@
 #include "app/ScreenshotMode.h"
 #include "files/LaunchFile.h"
 #include "files/TraceFileActions.h"
+#include "recording/RecordActions.h"
+#include "recording/RecordLaunch.h"
 #include "sweep/SweepImageMode.h"
 #include "app/StartupProbe.h"
 #include "app/Theme.h"
 
 int main(int argc, char** argv) {
   const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
-  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
-  QApplication app(argc, argv);
+  // `pipescope record -- PROGRAM ARGS...`: the program's arguments are nobody else's.
+  const pipescope::ui::RecordLaunch record = pipescope::ui::recordLaunch(argc, argv);
+  if (record.help) {
+    std::fputs(pipescope::ui::recordLaunchUsage().c_str(), stdout);
+    return 0;
+  }
+  if (!record.error.empty()) {
+    std::fprintf(stderr, "pipescope record: %s", record.error.c_str());
+    return 2;
+  }
+  int ownArgc = record.ownArgc;
+  pipescope::ui::selectHeadlessPlatform(ownArgc, argv);  // before QApplication loads the platform plugin
+  QApplication app(ownArgc, argv);
   QApplication::setOrganizationName("pipescope");
   QApplication::setApplicationName("pipescope");
   QApplication::setApplicationVersion(PIPESCOPE_VERSION);
@@ -28,7 +41,10 @@ int main(int argc, char** argv) {
   QApplication::setWindowIcon(pipescope::ui::appIcon());
 
   QCommandLineParser parser;
-  parser.setApplicationDescription("Shows, live, how a CPU-GPU pipeline spends its time.");
+  parser.setApplicationDescription(
+      "Shows, live, how a CPU-GPU pipeline spends its time.\n"
+      "'pipescope record [--] PROGRAM [ARGUMENTS...]' opens the window recording a CUDA program of yours live "
+      "(see 'pipescope record --help').");
   parser.addHelpOption();
   parser.addVersionOption();
   pipescope::ui::addScreenshotOptions(parser);
@@ -51,5 +67,10 @@ int main(int argc, char** argv) {
   window.show();
   // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
   if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
+  if (record.requested) {
+    pipescope::record::RecordRequest request;
+    request.command = record.command;
+    window.recording().start(request);
+  }
   return app.exec();
 }
