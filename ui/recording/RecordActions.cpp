@@ -5,11 +5,27 @@
 #include <QStatusBar>
 
 #include "MainWindow.h"
+#include "controls/ControlPanel.h"
+#include "controls/TraceSourceBox.h"
 #include "recording/RecordController.h"
 #include "recording/RecordDialog.h"
 #include "run/RunController.h"
 
 namespace pipescope::ui {
+
+namespace {
+/// The Controls dock describes the recording (its settings describe a pipescope run).
+void showSource(MainWindow& window, const Trace& trace, const QString& command, bool live) {
+  TraceSource source;
+  source.fileName = command;
+  source.format = live ? QObject::tr("live recording of a program (CUDA injection, CUPTI)")
+                       : QObject::tr("recording of a program (CUDA injection, CUPTI)");
+  const DeviceInfo device = trace.device();
+  source.device = QString::fromStdString(device.name);
+  source.timingSource = QString::fromStdString(device.timingSource);
+  window.controlPanel().showTraceSource(source, std::nullopt);
+}
+}  // namespace
 
 RecordActions::RecordActions(MainWindow& window) : QObject(&window), window_(window) {
   controller_ = new RecordController(this);
@@ -24,7 +40,8 @@ RecordActions::RecordActions(MainWindow& window) : QObject(&window), window_(win
   connect(stopAndEnd_, &QAction::triggered, controller_, &RecordController::stopAndEnd);
 
   connect(controller_, &RecordController::recordingStarted, this, [this](std::shared_ptr<Trace> trace, QString title) {
-    window_.beginLiveTrace(std::move(trace), tr("recording %1").arg(title));
+    window_.beginLiveTrace(trace, tr("recording %1").arg(title));
+    showSource(window_, *trace, title, /*live=*/true);
     record_->setEnabled(false);
     stopAndEnd_->setEnabled(true);
   });
@@ -35,7 +52,8 @@ RecordActions::RecordActions(MainWindow& window) : QObject(&window), window_(win
             stopAndEnd_->setEnabled(false);
             window_.endLiveTrace(std::move(live));
             // The finished recording, with its iterations, is what the analysis reads.
-            window_.showTrace(std::move(finished), controller_->title());
+            window_.showTrace(finished, controller_->title());
+            showSource(window_, *finished, controller_->title(), /*live=*/false);
             const RunOutcome outcome = window_.currentTrace()->outcome();
             if (window_.currentTrace()->ops().publishedCount() == 0 || outcome.state == RunState::Failed) {
               window_.showError(tr("Recording of %1: %2\n%3")
