@@ -28,6 +28,11 @@
 #                               multi-GPU probes, every new knob and the multi-GPU
 #                               lessons on the CUDA backend ($OUT/logs/mgpu)
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
+#   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
+#                               recording's programs, runs the RecordGpu tests, records a PyTorch
+#                               ResNet-18 training loop (tools/record-train.py) -> record-train.log/.pipescope,
+#                               the agreement check (tools/record-agreement.py) and the overhead
+#                               benchmark (bench/record_overhead.py, REPS runs each, default 5)
 set -u -o pipefail
 . "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-call-out}
@@ -125,6 +130,26 @@ for step in "$@"; do
       OUT=$L/mgpu BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$L/mgpu/script.log" 2>&1
       echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
       cat "$L/mgpu/summary.log" >>"$OUT/summary.log" 2>/dev/null
+      ;;
+    record)
+      ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject pipescope_gpu_tests pipescope_record_sample \
+        gpu_minimal_workload_bench >"$L/record-build.log" 2>&1 || { tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"; say "RECORD BUILD FAILED"; pack; continue; }
+      timeout 180 $B/tests/pipescope_gpu_tests --gtest_filter='RecordGpu*' >"$L/record-gpu-tests.log" 2>&1
+      echo "record gpu tests rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual|unexpected finding" "$L/record-gpu-tests.log" | head -30 |
+        tee -a "$OUT/summary.log"
+      PYTHONUNBUFFERED=1 timeout 240 $CLI record --progress --trace "$L/record-train.pipescope" -- \
+        python3 tools/record-train.py --steps 60 >"$L/record-train.log" 2>&1
+      echo "record pytorch rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^recording:|^Recording of|^Iterations|^  [0-9]+ from|^Bottleneck|^  [A-Z][a-z-]+-bound|pipescope-cli record:" \
+        "$L/record-train.log" | tail -12 | tee -a "$OUT/summary.log"
+      timeout 240 python3 tools/record-agreement.py --cli $CLI --out "$L/record-agreement" >"$L/record-agreement.log" 2>&1
+      echo "record agreement rc=$?" | tee -a "$OUT/summary.log"
+      tail -7 "$L/record-agreement.log" | tee -a "$OUT/summary.log"
+      timeout 420 python3 bench/record_overhead.py --cli $CLI --workload $B/bench/gpu_minimal_workload_bench \
+        --reps "${arg:-5}" >"$L/record-overhead.log" 2>&1
+      echo "record overhead rc=$?" | tee -a "$OUT/summary.log"
+      tail -14 "$L/record-overhead.log" | tee -a "$OUT/summary.log"
       ;;
     script)
       path=${arg%%:*}; sargs=${arg#"$path"}; sargs=${sargs#:}

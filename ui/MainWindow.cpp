@@ -41,6 +41,7 @@
 #include "metrics/MetricsRows.h"
 #include "metrics/TimeSeries.h"
 #include "run/FiguresWorker.h"
+#include "recording/RecordActions.h"
 #include "run/RunController.h"
 #include "sweep/SweepView.h"
 #include "timeline/TimelineLegend.h"
@@ -129,6 +130,7 @@ CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
+RecordActions& MainWindow::recording() { return *record_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
@@ -255,6 +257,9 @@ void MainWindow::createMenus() {
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
   stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   stopAction_->setEnabled(false);
+  record_ = new RecordActions(*this);  // a program of the user's, recorded live
+  runMenu->addAction(record_->recordAction());
+  runMenu->addAction(record_->stopAndEndAction());
   autosaveAction_ = runMenu->addAction(tr("&Autosave runs without a batch limit"));
   autosaveAction_->setCheckable(true);
   autosaveAction_->setChecked(run_->autosave().enabled());
@@ -303,6 +308,11 @@ void MainWindow::startRunFromControls() {
 }
 
 void MainWindow::stopRun() {
+  if (record_->recording()) {
+    record_->stop();  // the recording ends; the program runs on
+    status_->setRunState(tr("Stopping the recording…"));
+    return;
+  }
   if (!run_->running()) return;
   run_->stop();
   status_->setRunState(tr("Stopping…"));
@@ -316,9 +326,13 @@ void MainWindow::startRun(const PipelineConfig& config) {
 }
 
 void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
-  trace_ = std::move(trace);
   const QString preset = controls_->presetName();
-  traceTitle_ = preset.isEmpty() ? tr("custom configuration") : preset;
+  beginLiveTrace(std::move(trace), preset.isEmpty() ? tr("custom configuration") : preset);
+}
+
+void MainWindow::beginLiveTrace(std::shared_ptr<Trace> trace, const QString& title) {
+  trace_ = std::move(trace);
+  traceTitle_ = title;
   setWindowTitle(tr("pipescope — %1").arg(traceTitle_));
   controls_->clearTraceSource();
   timeline_->setLaneOrder(LaneOrder::HostFirst);
@@ -337,7 +351,9 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
   emit traceChanged(trace_);
 }
 
-void MainWindow::onTick() {
+void MainWindow::onTick() { liveTick(); }
+
+void MainWindow::liveTick() {
   timeline_->refresh();
   updateStatus();
   // The figures cover the whole run, so their cost grows with it: computed on a
@@ -345,7 +361,9 @@ void MainWindow::onTick() {
   if (sinceFigures_.elapsed() >= kMetricsIntervalMs && figures_->request(trace_)) sinceFigures_.restart();
 }
 
-void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
+void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) { endLiveTrace(std::move(trace)); }
+
+void MainWindow::endLiveTrace(std::shared_ptr<Trace> trace) {
   timeline_->refresh();
   timeline_->finishLive();  // the whole run, unless the user moved the view during it
   updateFigures();
@@ -373,7 +391,9 @@ void MainWindow::updateStatus() {
   const RunOutcome outcome = trace_->outcome();
   QString state = runStateText(outcome);
   if (outcome.state == RunState::Running && run_->stopRequested()) state = tr("Stopping…");
-  if (outcome.state == RunState::Running) {
+  if (outcome.state == RunState::Running && trace_->configHistory().empty()) {
+    state = tr("Recording");  // a program's recording: no batches until its iterations are found at the end
+  } else if (outcome.state == RunState::Running) {
     const std::int64_t done = trace_->completedBatches();
     const int total = trace_->config().batchCount;
     state += total > 0 ? tr(" — batch %1 of %2").arg(done).arg(total) : tr(" — batch %1").arg(done);
@@ -568,6 +588,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   // the engine thread (within one operation) and keeps the recorded trace in the
   // autosave folder (RunAutosave.h).
   run_->stop();
+  record_->stop();  // a recorded program runs on; the recording is kept in the autosave folder
   if (sweep_) sweep_->cancelSweep();
   QMainWindow::closeEvent(event);
 }

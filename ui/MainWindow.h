@@ -28,6 +28,7 @@ class ControlPanel;
 class FiguresWorker;
 struct RunFigures;
 class MetricsPanel;
+class RecordActions;
 class RunController;
 class RunStatusBar;
 class SweepView;
@@ -64,6 +65,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel& lessons();
   AdvicePanel& advice();
   WhatIfAction& whatIf();
+  RecordActions& recording();  ///< Run › Record a program… (ui/recording)
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
@@ -86,6 +88,12 @@ class MainWindow : public QMainWindow {
   void startRun(const PipelineConfig& config);                        ///< loadConfig + Start
   void startRunFromControls();
   void stopRun();
+  /// A live trace from another source than the run controller (a recording), shown and
+  /// followed exactly as a run's: beginLiveTrace when it starts, liveTick at display
+  /// rate, endLiveTrace when it has ended.
+  void beginLiveTrace(std::shared_ptr<Trace> trace, const QString& title);
+  void liveTick();
+  void endLiveTrace(std::shared_ptr<Trace> trace);
   void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
   void showError(const QString& message);  ///< status bar + message box (public for ui/files)
   void setTheme(Theme theme);  ///< the whole app's palette, remembered across launches
@@ -130,6 +138,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
+  RecordActions* record_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;  ///< created on first use (sweepView())
   QScrollArea* sweepScroll_ = nullptr;

@@ -58,6 +58,7 @@ int recordMain(const std::vector<std::string>& args) {
   request.command = req.command;
   request.injectLibrary = *library;
   request.device = req.device;
+  request.maxOps = req.maxOps;
   const bool stream = !req.tracePath.empty() && streamsTrace(req.tracePath);
   request.keepUntilStreamed = stream;
   record::Recorder recorder(request);
@@ -116,7 +117,13 @@ int recordMain(const std::vector<std::string>& args) {
       exitCode = kExitRunFailed;
     }
   }
-  if (!req.tracePath.empty() && exitCode == kExitOk) {
+  // With ops dropped from memory, the streamed file is the only whole recording: it stays.
+  const bool wholeInMemory = trace->ops().droppedCount() == 0;
+  if (!wholeInMemory && writer && !req.quiet)
+    std::cerr << kName << req.tracePath << " holds the whole recording (" << writer->opsWritten()
+              << " ops, without iterations); the summary covers the last "
+              << trace->ops().publishedCount() - trace->ops().droppedCount() << " ops, those kept in memory (--max-ops)\n";
+  if (!req.tracePath.empty() && exitCode == kExitOk && (wholeInMemory || !writer)) {
     try {
       saveTrace(*analysed, req.tracePath);
     } catch (const std::exception& e) {

@@ -56,6 +56,10 @@ RecordOptionParser::RecordOptionParser() {
           "record only the work of CUDA device N (as the program numbers its devices); host threads are "
           "recorded in full",
           [&r](const std::string& v) { r.device = int(parseInteger("device", v, 0, 1023)); });
+  o.value("max-ops", "N",
+          "keep at most about N ops in memory, 0..10^10 (default 4194304; 0 = keep all): a long recording's memory "
+          "stays bounded, the --trace file still gets every op, and the summary covers the ops kept",
+          [&r](const std::string& v) { r.maxOps = std::uint64_t(parseInteger("max-ops", v, 0, 10'000'000'000)); });
   o.flag("quiet", "no progress line and no summary; what went wrong, and what the recording found (a program "
                   "that never used CUDA), is still said",
          [&r] { r.quiet = true; });

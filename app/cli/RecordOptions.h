@@ -16,6 +16,7 @@ struct RecordCommandRequest {
   std::string tracePath;             ///< --trace FILE, empty = not written
   double durationSeconds = 0;        ///< --duration S; 0 = until the program exits
   int device = -1;                   ///< --device N
+  std::uint64_t maxOps = 4u << 20;   ///< --max-ops N (0: keep all)
   bool quiet = false;
   bool progress = false;             ///< --progress: also when stderr is not a terminal
   ImportOptions import;              ///< --iteration-marker, --batch-size

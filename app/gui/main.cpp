@@ -3,7 +3,8 @@
 // modes need no display (LaunchMode picks the offscreen platform for them); with
 // --measure-startup it prints when the first frame was painted and exits. A stop
 // signal (SIGTERM, SIGHUP, Ctrl-C) closes the window as the user would and exits with
-// 128 + its number.
+// 128 + its number. `pipescope record [--] PROGRAM ...` opens the window recording
+// that program.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include "app/ScreenshotMode.h"
 #include "files/LaunchFile.h"
 #include "files/TraceFileActions.h"
+#include "recording/RecordActions.h"
+#include "recording/RecordLaunch.h"
 #include "sweep/SweepImageMode.h"
 #include "app/StartupProbe.h"
 #include "app/StopSignalNotifier.h"
@@ -29,7 +32,10 @@ void nameApplication() {
 }
 
 void describeCommandLine(QCommandLineParser& parser) {
-  parser.setApplicationDescription("Shows, live, how a CPU-GPU pipeline spends its time.");
+  parser.setApplicationDescription(
+      "Shows, live, how a CPU-GPU pipeline spends its time.\n"
+      "'pipescope record [--] PROGRAM [ARGUMENTS...]' opens the window recording a CUDA program of yours live "
+      "(see 'pipescope record --help').");
   parser.addHelpOption();
   parser.addVersionOption();
   pipescope::ui::addScreenshotOptions(parser);
@@ -42,16 +48,27 @@ void describeCommandLine(QCommandLineParser& parser) {
 
 int main(int argc, char** argv) {
   const std::int64_t mainStartNs = pipescope::ui::StartupProbe::monotonicNs();
-  if (pipescope::ui::printsTextOnly(argc, argv)) {
-    QCoreApplication app(argc, argv);
+  // `pipescope record -- PROGRAM ARGS...`: the program's arguments are nobody else's.
+  const pipescope::ui::RecordLaunch record = pipescope::ui::recordLaunch(argc, argv);
+  if (record.help) {
+    std::fputs(pipescope::ui::recordLaunchUsage().c_str(), stdout);
+    return 0;
+  }
+  if (!record.error.empty()) {
+    std::fprintf(stderr, "pipescope record: %s", record.error.c_str());
+    return 2;
+  }
+  int ownArgc = record.ownArgc;
+  if (pipescope::ui::printsTextOnly(ownArgc, argv)) {
+    QCoreApplication app(ownArgc, argv);
     nameApplication();
     QCommandLineParser parser;
     describeCommandLine(parser);
     parser.process(app);  // prints the help or the version and exits
     return 0;
   }
-  pipescope::ui::selectHeadlessPlatform(argc, argv);  // before QApplication loads the platform plugin
-  QApplication app(argc, argv);
+  pipescope::ui::selectHeadlessPlatform(ownArgc, argv);  // before QApplication loads the platform plugin
+  QApplication app(ownArgc, argv);
   nameApplication();
   QGuiApplication::setDesktopFileName("pipescope");  // Wayland: matches resources/pipescope.desktop
   QApplication::setWindowIcon(pipescope::ui::appIcon());
@@ -78,6 +95,11 @@ int main(int argc, char** argv) {
   window.show();
   // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
   if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
+  if (record.requested) {
+    pipescope::record::RecordRequest request;
+    request.command = record.command;
+    window.recording().start(request);
+  }
   const int status = app.exec();
   return stopSignals.received() ? 128 + stopSignals.received() : status;
 }

@@ -115,6 +115,8 @@ constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
+void CUPTIAPI noCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
 std::string resultText(CUptiResult r) {
   const char* text = nullptr;
   if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) return "CUPTI error " + std::to_string(int(r));
@@ -146,6 +148,18 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     s.watched.clear();
     s.watchedKey.clear();
   }
+  // CUPTI has one client per process. Another tool that holds it (a program recorded by
+  // `pipescope record`, Nsight Systems) keeps a subscriber: registering our buffers
+  // would take its records away, so the run times its ops with CUDA events instead.
+  CUpti_SubscriberHandle probe = nullptr;
+  if (const CUptiResult r = cuptiSubscribe(&probe, reinterpret_cast<CUpti_CallbackFunc>(noCallback), nullptr);
+      r != CUPTI_SUCCESS) {
+    whyNot = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                 ? "another profiling tool holds CUPTI in this process (pipescope record, Nsight Systems, ...)"
+                 : "cuptiSubscribe failed: " + resultText(r);
+    return false;
+  }
+  cuptiUnsubscribe(probe);
   if (!s.callbacksRegistered) {
     const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (r != CUPTI_SUCCESS) {

@@ -16,11 +16,10 @@ std::uint8_t opKind(OpKind k) { return std::uint8_t(k); }
 
 bool isSyncCall(const std::string& name) { return name.find("Synchronize") != std::string::npos; }
 
-/// cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD_v2...: without "Async" the host waits for the copy.
+/// cudaMemcpy, cudaMemcpy2D, cuMemcpyHtoD...: without "Async" the host waits for the copy.
+/// (A plain cudaMemset returns at once for device memory: not a wait.)
 bool isBlockingCopyCall(const std::string& name) {
-  return (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0 || name.rfind("cudaMemset", 0) == 0 ||
-          name.rfind("cuMemset", 0) == 0) &&
-         name.find("Async") == std::string::npos;
+  return (name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0) && name.find("Async") == std::string::npos;
 }
 
 std::string deviceSuffix(std::uint32_t device) { return device == 0 ? "" : " (GPU " + std::to_string(device) + ")"; }
@@ -165,7 +164,7 @@ void ActivityTranslator::api(const ApiRecord& r) {
   op.end = std::max(r.start, r.end);
   op.correlation = r.correlation;
   op.name = nameId(r.name);
-  heldApi_.push_back({op, r.driver, r.threadId, round_});
+  heldApi_.push_back({op, r.driver, r.threadId, round_, r.name.find("emcpy") != std::string::npos});
   if (!r.driver) {
     rememberApi(r.correlation, r.start);
     if (r.correlation != 0 && runtimeCorrelations_.emplace(r.correlation, true).second) {
@@ -188,6 +187,7 @@ void ActivityTranslator::gpu(const GpuRecord& r) {
   seeTime(r.end);
   Stream& s = stream(r.device, r.context, r.stream);
   Engines& e = engines(r.device);
+  if (r.correlation != 0) gpuSeen_[r.correlation] = true;
   wire::Op op;
   op.start = r.start;
   op.end = std::max(r.start, r.end);
@@ -295,8 +295,11 @@ void ActivityTranslator::emitHeldApi(bool all) {
   std::vector<HeldApi> keep;
   for (HeldApi& h : heldApi_) {
     if (h.driver && runtimeCorrelations_.count(h.op.correlation)) continue;  // nested in a runtime call
-    // A driver call waits a round for the runtime call it may be nested in.
-    if (h.driver && !all && round_ - h.round < 1) {
+    // A driver call waits a round for the runtime call it may be nested in, a copy call
+    // for its copy.
+    const bool copyPending =
+        h.copyCall && !gpuSeen_.count(h.op.correlation) && !gpuSeenBefore_.count(h.op.correlation);
+    if ((h.driver || copyPending) && !all && round_ - h.round < 1) {
       keep.push_back(h);
       continue;
     }
@@ -339,6 +342,8 @@ void ActivityTranslator::endRound(wire::Encoder& out) {
   hostWaitedFor_.clear();
   syncedBefore_ = std::move(syncedStream_);
   syncedStream_.clear();
+  gpuSeenBefore_ = std::move(gpuSeen_);
+  gpuSeen_.clear();
   ++round_;
   out.append(declarations_.take());  // declarations before the ops that use them
   if (!ready_.empty()) {

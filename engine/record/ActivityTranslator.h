@@ -10,7 +10,8 @@
 // waits, with every later op of its stream, until the API call that launched it is
 // known (its start is the op's submit time) or two rounds have passed; API calls go out
 // at the end of their round, once the copies and synchronisation records that say the
-// host waited in them (a blocking or pageable copy, a stream synchronise) are in; a
+// host waited in them (a blocking or pageable copy, a stream synchronise) are in (a
+// copy call whose copy is not in yet waits one more round for it); a
 // driver call nested in a runtime call (same correlation id) is dropped, the runtime
 // call stands for both. A GPU op's ready time is the later of its submit time and the
 // end of the previous op of its stream.
@@ -90,6 +91,7 @@ class ActivityTranslator {
     bool driver;
     std::uint32_t threadId;
     int round;
+    bool copyCall;  ///< its copy's record says whether the host waited in it
   };
   struct OpenRange {
     std::int64_t start;
@@ -132,6 +134,7 @@ class ActivityTranslator {
   std::unordered_map<std::uint32_t, std::int32_t> syncedStream_;   // correlation -> stream number (-1: unknown)
   std::unordered_map<std::uint32_t, std::uint8_t> hostWaitedBefore_;  // the same, from the round before
   std::unordered_map<std::uint32_t, std::int32_t> syncedBefore_;
+  std::unordered_map<std::uint32_t, bool> gpuSeen_, gpuSeenBefore_;  // correlations of GPU records, by round
   std::unordered_map<std::uint32_t, OpenRange> openRanges_;
   wire::Encoder declarations_;
   std::vector<wire::Op> ready_;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,7 +34,7 @@ ExitStatus ExitStatus::fromWaitStatus(int status) {
 }
 
 ChildProcess::~ChildProcess() {
-  if (running() && !detached_) detach();
+  if (running()) detach();
 }
 
 std::optional<SpawnError> ChildProcess::start(const SpawnRequest& request) {
@@ -62,6 +63,7 @@ std::optional<SpawnError> ChildProcess::start(const SpawnRequest& request) {
   posix_spawn_file_actions_init(&actions);
   if (!request.workingDirectory.empty())
     posix_spawn_file_actions_addchdir_np(&actions, request.workingDirectory.c_str());
+  if (request.noInput) posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   short flags = 0;
@@ -120,12 +122,12 @@ ExitStatus ChildProcess::wait() {
 }
 
 bool ChildProcess::signal(int sig) const {
-  if (pid_ <= 0 || status_) return false;
+  if (pid_ <= 0 || status_ || detached_) return false;
   return ::kill(ownGroup_ ? -pid_ : pid_, sig) == 0;
 }
 
 void ChildProcess::detach() {
-  if (!running() || detached_) return;
+  if (!running()) return;
   detached_ = true;
   std::thread([pid = pid_] {
     int status = 0;

@@ -17,6 +17,9 @@ struct SpawnRequest {
   std::string workingDirectory;       ///< empty: this process's
   std::map<std::string, std::string> environment;  ///< set (or replaced) on top of this process's
   bool ownProcessGroup = false;       ///< its own process group (the GUI); else ours, so Ctrl-C reaches it
+  /// Standard input from /dev/null (the GUI: a program in a background process group
+  /// that read the terminal would be stopped).
+  bool noInput = false;
 };
 
 /// Why a program could not be started, with the status a shell would exit with.
@@ -52,8 +55,10 @@ class ChildProcess {
   /// Waits for the end.
   ExitStatus wait();
   std::optional<ExitStatus> status() const { return status_; }
-  bool running() const { return pid_ > 0 && !status_; }
-  /// Sends `signal` to the program (its whole process group when it has its own).
+  /// Started, not known to have ended, and not detached.
+  bool running() const { return pid_ > 0 && !status_ && !detached_; }
+  /// Sends `signal` to the program (its whole process group when it has its own); never
+  /// once detached (its pid may belong to another process by then).
   bool signal(int signal) const;
   /// From now on nothing waits for it here; a background thread reaps it when it ends,
   /// so it leaves no zombie behind while this process lives.

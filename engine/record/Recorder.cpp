@@ -116,6 +116,7 @@ std::shared_ptr<Trace> Recorder::start() {
   for (const auto& [k, v] : injectionEnvironment(request_.injectLibrary, socketPath_, request_.device))
     spawn.environment[k] = v;
   spawn.ownProcessGroup = request_.ownProcessGroup;
+  spawn.noInput = request_.ownProcessGroup;
   if (auto error = child_.start(spawn)) {
     cleanup();
     throw RecordStartError(error->message, error->exitCode);
@@ -142,6 +143,12 @@ void Recorder::endProgram() {
 void Recorder::forwardSignal(int signal) {
   std::lock_guard lock(mutex_);
   child_.signal(signal);
+}
+
+void Recorder::detachProgram() {
+  std::lock_guard lock(mutex_);
+  if (!status_) status_ = child_.poll();
+  if (child_.running()) child_.detach();
 }
 
 void Recorder::waitForRecording() {

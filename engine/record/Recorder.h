@@ -37,7 +37,8 @@ struct RecordRequest {
   std::map<std::string, std::string> environment;  ///< extra variables for the program
   std::string injectLibrary;         ///< libpipescope-inject.so (findInjectionLibrary)
   int device = -1;                   ///< >= 0: only that CUDA device's work is recorded
-  bool ownProcessGroup = false;      ///< the GUI: its own group, so "end the program" reaches all of it
+  bool ownProcessGroup = false;      ///< the GUI: its own group, so "end the program" reaches all of it,
+                                     ///< and no standard input
   std::uint64_t maxOps = 0;          ///< bounded live window (0: keep everything)
   bool keepUntilStreamed = false;    ///< a TraceStreamWriter will be attached right after start()
   /// How long processes may still send after the program exited.
@@ -73,6 +74,9 @@ class Recorder {
   void endProgram();
   /// Sends `signal` to the program (SIGTERM/SIGHUP forwarded by the CLI).
   void forwardSignal(int signal);
+  /// After the recording: nothing here waits for the program any more; it is reaped in
+  /// the background when it ends (the GUI's Stop leaves it running).
+  void detachProgram();
   /// Blocks until the recording has ended.
   void waitForRecording();
   /// Blocks until the program has ended (after the recording, when it was stopped early).

@@ -106,6 +106,20 @@ TEST(RecordAssembly, CopiesCarryTheirHostMemoryAndABlockingCallBecomesAWait) {
   EXPECT_EQ(calls[3].kind, OpKind::ApiCall);
 }
 
+TEST(RecordAssembly, ACopyCallWaitsARoundForItsCopyToSayWhetherTheHostWaited) {
+  FakeRecordedProcess p;
+  auto& t = p.translator();
+  using D = GpuRecord::Direction;
+  using M = GpuRecord::HostMemory;
+  t.api(apiCall("cudaMemcpyAsync", 0, 30, 91));
+  p.endRound();  // the copy's record comes in the next flush
+  EXPECT_EQ(t.opsSent(), 0u);
+  t.gpu(copy(D::HostToDevice, M::Pageable, true, 5, 29, 91));
+  p.endRound();
+  const auto trace = p.toTrace();
+  EXPECT_EQ(findOp(*trace, OpKind::HostSync, "cudaMemcpyAsync").correlation, findOp(*trace, OpKind::CopyH2D).correlation);
+}
+
 TEST(RecordAssembly, AStreamSynchronizeSaysWhichStreamItWaitedFor) {
   FakeRecordedProcess p;
   auto& t = p.translator();
