@@ -54,19 +54,20 @@ void LaneIndex::insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op
   std::size_t pos = l.size();
   // Usually appended at the end; GPU ops published late land a few places back.
   while (pos > 0 && view_.at(l.op(pos - 1)).start > op.start) --pos;
-  const LaneOps::Entry entry{std::uint32_t(opIndex - l.base_), 0};
+  const auto offset = std::uint32_t(opIndex - l.base_);
   if (pos == l.size() && pos % kBlockOps != 0) {
     // Appended inside the last block (the common case): extend its summary instead
     // of rescanning the block for every op.
-    l.entries_.push_back(entry);
+    l.ops_.push_back(offset);
     Block& b = l.blocks_.back();
     b.maxEnd = std::max(b.maxEnd, op.end);
     b.maxDuration = std::max(b.maxDuration, offsetFrom(op.end, op.start));
     sample(b, pos % kBlockOps, op.start);
-    l.entries_.back().maxEndUp = offsetFrom(std::max(b.endsBefore, b.maxEnd), LaneOps::anchor(b));
+    l.maxEndUp_.push_back(offsetFrom(std::max(b.endsBefore, b.maxEnd), LaneOps::anchor(b)));
     return;
   }
-  l.entries_.insert(pos, entry);
+  l.ops_.insert(pos, offset);
+  l.maxEndUp_.push_back(0);  // rewritten from pos on below
   rebuildBlocks(l, pos);
 }
 
@@ -92,7 +93,7 @@ void LaneIndex::rebuildBlocks(LaneOps& l, std::size_t fromPos) const {
       blk.maxDuration = std::max(blk.maxDuration, offsetFrom(op.end, op.start));
       sample(blk, i - b * kBlockOps, op.start);
       running = std::max(running, op.end);
-      l.entries_[i].maxEndUp = offsetFrom(running, anchor);
+      l.maxEndUp_[i] = offsetFrom(running, anchor);
     }
     l.blocks_[b] = blk;
   }
@@ -102,7 +103,7 @@ std::int64_t LaneIndex::maxEndUpTo(std::uint16_t id, std::size_t pos) const {
   const LaneOps& l = lane(id);
   const std::size_t b = pos / kBlockOps;
   const Block& blk = l.blocks_[b];
-  const std::uint32_t up = l.entries_[pos].maxEndUp;
+  const std::uint32_t up = l.maxEndUp_[pos];
   if (up != kFar) return std::int64_t(std::uint64_t(LaneOps::anchor(blk)) + up);
   // After an op of 4.3 s or more in this block: from the block's ops themselves.
   std::int64_t m = blk.endsBefore;
@@ -149,11 +150,12 @@ void LaneIndex::dropBefore(std::uint64_t begin) {
   for (LaneOps& l : lanes_) {
     // Rebased on the view's first op: what remains is at or after it.
     const std::uint64_t shift = begin > l.base_ ? begin - l.base_ : 0;
-    l.entries_.keepIf([&](LaneOps::Entry& e) {
-      if (e.op < shift) return false;
-      e.op = std::uint32_t(e.op - shift);
+    l.ops_.keepIf([&](std::uint32_t& op) {
+      if (op < shift) return false;
+      op = std::uint32_t(op - shift);
       return true;
     });
+    l.maxEndUp_.truncate(l.ops_.size());  // rewritten below
     l.base_ += shift;
     rebuildBlocks(l, 0);
   }
@@ -241,7 +243,7 @@ void LaneIndex::narrowBySamples(const LaneOps& l, std::int64_t t, std::size_t& l
 
 std::size_t LaneIndex::memoryBytes() const {
   std::size_t bytes = sizeof(*this) + lanes_.capacity() * sizeof(LaneOps);
-  for (const LaneOps& l : lanes_) bytes += l.entries_.memoryBytes() + l.blocks_.capacity() * sizeof(Block);
+  for (const LaneOps& l : lanes_) bytes += l.ops_.memoryBytes() + l.maxEndUp_.memoryBytes() + l.blocks_.capacity() * sizeof(Block);
   return bytes;
 }
 

@@ -47,23 +47,21 @@ class LaneIndex {
   /// One lane's ops, sorted by start.
   class LaneOps {
    public:
-    std::size_t size() const { return entries_.size(); }
-    bool empty() const { return entries_.empty(); }
+    std::size_t size() const { return ops_.size(); }
+    bool empty() const { return ops_.empty(); }
     /// Global op index of the op at position pos.
-    std::uint64_t op(std::size_t pos) const { return base_ + entries_[pos].op; }
+    std::uint64_t op(std::size_t pos) const { return base_ + ops_[pos]; }
 
     std::uint32_t kindMask = 0;  ///< bit k set: the lane holds ops of OpKind k
 
    private:
     friend class LaneIndex;
-    struct Entry {
-      std::uint32_t op;        // global index - base_
-      std::uint32_t maxEndUp;  // running max end - the block's anchor, or kFar
-    };
     static std::int64_t anchor(const Block& b) { return std::max(b.endsBefore, b.firstStart); }
 
     std::uint64_t base_ = 0;
-    PagedArray<Entry> entries_;
+    // Two arrays, not one of pairs: the searches by start read only the op offsets.
+    PagedArray<std::uint32_t> ops_;       // global index - base_
+    PagedArray<std::uint32_t> maxEndUp_;  // running max end - the block's anchor, or kFar
     std::vector<Block> blocks_;  // blocks_[b] covers entries [b*kBlockOps, (b+1)*kBlockOps)
   };
 
