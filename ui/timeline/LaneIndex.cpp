@@ -9,10 +9,15 @@ namespace {
 const LaneIndex::LaneOps kNoOps;
 constexpr std::int64_t kMinNs = std::numeric_limits<std::int64_t>::min();
 
-/// The running max end `m` as an offset from `anchor` (m >= anchor), or `far` when it does not fit.
-std::uint32_t offsetFrom(std::int64_t m, std::int64_t anchor, std::uint32_t far) {
-  const std::uint64_t d = std::uint64_t(m) - std::uint64_t(anchor);
-  return d < far ? std::uint32_t(d) : far;
+/// v - base (v >= base) as a 32-bit offset, or kFar when it does not fit.
+std::uint32_t offsetFrom(std::int64_t v, std::int64_t base) {
+  const std::uint64_t d = std::uint64_t(v) - std::uint64_t(base);
+  return d < LaneIndex::kFar ? std::uint32_t(d) : LaneIndex::kFar;
+}
+
+void sample(LaneIndex::Block& b, std::size_t posInBlock, std::int64_t start) {
+  if (posInBlock % LaneIndex::kSampleStep == 0 && posInBlock > 0)
+    b.starts[posInBlock / LaneIndex::kSampleStep - 1] = offsetFrom(start, b.firstStart);
 }
 }  // namespace
 
@@ -49,18 +54,20 @@ void LaneIndex::insert(std::uint16_t laneId, std::uint64_t opIndex, const Op& op
   std::size_t pos = l.size();
   // Usually appended at the end; GPU ops published late land a few places back.
   while (pos > 0 && view_.at(l.op(pos - 1)).start > op.start) --pos;
-  const LaneOps::Entry entry{std::uint32_t(opIndex - l.base_), 0};
+  const auto offset = std::uint32_t(opIndex - l.base_);
   if (pos == l.size() && pos % kBlockOps != 0) {
     // Appended inside the last block (the common case): extend its summary instead
     // of rescanning the block for every op.
-    l.entries_.push_back(entry);
+    l.ops_.push_back(offset);
     Block& b = l.blocks_.back();
     b.maxEnd = std::max(b.maxEnd, op.end);
-    b.maxDuration = std::max(b.maxDuration, op.end - op.start);
-    l.entries_.back().maxEndUp = offsetFrom(std::max(b.endsBefore, b.maxEnd), LaneOps::anchor(b), LaneOps::kFar);
+    b.maxDuration = std::max(b.maxDuration, offsetFrom(op.end, op.start));
+    sample(b, pos % kBlockOps, op.start);
+    l.maxEndUp_.push_back(offsetFrom(std::max(b.endsBefore, b.maxEnd), LaneOps::anchor(b)));
     return;
   }
-  l.entries_.insert(pos, entry);
+  l.ops_.insert(pos, offset);
+  l.maxEndUp_.push_back(0);  // rewritten from pos on below
   rebuildBlocks(l, pos);
 }
 
@@ -73,15 +80,20 @@ void LaneIndex::rebuildBlocks(LaneOps& l, std::size_t fromPos) const {
     running = std::max(prev.endsBefore, prev.maxEnd);
   }
   for (std::size_t b = firstBlock; b < l.blocks_.size(); ++b) {
-    Block blk{view_.at(l.op(b * kBlockOps)).start, kMinNs, 0, running};
+    Block blk;
+    blk.firstStart = view_.at(l.op(b * kBlockOps)).start;
+    blk.maxEnd = kMinNs;
+    blk.endsBefore = running;
+    std::fill(std::begin(blk.starts), std::end(blk.starts), kFar);
     const std::int64_t anchor = LaneOps::anchor(blk);
     const std::size_t end = std::min(l.size(), (b + 1) * kBlockOps);
     for (std::size_t i = b * kBlockOps; i < end; ++i) {
       const Op op = view_.at(l.op(i));
       blk.maxEnd = std::max(blk.maxEnd, op.end);
-      blk.maxDuration = std::max(blk.maxDuration, op.end - op.start);
+      blk.maxDuration = std::max(blk.maxDuration, offsetFrom(op.end, op.start));
+      sample(blk, i - b * kBlockOps, op.start);
       running = std::max(running, op.end);
-      l.entries_[i].maxEndUp = offsetFrom(running, anchor, LaneOps::kFar);
+      l.maxEndUp_[i] = offsetFrom(running, anchor);
     }
     l.blocks_[b] = blk;
   }
@@ -91,8 +103,8 @@ std::int64_t LaneIndex::maxEndUpTo(std::uint16_t id, std::size_t pos) const {
   const LaneOps& l = lane(id);
   const std::size_t b = pos / kBlockOps;
   const Block& blk = l.blocks_[b];
-  const std::uint32_t up = l.entries_[pos].maxEndUp;
-  if (up != LaneOps::kFar) return std::int64_t(std::uint64_t(LaneOps::anchor(blk)) + up);
+  const std::uint32_t up = l.maxEndUp_[pos];
+  if (up != kFar) return std::int64_t(std::uint64_t(LaneOps::anchor(blk)) + up);
   // After an op of 4.3 s or more in this block: from the block's ops themselves.
   std::int64_t m = blk.endsBefore;
   for (std::size_t i = b * kBlockOps; i <= pos; ++i) m = std::max(m, view_.at(l.op(i)).end);
@@ -105,7 +117,8 @@ std::size_t LaneIndex::firstLastingAtLeast(std::uint16_t id, std::size_t from, s
   to = std::min(to, l.size());
   std::size_t i = from;
   while (i < to) {
-    if (i % kBlockOps == 0 && i + kBlockOps <= to && l.blocks_[i / kBlockOps].maxDuration < minDurationNs) {
+    const std::uint32_t blockMax = l.blocks_[i / kBlockOps].maxDuration;
+    if (i % kBlockOps == 0 && i + kBlockOps <= to && blockMax != kFar && std::int64_t(blockMax) < minDurationNs) {
       i += kBlockOps;  // the whole block is shorter
       continue;
     }
@@ -137,11 +150,12 @@ void LaneIndex::dropBefore(std::uint64_t begin) {
   for (LaneOps& l : lanes_) {
     // Rebased on the view's first op: what remains is at or after it.
     const std::uint64_t shift = begin > l.base_ ? begin - l.base_ : 0;
-    l.entries_.keepIf([&](LaneOps::Entry& e) {
-      if (e.op < shift) return false;
-      e.op = std::uint32_t(e.op - shift);
+    l.ops_.keepIf([&](std::uint32_t& op) {
+      if (op < shift) return false;
+      op = std::uint32_t(op - shift);
       return true;
     });
+    l.maxEndUp_.truncate(l.ops_.size());  // rewritten below
     l.base_ += shift;
     rebuildBlocks(l, 0);
   }
@@ -196,6 +210,7 @@ std::size_t LaneIndex::firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, 
     // Block blo starts at or after t; the block before it (if searched) does not.
     if (blo > b0) lo = std::max(lo, (blo - 1) * kBlockOps + 1);
     hi = std::min(hi, blo * kBlockOps);
+    if (lo < hi) narrowBySamples(l, t, lo, hi);
   }
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
@@ -205,9 +220,30 @@ std::size_t LaneIndex::firstStartingAtOrAfter(std::uint16_t id, std::int64_t t, 
   return lo;
 }
 
+void LaneIndex::narrowBySamples(const LaneOps& l, std::int64_t t, std::size_t& lo, std::size_t& hi) {
+  const std::size_t b = lo / kBlockOps, first = b * kBlockOps;
+  const Block& blk = l.blocks_[b];
+  if (t <= blk.firstStart) {  // every op of the block starts at or after t
+    hi = lo;
+    return;
+  }
+  const std::uint64_t rel = std::uint64_t(t) - std::uint64_t(blk.firstStart);
+  for (std::size_t k = 1; k < kBlockOps / kSampleStep; ++k) {
+    const std::size_t pos = first + k * kSampleStep;
+    if (pos >= hi) break;
+    const std::uint32_t s = blk.starts[k - 1];
+    if (s == kFar && rel >= kFar) return;  // that far on, the samples cannot tell
+    if (s >= rel) {                         // entry pos starts at or after t
+      hi = pos;
+      return;
+    }
+    if (pos >= lo) lo = pos + 1;  // entry pos starts before t
+  }
+}
+
 std::size_t LaneIndex::memoryBytes() const {
   std::size_t bytes = sizeof(*this) + lanes_.capacity() * sizeof(LaneOps);
-  for (const LaneOps& l : lanes_) bytes += l.entries_.memoryBytes() + l.blocks_.capacity() * sizeof(Block);
+  for (const LaneOps& l : lanes_) bytes += l.ops_.memoryBytes() + l.maxEndUp_.memoryBytes() + l.blocks_.capacity() * sizeof(Block);
   return bytes;
 }
 
