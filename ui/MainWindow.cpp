@@ -12,7 +12,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
-#include <QScrollArea>
+#include <QScreen>
 #include <QSettings>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -22,6 +22,8 @@
 #include "analysis/AnalysisController.h"
 #include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
+#include "app/DockLayout.h"
+#include "app/WindowFit.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
 #include "charts/ThroughputCharts.h"
@@ -45,6 +47,7 @@
 #include "sweep/SweepView.h"
 #include "timeline/TimelineLegend.h"
 #include "timeline/TimelineView.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -93,7 +96,15 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   createDocks();
   createMenus();
   connectRun();
-  resize(1600, 1000);
+  // First launch: the screen's available area up to the designed size; a saved
+  // geometry replaces it in restoreSettings(). The docks are arranged first: added one
+  // by one they stand side by side, and the window's minimum with them.
+  const QRect first = screen() ? firstLaunchGeometry(screen()->availableGeometry()) : QRect(QPoint(), kDesignedWindowSize);
+  arrangement_ = isCompactSize(first.size()) ? DockArrangement::Compact : DockArrangement::Wide;
+  arrangeDocks(*this, arrangement_);
+  QMainWindow::layout()->activate();  // the minimum size of the tabbed docks, not of the docks side by side
+  setGeometry(first);
+  fittedGeometry_ = geometry();
   restoreSettings();
   sinceFigures_.start();
 }
@@ -123,6 +134,7 @@ void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea ar
 }
 
 void MainWindow::createDocks() {
+  // Areas and tab groups: arrangeDocks() (DockLayout.h), for the window's size.
   controls_ = new ControlPanel;
   addDock(tr("Controls"), controls_, Qt::LeftDockWidgetArea, "dock.controls");
   metrics_ = new MetricsPanel;
@@ -132,41 +144,57 @@ void MainWindow::createDocks() {
   // Other areas add one line each here.
   analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
   compare_ = new CompareController(*this);
-  addDock(tr("A/B comparison"), &compare_->view(), Qt::BottomDockWidgetArea, "dock.compare");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.compare"));
-  findChild<QDockWidget*>("dock.charts")->raise();
+  // Two timelines and the table: lower docks scroll instead of squeezing them.
+  addDock(tr("A/B comparison"), new VerticalScrollArea(&compare_->view()), Qt::BottomDockWidgetArea, "dock.compare");
   advice_ = new AdvicePanel(*this);
   addDock(tr("Advice"), advice_, Qt::RightDockWidgetArea, "dock.advice");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.metrics"), findChild<QDockWidget*>("dock.advice"));
-  findChild<QDockWidget*>("dock.metrics")->raise();
   lessons_ = new LessonsPanel(*this);
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
-  findChild<QDockWidget*>("dock.controls")->raise();
   sweep_ = new SweepView;
-  // The sweep's form, chart and heatmaps need ~910 px to stay legible: in a
-  // narrower window they scroll instead of forcing the window wider.
-  auto* sweepScroll = new QScrollArea;
-  sweepScroll->setWidget(sweep_);
-  sweepScroll->setWidgetResizable(true);
-  sweepScroll->setFrameShape(QFrame::NoFrame);
-  addDock(tr("Sweep"), sweepScroll, Qt::BottomDockWidgetArea, "dock.sweep");
-  // A tab beside the charts: the timeline keeps its height.
-  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.sweep"));
-  findChild<QDockWidget*>("dock.charts")->raise();
-
-  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  // Its parts stack on a narrow screen (SweepView): the dock then scrolls vertically.
+  addDock(tr("Sweep"), new VerticalScrollArea(sweep_), Qt::BottomDockWidgetArea, "dock.sweep");
 }
 
-void MainWindow::applyDefaultLayout() {
-  // For 1600x1000: controls and metrics as side columns, the charts side by side
-  // under the timeline, the timeline as large as the rest allows.
-  for (QDockWidget* d : findChildren<QDockWidget*>()) {
-    if (d->objectName() == "dock.controls") resizeDocks({d}, {330}, Qt::Horizontal);
-    if (d->objectName() == "dock.metrics") resizeDocks({d}, {370}, Qt::Horizontal);
-    if (d->objectName() == "dock.charts") resizeDocks({d}, {300}, Qt::Vertical);
+void MainWindow::applyDefaultLayout() { sizeDocksFromContent(*this, arrangement_); }
+
+void MainWindow::setArrangement(DockArrangement arrangement) {
+  if (arrangement == arrangement_) return;
+  // The user's arrangement of one size comes back when the window returns to it
+  // (a window never shown has no arrangement of its own yet).
+  const QByteArray leaving = isVisible() ? saveState() : QByteArray();
+  const QByteArray back = otherArrangementState_;
+  otherArrangementState_ = leaving;
+  arrangement_ = arrangement;
+  const QSize size = this->size();
+  if (back.isEmpty() || !restoreState(back)) {
+    arrangeDocks(*this, arrangement);
+    if (isVisible()) QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
   }
+  // Moving docks can raise the window's minimum size for a moment; the window keeps
+  // the size the user (or the screen) gave it.
+  QMainWindow::layout()->activate();
+  if (this->size() != size) resize(size);
+}
+
+void MainWindow::ensureOnScreen() {
+  if (isMaximized() || isFullScreen()) return;
+  QList<QRect> screens;
+  if (const QScreen* primary = QGuiApplication::primaryScreen()) screens << primary->availableGeometry();
+  for (const QScreen* s : QGuiApplication::screens())
+    if (s != QGuiApplication::primaryScreen()) screens << s->availableGeometry();
+  const QRect frame = frameGeometry();
+  const QRect fitted = clampOntoScreens(frame, screens);
+  if (fitted == frame) return;
+  // The frame (title bar, borders) is what must fit; the client area is what we set.
+  const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(),
+                         frame.right() - geometry().right(), frame.bottom() - geometry().bottom());
+  setGeometry(fitted.marginsRemoved(margins));
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (presenting_) return;  // the presentation arranges the window itself
+  setArrangement(isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide);
 }
 
 void MainWindow::createMenus() {
@@ -516,8 +544,23 @@ void MainWindow::setTheme(Theme theme) {
 void MainWindow::restoreSettings() {
   if (!options_.persistSettings) return;
   QSettings s;
-  restoreGeometry(s.value("window/geometry").toByteArray());
-  layoutRestored_ = restoreState(s.value("window/state").toByteArray());
+  if (restoreGeometry(s.value("window/geometry").toByteArray())) {
+    fittedGeometry_ = geometry();
+    ensureOnScreen();  // the screen it was saved on may be gone
+    arrangement_ = isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide;
+    arrangeDocks(*this, arrangement_);
+  }
+  // The saved dock state belongs to one arrangement; the other one's is kept for when
+  // the window changes size class.
+  const DockArrangement saved = parseDockArrangement(s.value("window/arrangement").toByteArray());
+  const QByteArray state = s.value("window/state").toByteArray(), other = s.value("window/otherState").toByteArray();
+  if (saved == arrangement_) {
+    layoutRestored_ = restoreState(state);
+    otherArrangementState_ = other;
+  } else {
+    otherArrangementState_ = state;
+    layoutRestored_ = !other.isEmpty() && restoreState(other);
+  }
   const AppSettings a = AppSettings::load(s);
   if (a.config) controls_->setConfig(*a.config);
   if (a.backend) controls_->setBackendOptions(*a.backend);
@@ -534,6 +577,8 @@ void MainWindow::saveSettings() {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
+  s.setValue("window/arrangement", toString(arrangement_));
+  s.setValue("window/otherState", otherArrangementState_);
   s.setValue("run/autosave", autosaveAction_->isChecked());
   AppSettings a;
   a.config = controls_->config();
@@ -551,6 +596,11 @@ void MainWindow::showEvent(QShowEvent* event) {
     defaultLayoutApplied_ = true;
     QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
   }
+  // A window manager adds its frame once the window is shown: the title bar must not
+  // push the bottom of a screen-sized window off the screen.
+  // Only the geometry the window chose itself: a size set by the caller (the
+  // screenshot mode's --size, a test) is kept as asked.
+  if (!event->spontaneous() && geometry() == fittedGeometry_) QTimer::singleShot(0, this, &MainWindow::ensureOnScreen);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/Backend.h"
+#include "app/DockLayout.h"
 #include "app/Theme.h"
 #include "config/PipelineConfig.h"
 #include "trace/Trace.h"
@@ -68,6 +69,8 @@ class MainWindow : public QMainWindow {
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
   SweepView& sweepView();
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
+  /// Wide or compact (DockLayout.h): follows the window's size.
+  DockArrangement dockArrangement() const { return arrangement_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
 
@@ -96,10 +99,14 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void createDocks();
   void applyDefaultLayout();
+  void setArrangement(DockArrangement arrangement);
+  /// Moves (and shrinks) the window so that its frame lies on a screen that exists.
+  void ensureOnScreen();
   void createMenus();
   void connectRun();
   void restoreSettings();
@@ -147,6 +154,10 @@ class MainWindow : public QMainWindow {
   FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
+  DockArrangement arrangement_ = DockArrangement::Wide;
+  QByteArray otherArrangementState_;  ///< saveState() of the arrangement not in use
+  QRect fittedGeometry_;  ///< where the window put itself (first launch, restored)
+  bool presenting_ = false;
 };
 
 }  // namespace pipescope::ui

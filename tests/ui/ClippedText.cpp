@@ -59,6 +59,7 @@ QString describeWidget(const QWidget* w) {
     if (!p->objectName().isEmpty() && !p->objectName().startsWith("qt_")) where << p->objectName();
   }
   if (!where.isEmpty()) s += " in " + where.join(" < ");
+  if (auto* t = qobject_cast<const QTabBar*>(w)) s += QStringLiteral(" with %1 tabs").arg(t->count());
   return s + QStringLiteral(" (%1x%2)").arg(w->width()).arg(w->height());
 }
 
@@ -110,12 +111,18 @@ struct Finder {
     const QString text = withoutMnemonics(b->text());
     if (text.isEmpty()) return;
     const QFontMetrics fm(b->font());
+    if (b->hasHeightForWidth()) {  // wraps its text, as a label with word wrap does
+      const int need = b->heightForWidth(b->width());
+      if (need > b->height() + kSlack) add(b, text, QStringLiteral("wraps to %1 px high, has %2").arg(need).arg(b->height()));
+      return;
+    }
     int need = 0;
     if (qobject_cast<const QCheckBox*>(b) || qobject_cast<const QRadioButton*>(b)) {
       need = b->sizeHint().width();  // indicator, spacing and text; no style minimum
     } else {
       const QStyle* st = b->style();
-      need = fm.horizontalAdvance(text) + 2 * st->pixelMetric(QStyle::PM_ButtonMargin, nullptr, b) +
+      // As QCommonStyle sizes a push button's contents: the margin once, the frame twice.
+      need = fm.horizontalAdvance(text) + st->pixelMetric(QStyle::PM_ButtonMargin, nullptr, b) +
              2 * st->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, b);
       if (!b->icon().isNull()) need += b->iconSize().width() + 4;
       if (auto* pb = qobject_cast<const QPushButton*>(b); pb && pb->menu()) need += 12;
@@ -241,7 +248,8 @@ struct Finder {
       const QRect area(p->mapTo(window, QPoint(0, 0)), p->size());
       const QRect shown = own & area;
       if (shown == own) continue;
-      const bool cutX = shown.width() < own.width(), cutY = shown.height() < own.height();
+      const bool cutX = own.left() < area.left() || own.right() > area.right();
+      const bool cutY = own.top() < area.top() || own.bottom() > area.bottom();
       if (const auto* sa = p->parentWidget() ? qobject_cast<const QAbstractScrollArea*>(p->parentWidget()) : nullptr;
           sa && sa->viewport() == p) {
         const bool scrollX = !cutX || sa->horizontalScrollBar()->isVisible();
@@ -275,7 +283,9 @@ struct Finder {
 
     const bool own = isPipescopeWidget(w);
     if (own) {
-      const QSize min = w->minimumSizeHint();
+      QSize min = w->minimumSizeHint();
+      // A leaf that wraps needs its height for its width; a layout's heightForWidth is only its preference.
+      if (w->hasHeightForWidth() && !w->layout()) min.setHeight(std::max(min.height(), w->heightForWidth(w->width())));
       if (min.isValid() && (w->width() + kSlack < min.width() || w->height() + kSlack < min.height()))
         add(w, {}, QStringLiteral("smaller than its minimum %1x%2").arg(min.width()).arg(min.height()));
     }

@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <algorithm>
 
@@ -101,6 +102,17 @@ class ClippedText : public ::testing::Test {
       dock->show();
       dock->raise();
       QTest::qWait(20);
+      // The designed size and up: the sweep's grid, progress and figures fit the
+      // bottom row whole (on a small screen it may scroll).
+      if (QByteArray(name) == "dock.sweep" && size.width() >= 1600)
+        for (const QScrollBar* bar : dock->findChildren<QScrollBar*>())
+          if (bar->orientation() == Qt::Vertical && bar->isVisible())
+            report += QStringLiteral("the Sweep panel scrolls at %1x%2: it needs %3 px, has %4\n")
+                          .arg(size.width())
+                          .arg(size.height())
+                          .arg(bar->maximum() + bar->pageStep())
+                          .arg(bar->pageStep());
+      if (qEnvironmentVariableIsSet("CLIPDEBUG")) w.grab().save(QStringLiteral("/tmp/shots/clip-%1x%2-%3.png").arg(size.width()).arg(size.height()).arg(name));
       if (const auto found = findClippedText(&w); !found.empty())
         report += QStringLiteral("with %1 raised:\n%2\n").arg(name, describe(found));
     }

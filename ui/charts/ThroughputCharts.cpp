@@ -95,7 +95,9 @@ struct ThroughputCharts::Charts {
 };
 
 ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
-  auto* layout = new QVBoxLayout(this);
+  // Side by side until the first resize says otherwise: stacked, the three charts'
+  // minimum height would set the window's before it is ever shown.
+  auto* layout = new QBoxLayout(QBoxLayout::LeftToRight, this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   auto make = [&](Charts::Panel& p, const QString& title) {

@@ -8,8 +8,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
-#include <QRadioButton>
-#include <QScrollArea>
+#include <QFormLayout>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -17,6 +16,8 @@
 #include "analysis/LessonReport.h"
 #include "compare/CompareController.h"
 #include "run/RunController.h"
+#include "widgets/VerticalScrollArea.h"
+#include "widgets/WrappingRadioButton.h"
 
 namespace pipescope::ui {
 
@@ -39,16 +40,16 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   player_ = new LessonPlayer(window);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // text wraps to the dock's width
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
 
   list_ = new QListWidget;
   list_->setObjectName("lessonList");
-  for (const Lesson& l : builtinLessons()) list_->addItem(QStringLiteral("%1. %2").arg(l.number).arg(q(l.title)));
+  for (const Lesson& l : builtinLessons()) {
+    const QString text = QStringLiteral("%1. %2").arg(l.number).arg(q(l.title));
+    list_->addItem(text);
+    list_->item(list_->count() - 1)->setToolTip(text);  // a narrow dock elides it
+  }
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   list_->setTextElideMode(Qt::ElideRight);
   list_->setMinimumWidth(120);
@@ -67,7 +68,7 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   runsLabel_->setStyleSheet("color: palette(placeholder-text);");
   layout->addWidget(runsLabel_);
 
-  auto* predict = new QGroupBox(tr("Your prediction (answer before pressing Run)"));
+  auto* predict = new QGroupBox(tr("Your prediction"));
   auto* predictLayout = new QVBoxLayout(predict);
   question_ = wrapped("lessonQuestion");
   question_->setStyleSheet("font-weight: 600;");
@@ -81,10 +82,10 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   layout->addWidget(predict);
 
   auto* runRow = new QHBoxLayout;
-  run_ = new QPushButton(tr("Run the lesson"));
+  run_ = new QPushButton(tr("R&un the lesson"));
   run_->setObjectName("runLesson");
-  stop_ = new QPushButton(tr("Stop"));
-  slowMotion_ = new QCheckBox(tr("slow motion"));
+  stop_ = new QPushButton(tr("St&op"));
+  slowMotion_ = new QCheckBox(tr("s&low motion"));
   slowMotion_->setChecked(true);
   slowMotion_->setToolTip(tr("Simulated runs, and replays of runs measured on the GPU, take about %1 s each, so "
                               "you can watch them on the timeline")
@@ -92,16 +93,21 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   connect(slowMotion_, &QCheckBox::toggled, player_, &LessonPlayer::setSlowMotion);
   runRow->addWidget(run_);
   runRow->addWidget(stop_);
-  runRow->addWidget(slowMotion_);
   runRow->addStretch(1);
   layout->addLayout(runRow);
-  auto* whereRow = new QHBoxLayout;
-  whereRow->addWidget(new QLabel(tr("Run on:")));
+  layout->addWidget(slowMotion_);
+  auto* whereRow = new QFormLayout;
+  whereRow->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  whereRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   backend_ = new QComboBox;
   backend_->setObjectName("lessonBackend");
-  backend_->addItem(tr("the backend chosen in Controls"));
-  backend_->addItem(tr("the simulator (live)"), int(BackendChoice::Simulator));
-  backend_->addItem(tr("this GPU (measured, then replayed)"), int(BackendChoice::Cuda));
+  backend_->addItem(tr("backend in Controls"));
+  backend_->addItem(tr("simulator (live)"), int(BackendChoice::Simulator));
+  backend_->addItem(tr("this GPU (measured)"), int(BackendChoice::Cuda));
+  for (int i = 0; i < backend_->count(); ++i)
+    backend_->setItemData(i, QStringList{tr("The backend chosen in the Controls panel"), tr("The simulator, live"),
+                                         tr("This GPU: each run measured, then replayed")}[i],
+                          Qt::ToolTipRole);
   backend_->setToolTip(tr("On the GPU every run is measured first (each repeated, claims judged on the medians), "
                           "then replayed on the timeline at the slow-motion pace. Runs on legacy GPUs are "
                           "always simulated."));
@@ -109,14 +115,13 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
     player_->setBackendChoice(i == 0 ? std::nullopt
                                      : std::optional<BackendChoice>(BackendChoice(backend_->itemData(i).toInt())));
   });
-  whereRow->addWidget(backend_, 1);
-  whereRow->addWidget(new QLabel(tr("repetitions:")));
+  whereRow->addRow(tr("Run on"), backend_);
   reps_ = new QSpinBox;
   reps_->setRange(1, 20);
   reps_->setValue(player_->repetitions());
   reps_->setToolTip(tr("Each run on the GPU is repeated this often; the simulator runs once (it is deterministic)"));
   connect(reps_, &QSpinBox::valueChanged, player_, &LessonPlayer::setRepetitions);
-  whereRow->addWidget(reps_);
+  whereRow->addRow(tr("Repetitions"), reps_);
   layout->addLayout(whereRow);
   status_ = wrapped("lessonStatus");
   layout->addWidget(status_);
@@ -133,27 +138,27 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   resultsLayout->addWidget(measuredRuns_);
   resultsLayout->addWidget(numbers_);
   resultsLayout->addWidget(checks_);
-  auto* showRow = new QHBoxLayout;
-  showRow->addWidget(new QLabel(tr("Show run:")));
+  auto* showRow = new QFormLayout;
+  showRow->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  showRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   showRun_ = new QComboBox;
-  showRow->addWidget(showRun_, 1);
-  compare_ = new QPushButton(tr("Compare A/B"));
+  showRow->addRow(tr("Show run"), showRun_);
+  compare_ = new QPushButton(tr("Co&mpare A/B"));
   compare_->setToolTip(tr("Pin the first run as A and show the last as B in the A/B comparison"));
-  showRow->addWidget(compare_);
+  showRow->addRow(compare_);
   resultsLayout->addLayout(showRow);
   results_->setVisible(false);
   layout->addWidget(results_);
 
   auto* nav = new QHBoxLayout;
-  previous_ = new QPushButton(tr("← Previous"));
-  next_ = new QPushButton(tr("Next →"));
+  previous_ = new QPushButton(tr("← &Previous"));
+  next_ = new QPushButton(tr("&Next →"));
   nav->addWidget(previous_);
   nav->addStretch(1);
   nav->addWidget(next_);
   layout->addLayout(nav);
   layout->addStretch(1);
-  scroll->setWidget(inner);
-  outer->addWidget(scroll);
+  outer->addWidget(new VerticalScrollArea(inner));
 
   connect(list_, &QListWidget::currentRowChanged, this, &LessonsPanel::showLesson);
   connect(run_, &QPushButton::clicked, this, &LessonsPanel::run);
@@ -198,7 +203,7 @@ void LessonsPanel::showLesson() {
     delete b;
   }
   for (int i = 0; i < int(l.prediction.choices.size()); ++i) {
-    auto* b = new QRadioButton(q(l.prediction.choices[std::size_t(i)].text));
+    auto* b = new WrappingRadioButton(q(l.prediction.choices[std::size_t(i)].text));
     choices_->addButton(b, i);
     choicesLayout_->addWidget(b);
   }
