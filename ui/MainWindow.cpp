@@ -15,6 +15,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QTimer>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "analysis/WhatIfAction.h"
@@ -23,6 +24,7 @@
 #include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
 #include "app/DockLayout.h"
+#include "app/PresentationMode.h"
 #include "app/WindowFit.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
@@ -80,13 +82,16 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   connect(figures_, &FiguresWorker::ready, this, [this](std::shared_ptr<const RunFigures> f) { showFigures(*f); });
 
   auto* central = new QWidget;
-  auto* layout = new QVBoxLayout(central);
-  layout->setContentsMargins(4, 4, 4, 0);
-  layout->setSpacing(2);
+  centralRow_ = new QHBoxLayout(central);
+  centralRow_->setContentsMargins(4, 4, 4, 0);
+  centralRow_->setSpacing(0);
+  timelineColumn_ = new QVBoxLayout;
+  timelineColumn_->setSpacing(2);
+  centralRow_->addLayout(timelineColumn_, 1);
   timeline_ = new TimelineView;
   legend_ = new TimelineLegend;
-  layout->addWidget(timeline_, 1);
-  layout->addWidget(legend_);
+  timelineColumn_->addWidget(timeline_, 1);
+  timelineColumn_->addWidget(legend_);
   setCentralWidget(central);
 
   status_ = new RunStatusBar;
@@ -124,6 +129,16 @@ LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
+PresentationMode& MainWindow::presentation() { return *presentation_; }
+
+void MainWindow::addUnderTimeline(QWidget* w) { timelineColumn_->addWidget(w); }
+
+void MainWindow::setBesideTimeline(QWidget* w) { centralRow_->addWidget(w); }
+
+void MainWindow::setPresenting(bool on) {
+  presenting_ = on;
+  if (!on) setArrangement(isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide);
+}
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -245,6 +260,8 @@ void MainWindow::createMenus() {
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
   viewMenu_->addAction(analysis_->showWaitsAction());
+  presentation_ = new PresentationMode(*this);
+  viewMenu_->addAction(presentation_->toggleAction());
   QMenu* themes = viewMenu_->addMenu(tr("&Theme"));
   themeActions_ = new QActionGroup(this);
   for (Theme t : {Theme::Light, Theme::Dark}) {

@@ -16,6 +16,8 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
+class QHBoxLayout;
+class QVBoxLayout;
 
 namespace pipescope::ui {
 
@@ -28,6 +30,7 @@ class ControlPanel;
 class FiguresWorker;
 struct RunFigures;
 class MetricsPanel;
+class PresentationMode;
 class RunController;
 class RunStatusBar;
 class SweepView;
@@ -68,6 +71,13 @@ class MainWindow : public QMainWindow {
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
   SweepView& sweepView();
+  PresentationMode& presentation();
+  /// Under the timeline, above nothing else added later (the legends).
+  void addUnderTimeline(QWidget* w);
+  /// A column right of the timeline and its legends (the presentation mode's).
+  void setBesideTimeline(QWidget* w);
+  /// While the presentation mode has the window, its size does not rearrange the docks.
+  void setPresenting(bool on);
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// Wide or compact (DockLayout.h): follows the window's size.
   DockArrangement dockArrangement() const { return arrangement_; }
@@ -138,6 +148,9 @@ class MainWindow : public QMainWindow {
   WhatIfAction* whatIf_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;
+  PresentationMode* presentation_ = nullptr;
+  QVBoxLayout* timelineColumn_ = nullptr;
+  QHBoxLayout* centralRow_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;

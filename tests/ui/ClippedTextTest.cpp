@@ -112,7 +112,8 @@ class ClippedText : public ::testing::Test {
                           .arg(size.height())
                           .arg(bar->maximum() + bar->pageStep())
                           .arg(bar->pageStep());
-      if (qEnvironmentVariableIsSet("CLIPDEBUG")) w.grab().save(QStringLiteral("/tmp/shots/clip-%1x%2-%3.png").arg(size.width()).arg(size.height()).arg(name));
+      if (const QString dir = qEnvironmentVariable("PIPESCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
+        w.grab().save(QStringLiteral("%1/clipped-%2x%3-%4.png").arg(dir).arg(size.width()).arg(size.height()).arg(name));
       if (const auto found = findClippedText(&w); !found.empty())
         report += QStringLiteral("with %1 raised:\n%2\n").arg(name, describe(found));
     }

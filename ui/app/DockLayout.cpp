@@ -31,16 +31,14 @@ void group(QMainWindow& w, Qt::DockWidgetArea area, std::initializer_list<const 
   if (first) first->raise();
 }
 
-/// QMainWindow keeps the tab bar of a tab group that moved away, visible and empty,
-/// where the group was: a grey strip over whatever is there now.
+int hintWidth(QDockWidget* d) { return d && d->widget() ? d->widget()->sizeHint().width() : 0; }
+
+}  // namespace
+
 void hideEmptyTabBars(QMainWindow& w) {
   for (QTabBar* t : w.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
     if (t->count() == 0) t->hide();
 }
-
-int hintWidth(QDockWidget* d) { return d && d->widget() ? d->widget()->sizeHint().width() : 0; }
-
-}  // namespace
 
 void arrangeDocks(QMainWindow& w, DockArrangement arrangement) {
   // The bottom row spans the window: the sweep's grid, progress and figures and the

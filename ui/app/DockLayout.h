@@ -20,6 +20,10 @@ void arrangeDocks(QMainWindow& window, DockArrangement arrangement);
 /// real geometry (sizes set before that do not stick).
 void sizeDocksFromContent(QMainWindow& window, DockArrangement arrangement);
 
+/// QMainWindow leaves the tab bar of a tab group that moved away (or whose docks are
+/// all hidden) visible and empty, where the group was: hides such tab bars.
+void hideEmptyTabBars(QMainWindow& window);
+
 /// "wide" / "compact", as the settings store it.
 const char* toString(DockArrangement arrangement);
 DockArrangement parseDockArrangement(const QByteArray& name);  ///< anything else: Wide

@@ -168,10 +168,10 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   connect(showRun_, &QComboBox::activated, this, &LessonsPanel::showRun);
   connect(compare_, &QPushButton::clicked, this, &LessonsPanel::compareFirstAndLast);
   connect(player_, &LessonPlayer::runStarted, this, [this](int i, int n, const QString& label) {
-    status_->setText(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
+    setStatus(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
     updateButtons();
   });
-  connect(player_, &LessonPlayer::progress, status_, &QLabel::setText);
+  connect(player_, &LessonPlayer::progress, this, &LessonsPanel::setStatus);
   connect(player_, &LessonPlayer::finished, this, &LessonsPanel::onFinished);
   connect(player_, &LessonPlayer::failed, this, &LessonsPanel::onFailed);
   connect(&window.runController(), &RunController::runStarted, this, &LessonsPanel::updateButtons);
@@ -212,6 +212,11 @@ void LessonsPanel::showLesson() {
   updateButtons();
 }
 
+void LessonsPanel::setStatus(const QString& text) {
+  status_->setText(text);
+  emit stateChanged();
+}
+
 void LessonsPanel::choose(int choice) {
   if (QAbstractButton* b = choices_->button(choice)) b->setChecked(true);
   updateButtons();
@@ -231,11 +236,14 @@ void LessonsPanel::updateButtons() {
   reps_->setEnabled(!playing);
   previous_->setEnabled(!playing && currentLesson() > 1);
   next_->setEnabled(!playing && currentLesson() < int(builtinLessons().size()));
+  emit stateChanged();
 }
 
-void LessonsPanel::run() {
-  if (chosen() < 0) {
-    status_->setText(tr("Pick an answer first: predicting makes the result stick."));
+void LessonsPanel::run() { start(true); }
+
+void LessonsPanel::start(bool needPrediction) {
+  if (needPrediction && chosen() < 0) {
+    setStatus(tr("Pick an answer first: predicting makes the result stick."));
     return;
   }
   results_->setVisible(false);
@@ -253,6 +261,8 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   QString feedback;
   if (observed >= 0 && observed == mine) {
     feedback = tr("<span style='color:#007a4d'><b>✓ Your prediction was right:</b></span> %1.").arg(choiceText(mine));
+  } else if (observed >= 0 && mine < 0) {  // run from a clicker with no answer picked
+    feedback = tr("<b>What happened:</b> %1.").arg(choiceText(observed));
   } else if (observed >= 0) {
     feedback = tr("<span style='color:#b03030'><b>✗ Not quite.</b></span> You predicted “%1”; what happened: <b>%2</b>.")
                    .arg(choiceText(mine), choiceText(observed));
@@ -294,6 +304,47 @@ void LessonsPanel::onFinished(const LessonResult& result) {
 void LessonsPanel::onFailed(const QString& message) {
   status_->setText(message);
   updateButtons();
+}
+
+LessonsPanel::Stage LessonsPanel::stage() const {
+  if (player_->playing()) return Stage::Running;
+  return resultLesson_ == currentLesson() ? Stage::Results : Stage::Question;
+}
+
+bool LessonsPanel::stepForward() {
+  switch (stage()) {
+    case Stage::Question:
+      if (window_.runController().running()) return false;  // a run of the controls is on screen
+      start(false);
+      return player_->playing();
+    case Stage::Running: return false;
+    case Stage::Results: return selectLesson(currentLesson() + 1);
+  }
+  return false;
+}
+
+bool LessonsPanel::stepBack() {
+  switch (stage()) {
+    case Stage::Running:
+      player_->stop();
+      return true;
+    case Stage::Results:
+      resultLesson_ = 0;  // the question again (the runs stay in the A/B panel and the timeline)
+      showLesson();
+      return true;
+    case Stage::Question: return selectLesson(currentLesson() - 1);
+  }
+  return false;
+}
+
+QString LessonsPanel::titleText() const { return title_->text(); }
+QString LessonsPanel::lookForText() const { return lookFor_->text(); }
+QString LessonsPanel::questionText() const { return question_->text(); }
+
+QStringList LessonsPanel::choiceTexts() const {
+  QStringList out;
+  for (QAbstractButton* b : choices_->buttons()) out << b->text();
+  return out;
 }
 
 void LessonsPanel::showRun(int index) {
