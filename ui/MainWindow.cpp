@@ -24,6 +24,7 @@
 #include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
 #include "app/DockLayout.h"
+#include "app/PanelFocus.h"
 #include "app/PresentationMode.h"
 #include "app/WindowFit.h"
 #include "app/RunStatusBar.h"
@@ -275,6 +276,7 @@ void MainWindow::createMenus() {
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
+  addGoToPanelMenu(*this, *viewMenu_, *timeline_);
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   startAction_ = runMenu->addAction(tr("&Start"), this, &MainWindow::startRunFromControls);
@@ -540,7 +542,7 @@ void MainWindow::exportImageDialog(int what) {
 }
 
 void MainWindow::showShortcuts() {
-  auto* dialog = new ShortcutsDialog(menuBar(), this);
+  auto* dialog = new ShortcutsDialog(menuBar(), presentation_->actions(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->open();
 }

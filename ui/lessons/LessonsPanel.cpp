@@ -84,7 +84,7 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   auto* runRow = new QHBoxLayout;
   run_ = new QPushButton(tr("R&un the lesson"));
   run_->setObjectName("runLesson");
-  stop_ = new QPushButton(tr("St&op"));
+  stop_ = new QPushButton(tr("S&top"));
   slowMotion_ = new QCheckBox(tr("s&low motion"));
   slowMotion_->setChecked(true);
   slowMotion_->setToolTip(tr("Simulated runs, and replays of runs measured on the GPU, take about %1 s each, so "

@@ -39,9 +39,9 @@ void insertByIndex(std::vector<SweepPointResult>& points, const SweepPointResult
 
 SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker(this)) {
   form_ = new SweepGridForm;
-  run_ = new QPushButton(tr("Run sweep"));
+  run_ = new QPushButton(tr("Run s&weep"));
   run_->setToolTip(tr("Run every point of the grid on the control panel's backend and configuration."));
-  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_ = new QPushButton(tr("&Cancel"));
   cancel_->setEnabled(false);
   cancel_->setToolTip(tr("Stop now; the points finished so far are kept."));
   progress_ = new QProgressBar;
@@ -52,11 +52,11 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker
   status_ = new QLabel(tr("Define the grid and press Run sweep."));
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  open_ = new QPushButton(tr("Open…"));
+  open_ = new QPushButton(tr("&Open…"));
   open_->setToolTip(tr("Open a sweep saved as JSON (by this view or by pipescope-cli sweep --json)."));
-  save_ = new QPushButton(tr("Save…"));
+  save_ = new QPushButton(tr("&Save…"));
   save_->setToolTip(tr("Save the sweep as JSON (opens here again) or CSV (for a spreadsheet)."));
-  export_ = new QPushButton(tr("Export image…"));
+  export_ = new QPushButton(tr("E&xport image…"));
   export_->setToolTip(tr("Save the chart, heatmaps and recommendation as PNG (2x) or SVG."));
 
   // The grid, what the run is doing, the chart and the heatmaps side by side where the
