@@ -615,11 +615,13 @@ void MainWindow::showEvent(QShowEvent* event) {
     defaultLayoutApplied_ = true;
     QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
   }
-  // A window manager adds its frame once the window is shown: the title bar must not
-  // push the bottom of a screen-sized window off the screen.
-  // Only the geometry the window chose itself: a size set by the caller (the
-  // screenshot mode's --size, a test) is kept as asked.
-  if (!event->spontaneous() && geometry() == fittedGeometry_) QTimer::singleShot(0, this, &MainWindow::ensureOnScreen);
+  // A window manager adds its frame after the window is shown, and Qt learns its size
+  // some time later (no event says when): the title bar must not push the bottom of a
+  // screen-sized window off the screen, so look again a little later. Only for the
+  // geometry the window chose itself: a size set by the caller (the screenshot mode's
+  // --size, a test) is kept as asked.
+  if (!event->spontaneous() && size() == fittedGeometry_.size())
+    for (int ms : {0, 300, 1000}) QTimer::singleShot(ms, this, &MainWindow::ensureOnScreen);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

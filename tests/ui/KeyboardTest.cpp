@@ -45,18 +45,21 @@ bool interactive(const QWidget* w) {
          qobject_cast<const QListView*>(w) || qobject_cast<const SweepHeatmap*>(w);
 }
 
-/// What Tab reaches in `dock`, starting where Go to panel (`key`) puts the focus.
+/// What Tab does not reach in `dock`, starting where Go to panel (`key`) puts the focus.
 QStringList unreached(MainWindow& w, const char* dockName, Qt::Key key) {
   QTest::keyClick(&w, key, Qt::AltModifier);
   QTest::qWait(20);
   auto* dock = w.findChild<QDockWidget*>(dockName);
   QWidget* first = QApplication::focusWidget();
-  if (!first || !dock->isAncestorOf(first)) return {QStringLiteral("Go to panel did not focus %1").arg(dockName)};
+  if (!first || !dock->isAncestorOf(first) || !interactive(first))
+    return {QStringLiteral("Go to panel did not focus a control of %1").arg(dockName)};
+  // Tab goes through the panel's controls one after another before it leaves the
+  // panel (a control added later must not sit at the end of the window's chain).
   std::set<const QWidget*> seen{first};
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < 200; ++i) {
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
     QWidget* now = QApplication::focusWidget();
-    if (now == first) break;
+    if (now == first || !now || !dock->isAncestorOf(now)) break;
     seen.insert(now);
   }
   QStringList missing;
@@ -87,7 +90,7 @@ TEST(Keyboard, TabReachesEveryControlOfTheControlsLessonsAndSweepPanels) {
   w.show();
   w.activateWindow();
   ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
-  w.lessons().choose(0);  // Run enabled
+  w.lessons().selectLesson(4);  // its answers made after the panel: no answer picked yet
   for (const auto& [dock, key] : {std::pair{"dock.controls", Qt::Key_1}, std::pair{"dock.lessons", Qt::Key_2},
                                   std::pair{"dock.sweep", Qt::Key_7}}) {
     const QStringList missing = unreached(w, dock, key);

@@ -202,11 +202,17 @@ void LessonsPanel::showLesson() {
     choices_->removeButton(b);
     delete b;
   }
+  QWidget* previous = list_;
   for (int i = 0; i < int(l.prediction.choices.size()); ++i) {
     auto* b = new WrappingRadioButton(q(l.prediction.choices[std::size_t(i)].text));
     choices_->addButton(b, i);
     choicesLayout_->addWidget(b);
+    // New widgets join the end of the window's tab chain: put the answers where they
+    // stand, between the lesson list and Run.
+    setTabOrder(previous, b);
+    previous = b;
   }
+  setTabOrder(previous, run_);
   status_->setText(tr("Pick an answer, then press Run."));
   results_->setVisible(resultLesson_ == l.number);
   updateButtons();

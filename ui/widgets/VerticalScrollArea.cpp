@@ -10,6 +10,9 @@ VerticalScrollArea::VerticalScrollArea(QWidget* content, QWidget* parent) : QScr
   setWidgetResizable(true);
   setFrameShape(QFrame::NoFrame);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // A container, not a stop of its own: Tab goes to the controls in it (and the area
+  // scrolls to the focused one), Go to panel lands on the first control.
+  setFocusPolicy(Qt::NoFocus);
   setWidget(content);
   // A new minimum of the content (a result shown, a longer word) must reach the dock.
   content->installEventFilter(this);
