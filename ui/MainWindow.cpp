@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
 #include <QHBoxLayout>
@@ -192,6 +193,17 @@ void MainWindow::setArrangement(DockArrangement arrangement) {
   if (this->size() != size) resize(size);
 }
 
+void MainWindow::fitSweepDock() {
+  auto* dock = findChild<QDockWidget*>("dock.sweep");
+  auto* scroll = dock ? qobject_cast<QScrollArea*>(dock->widget()) : nullptr;
+  if (presenting_ || !scroll || !scroll->widget() || !dock->isVisible() || dock->visibleRegion().isEmpty()) return;
+  const int need = scroll->widget()->heightForWidth(scroll->viewport()->width());
+  const int have = scroll->viewport()->height();
+  if (need <= have) return;
+  const int height = std::min(dock->height() + need - have, this->height() * 45 / 100);
+  if (height > dock->height()) resizeDocks({dock}, {height}, Qt::Vertical);
+}
+
 void MainWindow::ensureOnScreen() {
   if (isMaximized() || isFullScreen()) return;
   QList<QRect> screens;
@@ -328,6 +340,9 @@ void MainWindow::connectRun() {
                            : QString();
   });
   connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
+  // A finished sweep's recommendation can be long: the bottom row grows to show the
+  // sweep whole, up to 45 % of the window (beyond that the panel scrolls).
+  connect(sweep_, &SweepView::sweepEnded, this, [this] { QTimer::singleShot(0, this, &MainWindow::fitSweepDock); });
 }
 
 void MainWindow::startRunFromControls() {

@@ -117,6 +117,7 @@ class MainWindow : public QMainWindow {
   void setArrangement(DockArrangement arrangement);
   /// Moves (and shrinks) the window so that its frame lies on a screen that exists.
   void ensureOnScreen();
+  void fitSweepDock();  ///< the bottom row as high as a finished sweep needs, within reason
   void createMenus();
   void connectRun();
   void restoreSettings();

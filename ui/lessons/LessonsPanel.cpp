@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QFormLayout>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "MainWindow.h"
@@ -158,7 +159,8 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   nav->addWidget(next_);
   layout->addLayout(nav);
   layout->addStretch(1);
-  outer->addWidget(new VerticalScrollArea(inner));
+  scroll_ = new VerticalScrollArea(inner);
+  outer->addWidget(scroll_);
 
   connect(list_, &QListWidget::currentRowChanged, this, &LessonsPanel::showLesson);
   connect(run_, &QPushButton::clicked, this, &LessonsPanel::run);
@@ -303,6 +305,8 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   results_->setVisible(true);
   status_->setText(tr("Done: %n run(s). The timeline shows the last one; pick another below.", nullptr,
                       int(result.traces.size())));
+  // What happened is the point: bring it into view in a low dock, once laid out.
+  QTimer::singleShot(0, this, [this] { scroll_->ensureWidgetVisible(results_, 0, 0); });
   updateButtons();
   emit lessonFinished();
 }

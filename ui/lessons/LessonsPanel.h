@@ -13,6 +13,7 @@ class QComboBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QVBoxLayout;
 
@@ -83,6 +84,7 @@ class LessonsPanel : public QWidget {
 
   MainWindow& window_;
   LessonPlayer* player_;
+  QScrollArea* scroll_;
   QListWidget* list_;
   QLabel* title_;
   QLabel* lookFor_;

@@ -111,7 +111,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker
 
   auto* parts = new ReflowBox;
   parts->addWidget(setup, 0);
-  parts->addWidget(progressPart, 0);
+  parts->addWidget(progressPart, 2);  // wider as the window is: its sentences wrap less
   parts->addWidget(chartPart, 3);
   parts->addWidget(maps, 4);
   auto* layout = new QHBoxLayout(this);
