@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/Backend.h"
+#include "app/DockLayout.h"
 #include "app/Theme.h"
 #include "config/PipelineConfig.h"
 #include "trace/Trace.h"
@@ -15,7 +16,8 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
-class QScrollArea;
+class QHBoxLayout;
+class QVBoxLayout;
 
 namespace pipescope::ui {
 
@@ -28,9 +30,11 @@ class ControlPanel;
 class FiguresWorker;
 struct RunFigures;
 class MetricsPanel;
+class PresentationMode;
 class RecordActions;
 class RunController;
 class RunStatusBar;
+class VerticalScrollArea;
 class SweepView;
 class ThroughputCharts;
 class TimelineLegend;
@@ -70,7 +74,16 @@ class MainWindow : public QMainWindow {
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
   SweepView& sweepView();
+  PresentationMode& presentation();
+  /// Under the timeline, above nothing else added later (the legends).
+  void addUnderTimeline(QWidget* w);
+  /// A column right of the timeline and its legends (the presentation mode's).
+  void setBesideTimeline(QWidget* w);
+  /// While the presentation mode has the window, its size does not rearrange the docks.
+  void setPresenting(bool on);
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
+  /// Wide or compact (DockLayout.h): follows the window's size.
+  DockArrangement dockArrangement() const { return arrangement_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
 
@@ -105,10 +118,15 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void createDocks();
   void applyDefaultLayout();
+  void setArrangement(DockArrangement arrangement);
+  /// Moves (and shrinks) the window so that its frame lies on a screen that exists.
+  void ensureOnScreen();
+  void fitSweepDock();  ///< the bottom row as high as a finished sweep needs, within reason
   void createMenus();
   void connectRun();
   void restoreSettings();
@@ -141,7 +159,10 @@ class MainWindow : public QMainWindow {
   RecordActions* record_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;  ///< created on first use (sweepView())
-  QScrollArea* sweepScroll_ = nullptr;
+  VerticalScrollArea* sweepScroll_ = nullptr;
+  PresentationMode* presentation_ = nullptr;
+  QVBoxLayout* timelineColumn_ = nullptr;
+  QHBoxLayout* centralRow_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
@@ -158,6 +179,10 @@ class MainWindow : public QMainWindow {
   FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
+  DockArrangement arrangement_ = DockArrangement::Wide;
+  QByteArray otherArrangementState_;  ///< saveState() of the arrangement not in use
+  QRect fittedGeometry_;  ///< where the window put itself (first launch, restored)
+  bool presenting_ = false;
 };
 
 }  // namespace pipescope::ui

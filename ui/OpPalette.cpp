@@ -2,7 +2,30 @@
 
 namespace pipescope::ui {
 
+namespace {
+OpColors g_colors = OpColors::Standard;
+
+QColor highContrastColor(OpKind kind) {
+  switch (kind) {
+    case OpKind::Preprocess: return QColor(0x80, 0x80, 0x80);   // grey: CPU work
+    case OpKind::CopyH2D: return QColor(0x00, 0x72, 0xB2);      // blue
+    case OpKind::Kernel: return QColor(0x00, 0x7A, 0x5A);       // green, darker
+    case OpKind::CopyD2H: return QColor(0xC0, 0x50, 0x0A);      // vermillion, darker
+    case OpKind::Postprocess: return QColor(0x3C, 0x3C, 0x3C);  // dark grey
+    case OpKind::HostSync: return QColor(0x00, 0x00, 0x00);     // black: waiting
+    case OpKind::ApiCall: return QColor(0xA8, 0x50, 0x8A);      // purple, darker
+    case OpKind::Memset: return QColor(0x5A, 0x3C, 0x96);       // violet
+    case OpKind::Annotation: return QColor(0x1E, 0x5A, 0x5A);   // dark teal
+  }
+  return QColor(Qt::black);
+}
+}  // namespace
+
+void setOpColors(OpColors colors) { g_colors = colors; }
+OpColors opColors() { return g_colors; }
+
 QColor opKindColor(OpKind kind) {
+  if (g_colors == OpColors::HighContrast) return highContrastColor(kind);
   switch (kind) {
     case OpKind::Preprocess: return QColor(0x99, 0x99, 0x99);   // grey: CPU work
     case OpKind::CopyH2D: return QColor(0x00, 0x72, 0xB2);      // blue

@@ -13,6 +13,7 @@
 #include "MainWindow.h"
 #include "app/AppIcon.h"
 #include "app/LaunchMode.h"
+#include "app/PresentationMode.h"
 #include "app/ScreenshotMode.h"
 #include "files/LaunchFile.h"
 #include "files/TraceFileActions.h"
@@ -41,6 +42,9 @@ void describeCommandLine(QCommandLineParser& parser) {
   pipescope::ui::addScreenshotOptions(parser);
   pipescope::ui::addSweepImageOptions(parser);
   parser.addOption({"measure-startup", "Print the time from start to the first painted frame, then exit."});
+  parser.addOption({"presentation",
+                    "Start in presentation mode, for a projector: full screen, large text, the timeline, the limits "
+                    "and one chart (PageDown/PageUp step a lesson, Esc leaves)."});
   pipescope::ui::files::addLaunchFileArgument(parser);
 }
 
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
   pipescope::ui::StopSignalNotifier stopSignals;
   pipescope::ui::quitOnStopSignal(stopSignals);
   window.show();
+  if (parser.isSet("presentation")) window.presentation().enter();
   // `pipescope FILE`, as file managers and the .desktop entry's %f pass it.
   if (const QString file = pipescope::ui::files::launchFile(parser); !file.isEmpty()) window.traceFiles().openFile(file);
   if (record.requested) {

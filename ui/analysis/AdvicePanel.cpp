@@ -4,7 +4,6 @@
 #include <QLabel>
 #include <QMetaObject>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -16,6 +15,7 @@
 #include "controls/ControlPanel.h"
 #include "run/RunController.h"
 #include "sim/DeviceProfile.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -35,9 +35,6 @@ AdvicePanel::AdvicePanel(MainWindow& window) : window_(window) {
   setObjectName("advicePanel");
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
   status_ = wrapped(tr("When a run ends, the simulator tries the usual fixes on it and ranks them here."));
@@ -46,8 +43,7 @@ AdvicePanel::AdvicePanel(MainWindow& window) : window_(window) {
   items_ = new QVBoxLayout;
   layout->addLayout(items_);
   layout->addStretch(1);
-  scroll->setWidget(inner);
-  outer->addWidget(scroll);
+  outer->addWidget(new VerticalScrollArea(inner));
 
   connect(&window, &MainWindow::runCompleted, this, [this](std::shared_ptr<Trace> t) { adviseOn(std::move(t)); });
   connect(&window, &MainWindow::traceChanged, this, [this](std::shared_ptr<Trace> t) {

@@ -103,7 +103,9 @@ struct ThroughputCharts::Charts {
 };
 
 ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
-  auto* layout = new QVBoxLayout(this);
+  // Side by side until the first resize says otherwise: stacked, the three charts'
+  // minimum height would set the window's before it is ever shown.
+  auto* layout = new QBoxLayout(QBoxLayout::LeftToRight, this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   auto make = [&](Charts::Panel& p, const QString& title) {
@@ -118,16 +120,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.y = new QValueAxis;
     p.x->setLabelFormat("%g");  // time: "1000", never "1e+03"
     p.y->setLabelFormat("%g");
-    QFont small = p.chart->font();
-    small.setPointSizeF(8.0);
-    QFont titleFont = small;
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(9.0);
-    p.chart->setTitleFont(titleFont);
-    p.chart->legend()->setFont(small);
     for (QValueAxis* axis : {p.x, p.y}) {
-      axis->setLabelsFont(small);
-      axis->setTitleFont(small);
       axis->setTickCount(6);
     }
     p.chart->addAxis(p.x, Qt::AlignBottom);
@@ -152,6 +145,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  setTextPixelSize(0);
   applyPalette();
   for (auto* p : charts_->panels())
     for (auto* s : p->series) {
@@ -196,7 +190,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     p->x->setRange(from, to);
     p->x->setTickType(QValueAxis::TicksDynamic);
     p->x->setTickAnchor(0);
-    p->x->setTickInterval(niceStep((to - from) / 5));
+    p->x->setTickInterval(niceStep((to - from) / (textPixels_ > 0 ? 3 : 5)));  // fewer labels in large print
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
@@ -270,10 +264,51 @@ QStringList ThroughputCharts::seriesNames() const {
   return names;
 }
 
+void ThroughputCharts::showOnly(std::optional<Chart> chart) {
+  const std::vector<Charts::Panel*> panels = charts_->panels();
+  for (std::size_t i = 0; i < panels.size(); ++i) panels[i]->view->setVisible(!chart || int(*chart) == int(i));
+  // All three back (under the timeline): side by side until a resize says otherwise,
+  // or the stacked minimum height of a narrow column would stretch the window.
+  if (!chart) static_cast<QBoxLayout*>(layout())->setDirection(QBoxLayout::LeftToRight);
+}
+
+void ThroughputCharts::setTextPixelSize(int pixels) {
+  textPixels_ = pixels;
+  QFont small = font();
+  QFont titleFont = small;
+  titleFont.setBold(true);
+  if (pixels > 0) {
+    small.setPixelSize(pixels);
+    titleFont.setPixelSize(pixels * 23 / 20);
+  } else {  // the default small print of a chart beside the timeline
+    small.setPointSizeF(8.0);
+    titleFont.setPointSizeF(9.0);
+  }
+  for (auto* p : charts_->panels()) {
+    // Room for the title, the axis labels and titles, and a plot, in this print.
+    p->view->setMinimumHeight(std::max(150, pixels * 12));
+    p->chart->setTitleFont(titleFont);
+    p->chart->legend()->setFont(small);
+    for (QValueAxis* axis : {p->x, p->y}) {
+      axis->setLabelsFont(small);
+      axis->setTitleFont(small);
+    }
+  }
+  applyPalette();  // pen widths follow the text size
+}
+
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   auto* box = static_cast<QBoxLayout*>(layout());
   box->setDirection(width() > height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+  // A low chart (the bottom row of a laptop screen): the legend beside the plot and
+  // fewer ticks, so the axis labels keep their room instead of turning into "...".
+  const int chartHeight = box->direction() == QBoxLayout::LeftToRight ? height() : height() / 3;
+  const bool low = chartHeight < 240;
+  for (auto* p : charts_->panels()) {
+    p->chart->legend()->setAlignment(low ? Qt::AlignRight : Qt::AlignBottom);
+    p->y->setTickCount(low ? 3 : 6);
+  }
 }
 
 void ThroughputCharts::changeEvent(QEvent* event) {
@@ -300,10 +335,19 @@ void ThroughputCharts::applyPalette() {
       axis->setLinePenColor(pal.color(QPalette::Mid));
     }
   }
-  // The two series drawn in "ink" follow the text colour.
-  for (QLineSeries* s : {charts_->throughput.series[0], charts_->utilisation.series[3]}) {
+  // Op colours (standard or high contrast, OpPalette.h); the two series drawn in
+  // "ink" follow the text colour. Thicker lines with larger text (a projector).
+  const auto& b = charts_->bandwidth.series;
+  const auto& u = charts_->utilisation.series;
+  const std::pair<QLineSeries*, QColor> colours[] = {
+      {charts_->throughput.series[0], text},        {b[0], opKindColor(OpKind::CopyH2D)},
+      {b[1], opKindColor(OpKind::CopyD2H)},         {u[0], opKindColor(OpKind::Kernel)},
+      {u[1], opKindColor(OpKind::CopyH2D)},         {u[2], opKindColor(OpKind::CopyD2H)},
+      {u[3], text}};
+  for (const auto& [s, colour] : colours) {
     QPen pen = s->pen();
-    pen.setColor(text);
+    pen.setColor(colour);
+    pen.setWidthF(textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0);
     s->setPen(pen);
   }
 }

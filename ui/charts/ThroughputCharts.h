@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "metrics/TimeSeries.h"
 
@@ -26,6 +27,13 @@ class ThroughputCharts : public QWidget {
   /// interval of the series, drawn at the interval's centre.
   void setTimeSeries(const TimeSeries& series);
   void clear();
+
+  /// The charts shown: all three (the default) or one (presentation mode).
+  enum class Chart { Throughput, Bandwidth, Utilisation };
+  void showOnly(std::optional<Chart> chart);
+  /// Size of titles, axis labels and legends in pixels (0: the default small print).
+  void setTextPixelSize(int pixels);
+  int textPixelSize() const { return textPixels_; }
 
   /// Titles of the charts that have no data and say so (tests).
   QStringList emptyNotes() const;
@@ -48,6 +56,7 @@ class ThroughputCharts : public QWidget {
 
   struct Charts;
   std::unique_ptr<Charts> charts_;
+  int textPixels_ = 0;
 };
 
 }  // namespace pipescope::ui

@@ -38,6 +38,7 @@ BackendSelector::BackendSelector(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(0, 0, 0, 0);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
 
   kind_ = new QComboBox;
   kind_->addItem(tr("Auto (CUDA GPU if present)"), int(BackendChoice::Auto));

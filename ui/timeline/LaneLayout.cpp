@@ -6,6 +6,10 @@
 
 namespace pipescope::ui {
 
+static_assert(LaneLayoutOptions{}.minRowHeight == LaneLayout::kRowHeight &&
+              LaneLayoutOptions{}.maxRowHeight == LaneLayout::kMaxRowHeight &&
+              LaneLayoutOptions{}.sectionHeight == LaneLayout::kSectionHeight);
+
 QString toString(LaneGrouping g) {
   switch (g) {
     case LaneGrouping::ByStream: return QStringLiteral("by stream");
@@ -223,18 +227,20 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, in
       int(host.size()) + groupRows + int(showStreams ? streams.size() : 0) + int(showEngines ? engines.size() : 0);
   const int sectionCount = int(!host.empty() || !folded.empty()) + int(showStreams && !streams.empty()) +
                            int(showEngines && !engines.empty());
-  int rowHeight = LaneLayout::kRowHeight;
+  const int sectionHeight = options.sectionHeight;
+  int rowHeight = options.minRowHeight;
   if (availableHeight > 0 && rowCount > 0)
-    rowHeight = std::clamp((availableHeight - sectionCount * LaneLayout::kSectionHeight) / rowCount,
-                           LaneLayout::kRowHeight, LaneLayout::kMaxRowHeight);
+    rowHeight = std::clamp((availableHeight - sectionCount * sectionHeight) / rowCount, options.minRowHeight,
+                           std::max(options.minRowHeight, options.maxRowHeight));
 
   LaneLayout layout;
+  layout.sectionHeight = sectionHeight;
   layout.foldableLanes = int(folded.size());
   int y = 0;
   bool firstOfSection = false;
   QString sectionTitle;
   auto startSection = [&](const QString& title) {
-    y += LaneLayout::kSectionHeight;
+    y += sectionHeight;
     firstOfSection = true;
     sectionTitle = title;
   };

@@ -32,6 +32,11 @@ struct LaneLayoutOptions {
   std::vector<QString> deviceTitles;
   /// By device: the group shows only its title band and one folded row.
   std::vector<bool> collapsedDevices;
+  /// Row and section heights; larger for a larger font (a projector: TimelineView
+  /// derives them from its font).
+  int minRowHeight = 28;
+  int maxRowHeight = 60;
+  int sectionHeight = 20;
 };
 
 struct LaneRow {
@@ -58,6 +63,7 @@ struct LaneLayout {
 
   std::vector<LaneRow> rows;
   int contentHeight = 0;
+  int sectionHeight = kSectionHeight;  ///< of the section header bands of this layout
   int foldableLanes = 0;  ///< call-stack lanes in the group (0: no group row)
 
   /// The row containing content y, or nullptr.
@@ -68,9 +74,10 @@ struct LaneLayout {
   const LaneRow* sectionAt(int y) const;
 };
 
-/// `availableHeight` > 0: rows share that height (between kRowHeight and
-/// kMaxRowHeight each), so a few lanes fill a projected window instead of leaving
-/// an empty band under them; 0: every row is kRowHeight.
+/// `availableHeight` > 0: rows share that height (between the options' minimum and
+/// maximum row heights, kRowHeight and kMaxRowHeight by default), so a few lanes fill
+/// a projected window instead of leaving an empty band under them; 0: every row is
+/// the minimum.
 LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, int availableHeight = 0,
                        const LaneLayoutOptions& options = {});
 

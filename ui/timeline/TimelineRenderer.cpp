@@ -114,10 +114,13 @@ int TimelineRenderer::headerWidth(const LaneLayout& layout, const QFont& font) {
   return std::min(w, 320);
 }
 
+int TimelineRenderer::rulerHeight(const QFont& font) { return std::max(kRulerHeight, QFontMetrics(font).height() + 12); }
+
 QRect TimelineRenderer::plotRect(const QRect& target, const LaneLayout& layout, const QFont& font) {
   const int hw = headerWidth(layout, font);
-  return QRect(target.left() + hw, target.top() + kRulerHeight, std::max(1, target.width() - hw),
-               std::max(1, target.height() - kRulerHeight));
+  const int ruler = rulerHeight(font);
+  return QRect(target.left() + hw, target.top() + ruler, std::max(1, target.width() - hw),
+               std::max(1, target.height() - ruler));
 }
 
 std::vector<TimelineRenderer::RulerLabel> TimelineRenderer::rulerLabels(const TimeAxis& axis, const QRect& plot,
@@ -205,7 +208,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
   for (const LaneRow& row : s.layout->rows) {
     ++rowNo;
     if (!row.section.isEmpty())
-      p.fillRect(QRectF(0, row.top - LaneLayout::kSectionHeight, w, LaneLayout::kSectionHeight), sectionBg);
+      p.fillRect(QRectF(0, row.top - s.layout->sectionHeight, w, s.layout->sectionHeight), sectionBg);
     if (row.top + row.height >= viewTop && row.top <= viewBottom)
       p.fillRect(QRectF(0, row.top, w, row.height), rowNo % 2 ? base : alt);
   }
@@ -337,17 +340,18 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   QFont bold = s.font;
   bold.setBold(true);
   QFont small = s.font;
-  small.setPointSizeF(s.font.pointSizeF() > 0 ? s.font.pointSizeF() * 0.85 : 8);
+  if (s.font.pixelSize() > 0) small.setPixelSize(std::max(8, s.font.pixelSize() * 17 / 20));  // large print
+  else small.setPointSizeF(s.font.pointSizeF() > 0 ? s.font.pointSizeF() * 0.85 : 8);
   const QFontMetrics fm(s.font), bfm(bold), sfm(small);
   const QColor text = pal.color(QPalette::WindowText);
   QColor muted = text;
   muted.setAlphaF(0.65);
   for (const LaneRow& row : s.layout->rows) {
     if (!row.section.isEmpty()) {
-      const int top = row.top - LaneLayout::kSectionHeight;
+      const int top = row.top - s.layout->sectionHeight;
       p.setFont(bold);
       p.setPen(muted);
-      p.drawText(QRect(8, top, header.width() - 12, LaneLayout::kSectionHeight), Qt::AlignVCenter | Qt::AlignLeft,
+      p.drawText(QRect(8, top, header.width() - 12, s.layout->sectionHeight), Qt::AlignVCenter | Qt::AlignLeft,
                  bfm.elidedText(row.section.toUpper(), Qt::ElideRight, header.width() - 12));
       p.setFont(s.font);
       p.fillRect(QRect(0, top, target.width(), 1), muted);
@@ -377,34 +381,38 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   p.setClipRect(plot);
   for (const LaneRow& row : s.layout->rows)
     if (!row.section.isEmpty())
-      p.fillRect(QRect(plot.left(), plot.top() - s.scrollY + row.top - LaneLayout::kSectionHeight, plot.width(), 1),
+      p.fillRect(QRect(plot.left(), plot.top() - s.scrollY + row.top - s.layout->sectionHeight, plot.width(), 1),
                  muted);
   p.restore();
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const QRect& target, const QRect& plot, const RenderState& s) {
   const QPalette& pal = s.palette;
-  const QRect ruler(target.left(), target.top(), target.width(), kRulerHeight);
+  const int rulerH = rulerHeight(s.font);
+  const QRect ruler(target.left(), target.top(), target.width(), rulerH);
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.fillRect(QRect(ruler.left(), ruler.bottom(), ruler.width(), 1), pal.color(QPalette::Mid));
   const QColor text = pal.color(QPalette::WindowText);
   const QFontMetrics fm(s.font);
   // Corner: what the lanes are grouped by is in the section headers; say the unit.
   p.setPen(text);
-  p.drawText(QRect(target.left() + 8, ruler.top(), plot.left() - target.left() - 12, kRulerHeight),
-             Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("time since run start"));
+  const int cornerW = plot.left() - target.left() - 12;
+  const QString corner = fm.horizontalAdvance(QStringLiteral("time since run start")) <= cornerW
+                             ? QStringLiteral("time since run start")
+                             : QStringLiteral("time");  // large print in a narrow header
+  p.drawText(QRect(target.left() + 8, ruler.top(), cornerW, rulerH), Qt::AlignVCenter | Qt::AlignLeft, corner);
   p.save();
-  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), kRulerHeight));
+  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), rulerH));
   for (const RulerLabel& l : rulerLabels(s.axis, plot, s.font)) {
     const int x = int(std::lround(l.tickX));
     p.fillRect(QRect(x, ruler.bottom() - 8, 1, 8), text);
     p.setPen(text);
-    p.drawText(QRect(l.rect.left(), ruler.top() + (kRulerHeight - fm.height()) / 2 - 2, l.rect.width(), fm.height()),
+    p.drawText(QRect(l.rect.left(), ruler.top() + (rulerH - fm.height()) / 2 - 2, l.rect.width(), fm.height()),
                Qt::AlignLeft | Qt::AlignVCenter, l.text);
   }
   if (s.cursorX) {
     const int x = plot.left() + int(std::lround(*s.cursorX));
-    p.fillRect(QRect(x, ruler.top(), 1, kRulerHeight), pal.color(QPalette::Highlight));
+    p.fillRect(QRect(x, ruler.top(), 1, rulerH), pal.color(QPalette::Highlight));
   }
   p.restore();
 }

@@ -91,7 +91,15 @@ void TimelineView::relayout() {
   options.callStacksExpanded = callStacksExpanded_;
   options.deviceTitles = deviceGroupTitles(trace_.get(), lanes_, index_);
   options.collapsedDevices = collapsedDevices_;
-  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::kRulerHeight, options);
+  // Rows and section bands grow with the font (presentation mode on a projector).
+  const QFontMetrics fm(font());
+  QFont bold = font();
+  bold.setBold(true);
+  options.minRowHeight = std::max(LaneLayout::kRowHeight, fm.height() + 12);
+  // (Not tall enough for a second line in large print: the lane's name is the point.)
+  options.maxRowHeight = std::max(LaneLayout::kMaxRowHeight, fm.height() + 24);
+  options.sectionHeight = std::max(LaneLayout::kSectionHeight, QFontMetrics(bold).height() + 6);
+  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::rulerHeight(font()), options);
   const int maxScroll = std::max(0, layout_.contentHeight - plotRect().height());
   scrollY_ = std::clamp(scrollY_, 0, maxScroll);
   setAxis(axis_.withWidth(plotRect().width()));
@@ -349,6 +357,11 @@ QString TimelineView::toolTipTextAt(const QPoint& pos) const {
 }
 
 bool TimelineView::event(QEvent* e) {
+  if (e->type() == QEvent::FontChange) {
+    renderer_.invalidate();
+    relayout();
+    update();
+  }
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const QString text = toolTipTextAt(he->pos());
