@@ -194,7 +194,11 @@ void MainWindow::createDocks() {
   sweepScroll_ = new VerticalScrollArea(nullptr);
   addDock(tr("Sweep"), sweepScroll_, Qt::BottomDockWidgetArea, "dock.sweep");
   connect(findChild<QDockWidget*>("dock.sweep"), &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (visible) sweepView();
+    if (!visible) return;
+    sweepView();
+    // Shown (first use, or raised again after the row was sized for another
+    // arrangement): the bottom row grows to show the sweep whole.
+    QTimer::singleShot(0, this, &MainWindow::fitSweepDock);
   });
 }
 
@@ -226,8 +230,18 @@ void MainWindow::fitSweepDock() {
   const int need = scroll->widget()->heightForWidth(scroll->viewport()->width());
   const int have = scroll->viewport()->height();
   if (need <= have) return;
-  const int height = std::min(dock->height() + need - have, this->height() * 45 / 100);
-  if (height > dock->height()) resizeDocks({dock}, {height}, Qt::Vertical);
+  const int limit = this->height() * 45 / 100;
+  // resizeDocks sizes the dock's place in the row, which for a tab group includes the
+  // tab bar: a second pass adds what the first left the viewport short.
+  int height = dock->height() + need - have;
+  for (int pass = 0; pass < 2 && height > dock->height(); ++pass) {
+    resizeDocks({dock}, {std::min(height, limit)}, Qt::Vertical);
+    QMainWindow::layout()->activate();
+    const int shortBy = scroll->widget()->heightForWidth(scroll->viewport()->width()) - scroll->viewport()->height();
+    if (shortBy <= 0) break;
+    height = std::min(height, limit) + shortBy;
+    if (height > limit) break;
+  }
 }
 
 void MainWindow::ensureOnScreen() {

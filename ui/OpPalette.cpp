@@ -16,8 +16,8 @@ QColor highContrastColor(OpKind kind) {
     case OpKind::ApiCall: return QColor(0xA8, 0x50, 0x8A);      // purple, darker
     case OpKind::Memset: return QColor(0x5A, 0x3C, 0x96);       // violet
     case OpKind::Annotation: return QColor(0x1E, 0x5A, 0x5A);   // dark teal
-    case OpKind::PeerCopy: return QColor(0x6E, 0x10, 0x40);     // wine, darker: GPU to GPU
-    case OpKind::Collective: return QColor(0x22, 0x14, 0x6E);   // indigo, darker: NCCL collective
+    case OpKind::PeerCopy: return QColor(0x69, 0x1E, 0x00);     // dark brown: GPU to GPU
+    case OpKind::Collective: return QColor(0xA5, 0x1E, 0xFF);   // violet: NCCL collective
   }
   return QColor(Qt::black);
 }
