@@ -85,7 +85,7 @@ int lessonsMain(const std::vector<std::string>& args) {
   bool json = false;
   OptionSet options;
   options.group("Options");
-  options.value("run", "N|ID", "run lesson N (1-9) or the lesson with this id", [&](const std::string& v) { which = v; });
+  options.value("run", "N|ID", "run lesson N (1-11) or the lesson with this id", [&](const std::string& v) { which = v; });
   options.value("backend", "KIND",
                 "where the lesson's 'this GPU' runs go: cuda, sim, or auto (default: the GPU when one is "
                 "present, otherwise the simulator, and it says which)",
@@ -151,7 +151,7 @@ int lessonsMain(const std::vector<std::string>& args) {
     return kExitOk;
   }
   const Lesson* lesson = findLesson(which);
-  if (!lesson) return usage("--run = '" + which + "': no such lesson; 'pipescope-cli lessons' lists them (1-9)");
+  if (!lesson) return usage("--run = '" + which + "': no such lesson; 'pipescope-cli lessons' lists them (1-11)");
 
   LessonRunOptions run = lessonOnBackend(backend);
   if (slowdown > 0) {

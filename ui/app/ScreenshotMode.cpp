@@ -46,7 +46,7 @@ void addScreenshotOptions(QCommandLineParser& p) {
   p.addOption({"run-for", QObject::tr("Stop the run after SECONDS instead of running it to completion."), "SECONDS"});
   p.addOption({"report", QObject::tr("Save the one-page report (timeline, legend, charts, metrics) instead of the "
                                      "window.")});
-  p.addOption({"lesson", QObject::tr("Play lesson N (1-9) on the simulator, then save the window."), "N"});
+  p.addOption({"lesson", QObject::tr("Play lesson N (1-11) on the simulator, then save the window."), "N"});
   p.addOption({"compare", QObject::tr("Run preset A, pin it, run preset B (the next argument, or A,B), then save the "
                                       "window, or with --report the A/B comparison image."),
                "A"});
