@@ -49,11 +49,61 @@ TEST(ConfigForm, NonDefaultValuesOfEveryFieldRoundTrip) {
   c.outputRatio = 0.25;
   c.roiFraction = 0.125;
   c.transferChunks = 16;
+  c.devices = {1, 3};
+  c.allreduceBytes = 48ull << 20;
+  c.buckets = 5;
   ConfigForm form;
   form.setConfig(c);
   const auto back = form.config();
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(*back, c);
+  c.parallel = ParallelMode::Pipeline;
+  c.devices = {0, 1, 2, 3};
+  c.activationBytes = 3ull << 20;
+  c.microBatches = 6;
+  form.setConfig(c);
+  EXPECT_EQ(form.config(), c);
+}
+
+// The several-GPU knobs appear only where they apply, and a new GPU count takes the
+// machine's first GPUs.
+TEST(ConfigForm, GpuKnobsShowOnlyWhereTheyApply) {
+  ConfigForm form;
+  form.setConfig(PipelineConfig{});
+  auto bytesEdit = [&](const char* tipStart) {
+    for (auto* e : form.findChildren<ByteSizeEdit*>())
+      if (e->toolTip().startsWith(tipStart)) return e;
+    return static_cast<ByteSizeEdit*>(nullptr);
+  };
+  ByteSizeEdit* allreduce = bytesEdit("Gradient bytes");
+  ByteSizeEdit* activation = bytesEdit("Bytes each micro-batch");
+  ASSERT_TRUE(allreduce && activation);
+  QSpinBox* gpus = nullptr;
+  QComboBox* parallel = nullptr;
+  for (auto* b : form.findChildren<QSpinBox*>())
+    if (b->toolTip().startsWith("GPUs the run uses")) gpus = b;
+  for (auto* b : form.findChildren<QComboBox*>())
+    if (b->findText("pipeline") >= 0) parallel = b;
+  ASSERT_TRUE(gpus && parallel);
+  EXPECT_FALSE(parallel->isVisibleTo(&form));
+  EXPECT_FALSE(allreduce->isVisibleTo(&form));
+  EXPECT_FALSE(activation->isVisibleTo(&form));
+
+  gpus->setValue(4);
+  EXPECT_TRUE(parallel->isVisibleTo(&form));
+  EXPECT_TRUE(allreduce->isVisibleTo(&form));
+  EXPECT_FALSE(activation->isVisibleTo(&form));
+  EXPECT_EQ(form.config()->devices, (std::vector<int>{0, 1, 2, 3}));
+
+  parallel->setCurrentText("pipeline");
+  EXPECT_FALSE(allreduce->isVisibleTo(&form));
+  EXPECT_TRUE(activation->isVisibleTo(&form));
+  EXPECT_EQ(form.config()->parallel, ParallelMode::Pipeline);
+
+  allreduce->setText("12 parsecs");
+  QString error;
+  EXPECT_FALSE(form.config(&error).has_value());
+  EXPECT_TRUE(error.startsWith("all-reduce size = '12 parsecs'")) << error.toStdString();
 }
 
 TEST(ControlPanel, SelectingAPresetLoadsItAndEditingMakesItCustom) {

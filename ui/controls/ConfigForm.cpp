@@ -168,22 +168,68 @@ ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
                       "latency many times.")
                        .arg(kMaxTransferChunks));
   f->addRow(tr("Copy split"), chunks_);
+
+  layout->addWidget(group(tr("Several GPUs"), f));
+  gpuForm_ = f;
+  gpus_ = intBox(1, kMaxGpus, tr(" GPUs"),
+                 tr("GPUs the run uses, 1..%1 (the simulator models up to %1; on the CUDA backend the "
+                    "machine's GPUs 0..N-1).\nTeaches: more GPUs scale only as far as the communication "
+                    "between them stays hidden.")
+                     .arg(kMaxGpus));
+  f->addRow(tr("GPUs"), gpus_);
+  parallel_ = choiceBox(parallelModeNames(),
+                        tr("data: batches are dealt across the GPUs, each runs the whole pipeline; gradients are "
+                           "all-reduced (NCCL) after each batch.\npipeline: the model is split into stages, "
+                           "stage k on GPU k; activations go from GPU to GPU by peer copies."));
+  f->addRow(tr("Parallelism"), parallel_);
+  allreduceBytes_ = new ByteSizeEdit;
+  allreduceBytes_->setToolTip(tr("Gradient bytes all-reduced across the GPUs per batch (0: none), up to %1.")
+                                  .arg(QString::fromStdString(formatBytes(kMaxAllreduceBytes))));
+  f->addRow(tr("All-reduce size"), allreduceBytes_);
+  buckets_ = intBox(0, kMaxBuckets, tr(" buckets"),
+                    tr("The all-reduce as K pieces, each issued as soon as its share of the kernels is done, so "
+                       "it overlaps the rest of the compute (PyTorch DDP's buckets); 0: one all-reduce after all "
+                       "compute, no overlap."));
+  buckets_->setSpecialValueText(tr("after all compute"));
+  f->addRow(tr("Buckets"), buckets_);
+  activationBytes_ = new ByteSizeEdit;
+  activationBytes_->setToolTip(tr("Bytes each micro-batch hands from one stage's GPU to the next, up to %1.")
+                                   .arg(QString::fromStdString(formatBytes(kMaxActivationBytes))));
+  f->addRow(tr("Activation size"), activationBytes_);
+  microBatches_ = intBox(1, kMaxMicroBatches, tr(" micro-batches"),
+                         tr("Micro-batches per batch, 1..%1: the stages work on different micro-batches at once; "
+                            "more of them shrink the pipeline's bubble.")
+                             .arg(kMaxMicroBatches));
+  f->addRow(tr("Micro-batches"), microBatches_);
   layout->addStretch(1);
 
-  for (QComboBox* box : {mode_, memory_, order_, sync_, model_, residency_})
+  connect(gpus_, &QSpinBox::valueChanged, this, &ConfigForm::showGpuRows);
+  connect(parallel_, &QComboBox::currentIndexChanged, this, &ConfigForm::showGpuRows);
+  for (QComboBox* box : {mode_, memory_, order_, sync_, model_, residency_, parallel_})
     connect(box, &QComboBox::currentIndexChanged, this, &ConfigForm::edited);
-  for (QSpinBox* box : {streams_, batchSamples_, batchCount_, cpuWorkers_, chunks_})
+  for (QSpinBox* box : {streams_, batchSamples_, batchCount_, cpuWorkers_, chunks_, gpus_, buckets_, microBatches_})
     connect(box, &QSpinBox::valueChanged, this, &ConfigForm::edited);
   for (QDoubleSpinBox* box : {modelFlops_, preprocess_, postprocess_, outputRatio_, roi_})
     connect(box, &QDoubleSpinBox::valueChanged, this, &ConfigForm::edited);
   connect(normalize_, &QCheckBox::toggled, this, &ConfigForm::edited);
-  connect(sampleBytes_, &ByteSizeEdit::bytesEdited, this, &ConfigForm::edited);
+  for (ByteSizeEdit* edit : {sampleBytes_, allreduceBytes_, activationBytes_})
+    connect(edit, &ByteSizeEdit::bytesEdited, this, &ConfigForm::edited);
 
   setConfig(PipelineConfig{});
 }
 
 void ConfigForm::edited() {
   if (!loading_) emit configEdited();
+}
+
+void ConfigForm::showGpuRows() {
+  const bool several = gpus_->value() > 1;
+  const bool pipeline = parallel_->currentText().toStdString() == toString(ParallelMode::Pipeline);
+  gpuForm_->setRowVisible(parallel_, several);
+  gpuForm_->setRowVisible(allreduceBytes_, several && !pipeline);
+  gpuForm_->setRowVisible(buckets_, several && !pipeline);
+  gpuForm_->setRowVisible(activationBytes_, several && pipeline);
+  gpuForm_->setRowVisible(microBatches_, several && pipeline);
 }
 
 void ConfigForm::setConfig(const PipelineConfig& c) {
@@ -206,6 +252,14 @@ void ConfigForm::setConfig(const PipelineConfig& c) {
   outputRatio_->setValue(c.outputRatio);
   roi_->setValue(c.roiFraction);
   chunks_->setValue(c.transferChunks);
+  devices_ = c.devices;
+  gpus_->setValue(c.gpuCount());
+  selectChoice(parallel_, c.parallel);
+  allreduceBytes_->setBytes(c.allreduceBytes);
+  buckets_->setValue(c.buckets);
+  activationBytes_->setBytes(c.activationBytes);
+  microBatches_->setValue(c.microBatches);
+  showGpuRows();
   loading_ = false;
 }
 
@@ -228,15 +282,32 @@ std::optional<PipelineConfig> ConfigForm::config(QString* error) const {
   c.outputRatio = outputRatio_->value();
   c.roiFraction = roi_->value();
   c.transferChunks = chunks_->value();
-  const auto bytes = sampleBytes_->bytes();
-  if (!bytes) {
-    if (error)
-      *error = tr("sample size = '%1': not a byte count; type a number with an optional unit, e.g. 512K, 32M, 1G")
-                   .arg(sampleBytes_->text());
-    return std::nullopt;
-  }
-  c.sampleBytes = *bytes;
+  // A device list set from a file or preset stays while it has as many GPUs; a new
+  // count uses the machine's first GPUs.
+  const int gpus = gpus_->value();
+  if (int(devices_.size()) == gpus) c.devices = devices_;
+  else if (gpus > 1)
+    for (int d = 0; d < gpus; ++d) c.devices.push_back(d);
+  c.parallel = currentChoice(parallel_, parseParallelMode, c.parallel);
+  c.buckets = buckets_->value();
+  c.microBatches = microBatches_->value();
+  const auto sample = bytesOf(sampleBytes_, tr("sample size"), error);
+  const auto allreduce = bytesOf(allreduceBytes_, tr("all-reduce size"), error);
+  const auto activation = bytesOf(activationBytes_, tr("activation size"), error);
+  if (!sample || !allreduce || !activation) return std::nullopt;
+  c.sampleBytes = *sample;
+  c.allreduceBytes = *allreduce;
+  c.activationBytes = *activation;
   return c;
+}
+
+std::optional<std::uint64_t> ConfigForm::bytesOf(const ByteSizeEdit* edit, const QString& field,
+                                                 QString* error) const {
+  const auto bytes = edit->bytes();
+  if (!bytes && error && error->isEmpty())
+    *error = tr("%1 = '%2': not a byte count; type a number with an optional unit, e.g. 512K, 32M, 1G")
+                 .arg(field, edit->text());
+  return bytes;
 }
 
 }  // namespace pipescope::ui

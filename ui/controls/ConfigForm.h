@@ -5,12 +5,14 @@
 // are left to validate(), whose messages the control panel shows inline.
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 #include "config/PipelineConfig.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QSpinBox;
 
 namespace pipescope::ui {
@@ -32,6 +34,10 @@ class ConfigForm : public QWidget {
 
  private:
   void edited();
+  /// Several-GPU rows only where they apply: none on one GPU, the all-reduce rows in
+  /// data parallel, the activation rows in pipeline parallel.
+  void showGpuRows();
+  std::optional<std::uint64_t> bytesOf(const ByteSizeEdit* edit, const QString& field, QString* error) const;
 
   bool loading_ = false;
   QComboBox* mode_;
@@ -52,6 +58,14 @@ class ConfigForm : public QWidget {
   QDoubleSpinBox* outputRatio_;
   QDoubleSpinBox* roi_;
   QSpinBox* chunks_;
+  QFormLayout* gpuForm_;
+  QSpinBox* gpus_;
+  QComboBox* parallel_;
+  ByteSizeEdit* allreduceBytes_;
+  QSpinBox* buckets_;
+  ByteSizeEdit* activationBytes_;
+  QSpinBox* microBatches_;
+  std::vector<int> devices_;  ///< the device list last set (kept while the GPU count matches it)
 };
 
 }  // namespace pipescope::ui
