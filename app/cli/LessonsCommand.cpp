@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "Commands.h"
+#include "MachineNotice.h"
 #include "Options.h"
 #include "analysis/AnalysisJson.h"
 #include "analysis/LessonReport.h"
@@ -153,6 +154,10 @@ int lessonsMain(const std::vector<std::string>& args) {
     printLesson(*lesson);
     if (out.ok()) printOutcome(*lesson, out);
   }
+  // Measured on this GPU with the default prediction profile: say whose it is, and
+  // how far this host is from a built-in one.
+  if (out.ok() && out.measured() && predict.empty() && !json)
+    printMachineNotice(predictionProfileFor(out.device), backend.cudaDevice, std::cerr);
   if (!out.ok()) {
     std::cerr << "pipescope-cli lessons: " << out.error << "\n";
     return kExitRunFailed;

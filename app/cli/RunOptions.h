@@ -13,6 +13,7 @@ namespace pipescope::cli {
 struct RunRequest {
   PipelineConfig config;
   BackendOptions backend;
+  bool profileGiven = false;     ///< --profile was given (else a GPU run predicts with this machine's profile)
   std::string presetName;        ///< last --preset, empty if none
   std::vector<std::string> configFiles;
   std::string tracePath;         ///< --trace FILE, empty = do not write

@@ -17,6 +17,13 @@ struct CalibrationOptions {
   bool quick = false;
   /// Receives one line per measured figure (progress and the raw numbers behind the profile).
   std::function<void(const std::string&)> log;
+  /// With `base`: measure only what drifts with the host -- the API call costs and the
+  /// synchronisation wake-ups -- and keep every other figure of `base` (a built-in
+  /// profile of the same GPU model). Well under a second once the device is open.
+  bool hostOnly = false;
+  const DeviceProfile* base = nullptr;
+  /// After each measurement step: (steps done, steps in all).
+  std::function<void(int, int)> progress;
 };
 
 /// Runs the measurements (a few seconds on an H100/H200). Throws std::runtime_error

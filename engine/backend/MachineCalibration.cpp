@@ -1,0 +1,114 @@
+#include "backend/MachineCalibration.h"
+
+#include <stdexcept>
+
+#include "analysis/PredictionProfile.h"
+#include "sim/InPipelineFits.h"
+#if PIPESCOPE_HAVE_CUDA
+#include "cuda/Calibration.h"
+#include "cuda/CudaBackend.h"
+#endif
+
+namespace pipescope {
+
+namespace {
+
+constexpr const char* kNoCudaBuild =
+    "this build has no CUDA backend (built without nvcc), so it cannot measure a GPU; rebuild with the CUDA "
+    "toolkit on a machine with an NVIDIA GPU, or use a built-in profile";
+
+}  // namespace
+
+#if PIPESCOPE_HAVE_CUDA
+
+GpuPresence probeGpuPresence(int device) {
+  GpuPresence g;
+  const CudaProbe probe = probeCuda();
+  if (probe.status != CudaProbe::Status::Available) {
+    g.reason = probe.status == CudaProbe::Status::NoDevice ? "no CUDA GPU on this machine (" + probe.message + ")"
+                                                           : "CUDA is present but failed: " + probe.message;
+    return g;
+  }
+  if (device < 0 || device >= probe.deviceCount) {
+    g.reason = "CUDA device " + std::to_string(device) + " does not exist: this machine has " +
+               std::to_string(probe.deviceCount);
+    return g;
+  }
+  std::string error;
+  auto backend = makeCudaBackend(device, error);
+  if (!backend) {
+    g.reason = "the GPU cannot be opened: " + error;
+    return g;
+  }
+  g.available = true;
+  g.deviceName = backend->describe().name;
+  return g;
+}
+
+HostCosts probeHostCosts(int device, const DeviceProfile& base) {
+  CalibrationOptions o;
+  o.device = device;
+  o.hostOnly = true;
+  o.base = &base;
+  const DeviceProfile p = calibrateDevice(o);
+  return {p.kernelLaunchNs, p.memcpyAsyncCallNs, p.eventRecordNs, p.syncWakeNs};
+}
+
+DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
+  const GpuPresence gpu = probeGpuPresence(options.device);
+  if (!gpu.available) throw std::runtime_error(gpu.reason + "; calibration measures a real GPU");
+  const auto progress = [&](double fraction, const std::string& stage) {
+    if (options.progress) options.progress(fraction, stage);
+  };
+  std::optional<DeviceProfile> base;
+  if (options.quick) {
+    base = builtinProfileForDevice(gpu.deviceName);
+    if (!base)
+      throw std::runtime_error("no built-in profile describes " + gpu.deviceName +
+                               ", so a quick calibration has nothing to start from: run the full calibration");
+  }
+  // The micro-benchmarks take about a third of a full calibration, a tenth of a quick one.
+  const double microShare = options.quick ? 0.1 : 0.35;
+  CalibrationOptions o;
+  o.device = options.device;
+  o.profileName = options.profileName;
+  o.log = options.log;
+  o.hostOnly = options.quick;
+  o.base = base ? &*base : nullptr;
+  o.progress = [&](int done, int total) {
+    progress(microShare * done / total, options.quick ? "host call costs and wake-ups" : "the device's figures");
+  };
+  progress(0, options.quick ? "host call costs and wake-ups" : "the device's figures");
+  DeviceProfile profile = calibrateDevice(o);
+  // What only the backend itself shows: its own per-op/per-batch host cost and the
+  // CPU stages' speed inside a running pipeline.
+  std::string error;
+  auto backend = makeCudaBackend(options.device, error);
+  if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
+  const int rounds = options.quick ? 1 : options.repeats;
+  profile = fitInPipelineRepeated(*backend, profile, rounds, options.log, [&](int done, int total) {
+    progress(microShare + (1 - microShare) * done / total, "the pipeline's own host costs");
+  });
+  const std::string runs =
+      "(CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 stream, and 64 KiB in 8 chunks x 8 streams; GEMM "
+      "calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 KiB x 1 stream on 1 and 8 workers); no random "
+      "validation set";
+  // No random validation set is used for fitting, so any seed can judge the profile.
+  profile.fitConfigurations =
+      options.quick ? "quick calibration on top of '" + base->name +
+                          "': host API costs and wake-ups, and one round of the fitting runs " + runs
+                    : "calibration micro-benchmarks and fitting runs, " + std::to_string(rounds) + " rounds " + runs;
+  return profile;
+}
+
+#else
+
+GpuPresence probeGpuPresence(int) { return {false, {}, kNoCudaBuild}; }
+
+HostCosts probeHostCosts(int, const DeviceProfile&) { throw std::runtime_error(kNoCudaBuild); }
+
+DeviceProfile calibrateMachine(const MachineCalibrationOptions&) { throw std::runtime_error(kNoCudaBuild); }
+
+#endif
+
+}  // namespace pipescope
