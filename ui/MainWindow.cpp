@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/WhatIfAction.h"
+#include "app/CalibrateGpuAction.h"
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
 #include "analysis/WaitCauseLegend.h"
@@ -112,6 +113,7 @@ CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
+CalibrateGpuAction& MainWindow::calibrateGpu() { return *calibrate_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
@@ -249,6 +251,8 @@ void MainWindow::createMenus() {
   runMenu->addSeparator();
   whatIf_ = new WhatIfAction(*this);  // an opened PyTorch trace's workload on the sweep
   runMenu->addAction(whatIf_->action());
+  calibrate_ = new CalibrateGpuAction(this);  // this machine's profile, for every prediction on its GPU
+  runMenu->addAction(calibrate_->action());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

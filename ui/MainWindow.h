@@ -19,6 +19,7 @@ class QMenu;
 namespace pipescope::ui {
 
 class AdvicePanel;
+class CalibrateGpuAction;
 class WhatIfAction;
 class AnalysisController;
 class CompareController;
@@ -63,6 +64,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel& lessons();
   AdvicePanel& advice();
   WhatIfAction& whatIf();
+  CalibrateGpuAction& calibrateGpu();  ///< Run › Calibrate this GPU…
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
@@ -129,6 +131,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
+  CalibrateGpuAction* calibrate_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;
   QMenu* viewMenu_ = nullptr;
