@@ -27,6 +27,7 @@
 #include "cuda/CuptiTracer.h"
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
+#include "cuda/LinkStreamsCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
 
@@ -597,6 +598,9 @@ class Calibrator {
     p_.managedCpuWriteFaultCurve = managed.cpuWriteFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
     p_.prefetchToHostCurve = managed.prefetchToHost;
+    const LinkStreamsCalibration streams = calibrateLinkStreams(options_.log);
+    p_.managedFaultStreamsSpeedup = streams.managedFault;
+    p_.mappedStreamsSpeedup = streams.mapped;
     const CpuWrittenCalibration written = calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
     p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
     p_.mappedReadCpuWrittenCurve = written.mappedRead;

@@ -130,6 +130,9 @@ class FieldReader {
   void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
     points(key, out, "workers", &WorkerSpeedup::workers, 1, 4096, "speedup", &WorkerSpeedup::speedup);
   }
+  void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
+    points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
+  }
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
@@ -270,6 +273,12 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.cpuWorkerSpeedup.empty())
     j["cpuWorkerSpeedup"] =
         pointsToJson(p.cpuWorkerSpeedup, "workers", &WorkerSpeedup::workers, "speedup", &WorkerSpeedup::speedup);
+  if (!p.managedFaultStreamsSpeedup.empty())
+    j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
+                                                   "speedup", &StreamSpeedup::speedup);
+  if (!p.mappedStreamsSpeedup.empty())
+    j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
+                                             &StreamSpeedup::speedup);
   if (!p.cpuStageHandoff.empty())
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
@@ -353,6 +362,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
+  r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
+  r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.validation("validation", p.validation);
   r.rejectUnknown();

@@ -1,16 +1,28 @@
 #include "sim/GpuModel.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 
 GpuModel::GpuModel(const DeviceProfile& profile)
     : profile_(profile), singleQueue_(profile.hardwareQueues <= 1) {}
 
+namespace {
+
+/// Kernels follow each other in a stream without the front end's dependency latency,
+/// whichever of the two kernel slots they run on.
+int engineFamily(int slot) { return slot == GpuModel::kLinkSlot ? GpuModel::kComputeSlot : slot; }
+
+}  // namespace
+
 int GpuModel::engineSlot(EngineId e) const {
-  if (e == EngineId::Compute) return 2;
+  if (e == EngineId::Link) return singleQueue_ ? kComputeSlot : kLinkSlot;
+  if (e == EngineId::Compute) return kComputeSlot;
   if (profile_.copyEngines <= 1) return 0;
   return e == EngineId::H2D ? 0 : 1;
 }
@@ -76,7 +88,7 @@ bool GpuModel::step() {
     t = s.submit;
     seq = s.submitSeq;
   }
-  for (int slot = 0; slot < 3; ++slot) {
+  for (int slot = 0; slot < kSlots; ++slot) {
     const Engine& e = engines_[slot];
     if (!e.busy) continue;
     if (next == kNoEvent || e.doneAt < t || (e.doneAt == t && e.doneSeq < seq)) {
@@ -142,6 +154,15 @@ void GpuModel::makeReady(std::uint64_t id, double t) {
 
 void GpuModel::dispatch(int slot, double t) {
   Engine& e = engines_[slot];
+  if (slot == kLinkSlot) {
+    // Link-bound kernels do not wait for each other: every ready one joins those running.
+    while (!e.ready.empty()) {
+      const std::uint64_t id = e.ready.front();
+      e.ready.erase(e.ready.begin());
+      startOp(slot, id, t);
+    }
+    return;
+  }
   if (e.busy) return;
   if (singleQueue_) {
     // One hardware queue: the engine takes its commands strictly in issue order,
@@ -176,6 +197,18 @@ void GpuModel::dispatch(int slot, double t) {
 void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   Engine& e = engines_[slot];
   GpuOpState& s = mut(id);
+  if (slot == kLinkSlot) {
+    // Shares the link with the link kernels already running (fluid, like the copies);
+    // a stream dependency still resolving is charged as its own time.
+    const double wait = std::max(0.0, s.notBefore - t);
+    s.remainingSoloNs += wait;
+    s.start = t + wait;
+    advanceLinkKernels(t);
+    s.lastUpdate = t;
+    linkRunning_.push_back(id);
+    rescheduleLinkKernels(t);
+    return;
+  }
   e.busy = true;
   e.current = id;
   if (isCopyKind(s.cmd.kind)) {
@@ -221,11 +254,52 @@ void GpuModel::rescheduleCopies(double t) {
   }
 }
 
+void GpuModel::advanceLinkKernels(double t) {
+  for (std::uint64_t id : linkRunning_) {
+    GpuOpState& s = mut(id);
+    s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
+    s.lastUpdate = t;
+  }
+}
+
+void GpuModel::rescheduleLinkKernels(double t) {
+  // n link kernels running together reach speedup(n) times one kernel's throughput:
+  // each progresses at speedup(n) / n of its own rate alone.
+  Engine& e = engines_[kLinkSlot];
+  if (linkRunning_.empty()) {
+    e.busy = false;
+    return;
+  }
+  const int n = int(linkRunning_.size());
+  const auto& curve = op(linkRunning_.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
+                                                                            : profile_.managedFaultStreamsSpeedup;
+  const double rate = streamsSpeedup(curve, n) / n;
+  double finish = std::numeric_limits<double>::infinity();
+  for (std::uint64_t id : linkRunning_) {
+    GpuOpState& s = mut(id);
+    s.rateFactor = rate;
+    const double f = t + s.remainingSoloNs / rate;
+    if (f < finish) {
+      finish = f;
+      e.current = id;
+    }
+  }
+  e.busy = true;
+  scheduleDone(kLinkSlot, finish);
+}
+
 void GpuModel::onEngineDone(int slot, double t) {
   Engine& e = engines_[slot];
   const std::uint64_t id = e.current;
   GpuOpState& s = mut(id);
   s.end = t;
+  if (slot == kLinkSlot) {
+    advanceLinkKernels(t);
+    linkRunning_.erase(std::find(linkRunning_.begin(), linkRunning_.end(), id));
+    rescheduleLinkKernels(t);
+    signal(id, t);
+    return;
+  }
   e.busy = false;
   if (isCopyKind(s.cmd.kind)) {
     advanceCopies(t);
@@ -268,7 +342,8 @@ void GpuModel::signal(std::uint64_t id, double t) {
   if (next.ready >= 0) return;
   // Work on another engine waits for the front end to see this op complete (on a
   // device with one copy engine, a D2H followed by an H2D stays on the same engine).
-  if (next.engineSlot != s.engineSlot) next.notBefore = t + profile_.streamDependencyNs;
+  if (engineFamily(next.engineSlot) != engineFamily(s.engineSlot))
+    next.notBefore = t + profile_.streamDependencyNs;
   makeReady(stream.head, t);
 }
 

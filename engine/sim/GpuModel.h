@@ -21,7 +21,14 @@
 
 namespace pipescope {
 
-enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2 };
+/// Link: kernels bound by the host link (faulting managed pages, mapped memory), which
+/// run side by side with each other and with the compute engine's kernels when the
+/// profile has their overlap curve (DeviceProfile::managedFaultStreamsSpeedup,
+/// mappedStreamsSpeedup); on a single-queue device they are compute kernels.
+enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2, Link = 3 };
+
+/// Which overlap curve of the profile a link-bound kernel follows.
+enum class LinkKind : std::uint8_t { None, ManagedFault, Mapped };
 
 /// A command as the host issues it.
 struct GpuCommand {
@@ -30,6 +37,7 @@ struct GpuCommand {
   EngineId engine = EngineId::Compute;  ///< mapped onto the shared copy engine on one-engine devices
   double soloNs = 0;                    ///< engine time when nothing else competes
   double gbps = 0;                      ///< copies: own bandwidth, for sharing the bidirectional cap
+  LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).
@@ -69,8 +77,10 @@ class GpuModel {
   std::uint64_t nextId() const { return base_ + ops_.size(); }
   /// Frees the state of ops before `id` (they must be done); keeps memory flat on long runs.
   void forgetBefore(std::uint64_t id);
-  /// 1 engine slot for both copy directions on one-copy-engine devices, else 2.
+  /// 1 engine slot for both copy directions on one-copy-engine devices, else 2; link
+  /// kernels have slot kLinkSlot (the compute slot on single-queue devices).
   int engineSlot(EngineId e) const;
+  static constexpr int kComputeSlot = 2, kLinkSlot = 3, kSlots = 4;
 
  private:
   static constexpr std::uint64_t kNone = ~std::uint64_t(0);
@@ -106,6 +116,8 @@ class GpuModel {
   void signal(std::uint64_t id, double t);
   void advanceCopies(double t);
   void rescheduleCopies(double t);
+  void advanceLinkKernels(double t);
+  void rescheduleLinkKernels(double t);
 
   DeviceProfile profile_;
   bool singleQueue_;
@@ -114,9 +126,10 @@ class GpuModel {
   std::uint64_t nextSubmit_ = 0;  // first op whose submit event has not happened
   double lastSubmitT_ = 0;
   std::uint64_t seq_ = 0;         // events created so far
-  Engine engines_[3];
+  Engine engines_[kSlots];
   std::vector<OpQueue> streams_;  // per stream: submitted, not yet signalled (nextInStream)
   std::vector<std::uint64_t> transferring_;          // copies now moving bytes
+  std::vector<std::uint64_t> linkRunning_;           // link kernels now running, side by side
   std::deque<KernelGroup> groups_;
   int groupBase_ = 0;
   int openGroup_ = -1;

@@ -47,7 +47,8 @@ void Simulator::setupLanes() {
     engineLanes_[0] = trace_.lane(LaneKind::CopyEngineH2D, 0, "H2D copy engine");
     engineLanes_[1] = trace_.lane(LaneKind::CopyEngineD2H, 0, "D2H copy engine");
   }
-  engineLanes_[2] = trace_.lane(LaneKind::ComputeEngine, 0, "compute engine");
+  engineLanes_[GpuModel::kComputeSlot] = engineLanes_[GpuModel::kLinkSlot] =
+      trace_.lane(LaneKind::ComputeEngine, 0, "compute engine");
   names_.normalize = trace_.internName("normalize");
   names_.model = trace_.internName("model");
   names_.gemm = trace_.internName("gemm");
@@ -258,6 +259,7 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     std::uint16_t name, apiName;
     double apiCost, ns;
     std::uint64_t bytes;  // what the backend records: the data the kernel works on
+    LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
   };
   Planned kernels[2 + 16];
   std::size_t count = 0;
@@ -289,16 +291,29 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     const double read = double(bytes_.in) / mappedReadGBps(profile_, bytes_.in, bytes_.cpuWritesInput);
     const double write =
         double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
+    const double firstCompute = first.ns, lastCompute = last.ns;
     first.ns = std::max(first.ns, read);
     last.ns = std::max(last.ns, write);
     if (count == 1 && profile_.mappedDuplexGBps > 0)
       first.ns = std::max(first.ns, double(bytes_.in + bytes_.out) / profile_.mappedDuplexGBps);
+    // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
+    if (!profile_.mappedStreamsSpeedup.empty()) {
+      if (first.ns > firstCompute) first.link = LinkKind::Mapped;
+      if (last.ns > lastCompute) last.link = LinkKind::Mapped;
+    }
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
     ManagedPages& pages = managedPages(batch);
-    if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
-    last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+    const double faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
+    const double faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+    first.ns += faultIn;
+    last.ns += faultOut;
+    // Faulting kernels of several streams overlap (the driver serves their faults together).
+    if (!profile_.managedFaultStreamsSpeedup.empty()) {
+      if (faultIn > 0) first.link = LinkKind::ManagedFault;
+      if (faultOut > 0) last.link = LinkKind::ManagedFault;
+    }
     pages.inputOnDevice = true;
     pages.outputBytesOnHost = 0;
   }
@@ -306,7 +321,8 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     GpuCommand cmd;
     cmd.kind = OpKind::Kernel;
     cmd.stream = stream;
-    cmd.engine = EngineId::Compute;
+    cmd.engine = kernels[k].link == LinkKind::None ? EngineId::Compute : EngineId::Link;
+    cmd.link = kernels[k].link;
     cmd.soloNs = kernels[k].ns;
     issueGpu(cmd, batch, kernels[k].bytes, kernels[k].name, flags, kernels[k].apiName, kernels[k].apiCost);
   }

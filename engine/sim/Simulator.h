@@ -107,7 +107,7 @@ class Simulator {
   std::uint64_t flushed_ = 0;
 
   std::uint16_t submitLane_ = 0;
-  std::uint16_t engineLanes_[3] = {0, 0, 0};
+  std::uint16_t engineLanes_[GpuModel::kSlots] = {0, 0, 0, 0};  // link kernels: the compute engine's lane
   std::vector<std::uint16_t> streamLanes_;
   std::vector<std::uint16_t> workerLanes_;
 
