@@ -34,14 +34,9 @@ GpuPresence probeGpuPresence(int device) {
                std::to_string(probe.deviceCount);
     return g;
   }
-  std::string error;
-  auto backend = makeCudaBackend(device, error);
-  if (!backend) {
-    g.reason = "the GPU cannot be opened: " + error;
-    return g;
-  }
+  // No context yet: the calibration sets the device's flags before it opens it.
   g.available = true;
-  g.deviceName = backend->describe().name;
+  g.deviceName = probe.names.at(std::size_t(device));
   return g;
 }
 

@@ -11,7 +11,8 @@
 
 namespace pipescope {
 
-/// Whether this machine has a GPU that can be calibrated, and its name.
+/// Whether this machine has a GPU that can be calibrated, and its name, without opening
+/// the device (its flags must be set before its first use).
 struct GpuPresence {
   bool available = false;
   std::string deviceName;  ///< "NVIDIA H100 80GB HBM3" when available

@@ -3,6 +3,7 @@
 // the CLI or the UI.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/Backend.h"
 
@@ -13,6 +14,9 @@ struct CudaProbe {
   Status status = Status::NoDevice;
   int deviceCount = 0;
   std::string message;  ///< why there is no device, or the error
+  /// Each device's name (from its properties: no context is created, so the device's
+  /// flags can still be set before its first use).
+  std::vector<std::string> names;
 };
 
 /// Asks the CUDA runtime for devices. NoDevice only for cudaErrorNoDevice /
