@@ -88,12 +88,13 @@ for step in "$@"; do
         set_args=(--random "$n" --seed "$seed" --reps "$reps"); tag="random-$seed"
         [ "$repeat" -gt 1 ] && set_args+=(--repeat "$repeat")
       else
-        prof=$arg; set_args=(); tag=matrix
+        prof=$arg; set_args=(); tag=matrix; repeat=1
       fi
       [ -z "$prof" ] && prof=$(builtin_profile)
       [ "$prof" = calibrated ] && prof=$L/profile.json
       mkdir -p "$L/traces-$tag"
-      timeout 420 $CLI validate --profile "$prof" "${set_args[@]}" --stages --save-measurements "$L/$tag.json" \
+      timeout $((420 * ${repeat:-1})) $CLI validate --profile "$prof" "${set_args[@]}" --stages \
+        --save-measurements "$L/$tag.json" \
         --markdown "$L/$tag.md" --traces "$L/traces-$tag" >"$L/$tag.log" 2>&1
       echo "validate $tag rc=$?" | tee -a "$OUT/summary.log"
       grep -E "^median|^mean signed|^measured run|^model median|^  [a-zA-Z ]+ = .*: r" "$L/$tag.log" | tail -24 |
