@@ -234,6 +234,7 @@ void MainWindow::createMenus() {
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  runMenu->setToolTipsVisible(true);  // e.g. why Calibrate this GPU… is greyed out
   startAction_ = runMenu->addAction(tr("&Start"), this, &MainWindow::startRunFromControls);
   startAction_->setShortcut(QKeySequence(Qt::Key_F5));
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
