@@ -26,9 +26,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "backend/CudaModule.h"
 #include "config/ModelWork.h"
 #include "config/Presets.h"
-#include "cuda/CudaBackend.h"
 #include "cuda/CudaError.h"
 #include "cuda/CuptiTracer.h"
 #include "cuda/Kernels.h"
@@ -488,13 +488,20 @@ int main(int argc, char** argv) {
     }
   }
   if (!streamsTable && !breakdown && !longRuns) mirrorTable = true;
-  const CudaProbe probe = probeCuda();
+  // pipescope's backend comes from the module, as in the programs; the references run
+  // this program's own CUDA code (its kernels are the backend's, compiled in here too).
+  const CudaModuleLoad& cudaLoad = loadCudaModule();
+  if (!cudaLoad.module) {
+    std::fprintf(stderr, "%s\n", cudaLoad.error.c_str());
+    return 1;
+  }
+  const CudaProbe probe = cudaLoad.module->probe();
   if (probe.status != CudaProbe::Status::Available) {
     std::printf("no CUDA device (%s): nothing to measure\n", probe.message.c_str());
     return 0;
   }
   std::string error;
-  auto backend = makeCudaBackend(0, error);
+  auto backend = cudaLoad.module->makeBackend(0, error);
   if (!backend) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
@@ -571,7 +578,7 @@ int main(int argc, char** argv) {
       continue;
     Reference ref(row.config);
     std::vector<double> r0, r1, r2, p;
-    const std::uint64_t fc0 = cuda::CuptiTracer::flushCount(), fn0 = cuda::CuptiTracer::flushNs();
+    const CuptiFlushStats flush0 = cudaLoad.module->cuptiFlushStats();  // pipescope's flushes only
     for (int i = 0; i < reps; ++i) {
       r0.push_back(ref.run());
       for (int api = 0; api < 2; ++api) {
@@ -586,8 +593,9 @@ int main(int argc, char** argv) {
       }
       p.push_back(runPipescope(*backend, row.config).makespanMs);
     }
-    const double flushes = double(cuda::CuptiTracer::flushCount() - fc0) / reps;
-    const double flushMs = double(cuda::CuptiTracer::flushNs() - fn0) / 1e6 / reps;
+    const CuptiFlushStats flush1 = cudaLoad.module->cuptiFlushStats();
+    const double flushes = double(flush1.count - flush0.count) / reps;
+    const double flushMs = double(flush1.ns - flush0.ns) / 1e6 / reps;
     std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.1f, %.3f |\n", row.name.c_str(), median(r0), median(r1),
                 median(r2), median(p), flushes, flushMs);
     std::fflush(stdout);

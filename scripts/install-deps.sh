@@ -16,6 +16,7 @@ packages=(
   fonts-dejavu-core    # text in offscreen screenshots and UI tests
   xvfb xauth           # the window tests under a real X server (xcb platform), as well as offscreen
   man-db zsh           # tests of the generated man pages and zsh completion
+  python3              # tests: tools/hta-exposed-comm.py, the independent reference for the rank analysis
   desktop-file-utils shared-mime-info  # tests of the .desktop entry and the MIME type
 )
 if [ "${PIPESCOPE_NO_UI:-0}" = 1 ]; then

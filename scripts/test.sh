@@ -19,7 +19,7 @@ cmake --workflow --preset release
 
 step "Window tests under Xvfb (xcb platform, as on a desktop)"
 xvfb-run -a -s "-screen 0 1920x1080x24" env QT_QPA_PLATFORM=xcb build/release/tests/pipescope_ui_tests \
-  --gtest_filter='LiveViewWindow.*:OpenedTraceWindow.*:MainWindow.*:LiveFollow.*'
+  --gtest_filter='LiveViewWindow.*:OpenedTraceWindow.*:MainWindow.*:LiveFollow.*:ClippedText.*:PresentationMode.*:WindowFit.*:Keyboard.*'
 
 step "Build and test: AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --workflow --preset asan

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Prints the simulator's makespan for the configurations of ANCHORS.md's hand-written
-# pipeline table (32 batches of 32 MiB, kernel ~ H2D ~ 0.62 ms on the H200) as a
-# Markdown table, next to the H200 measurements quoted there.
-# Usage: tools/anchors-table.sh [pipescope-cli] [profile]
+# Prints the simulator's makespan for the configurations of the hand-written H200
+# pipeline in docs/reference-figures.md (32 batches of 32 MiB, kernel ~ H2D ~ 0.62 ms)
+# as a Markdown table, next to the H200 measurements quoted there: one column per
+# profile, then the first profile's ideal bound.
+# Usage: tools/anchors-table.sh [pipescope-cli] [profile ...]   (default profile: h200)
 set -euo pipefail
 cli=${1:-build/release/app/cli/pipescope-cli}
-profile=${2:-h200}
+shift || true
+profiles=("$@")
+[ ${#profiles[@]} -eq 0 ] && profiles=(h200)
 rows=(
   "blocking, pageable, 1 stream|--mode blocking --memory pageable|239"
   "blocking, pinned, 1 stream|--mode blocking --memory pinned|61"
@@ -16,13 +19,21 @@ rows=(
   "async, pageable, 4 streams|--mode async --memory pageable --streams 4|231–245"
 )
 field() { sed -n "s/.*\"$1\": *\([-0-9.e+]*\).*/\1/p" | head -1; }
-echo "| mode | H200 measured (ANCHORS.md) ms | simulator ($profile) ms | simulator ideal bound ms |"
-echo "| --- | ---: | ---: | ---: |"
+header="| mode | H200 measured ms |"
+rule="| --- | ---: |"
+for p in "${profiles[@]}"; do header="$header simulator ($p) ms |"; rule="$rule ---: |"; done
+echo "$header ideal bound (${profiles[0]}) ms |"
+echo "$rule ---: |"
 for r in "${rows[@]}"; do
   IFS='|' read -r name opts measured <<<"$r"
-  # shellcheck disable=SC2086
-  json=$("$cli" run --backend sim --profile "$profile" $opts --json --no-progress)
-  ms=$(printf '%s' "$json" | tr ',' '\n' | field makespan_ms)
-  bound=$(printf '%s' "$json" | tr ',' '\n' | field ideal_bound_ms)
-  printf '| %s | %s | %.1f | %.1f |\n' "$name" "$measured" "$ms" "$bound"
+  line="| $name | $measured |"
+  bound=
+  for p in "${profiles[@]}"; do
+    # shellcheck disable=SC2086
+    json=$("$cli" run --backend sim --profile "$p" $opts --json --no-progress)
+    ms=$(printf '%s' "$json" | tr ',' '\n' | field makespan_ms)
+    [ -z "$bound" ] && bound=$(printf '%s' "$json" | tr ',' '\n' | field ideal_bound_ms)
+    line="$line $(printf '%.1f' "$ms") |"
+  done
+  echo "$line $(printf '%.1f' "$bound") |"
 done

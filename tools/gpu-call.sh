@@ -10,6 +10,9 @@
 #   build[:cli]                 configure and build pipescope-cli, gpu tests, GPU bench (":cli": the
 #                               command line tool only, the quickest)
 #   tests[:N]                   the gpu-labelled test binary N times (default 1)
+#   cuda-module                 the CUDA backend as the programs load it (libpipescope-cuda.so):
+#                               run --backend cuda on the GPU, and the CLI tests that check which
+#                               commands load it and what a broken module or cuBLAS says
 #   calibrate[:NAME]            pipescope-cli calibrate -> $OUT/logs/profile.json (or NAME.json)
 #   random:N:SEED[:PROFILE[:REPS[:REPEAT]]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
@@ -30,7 +33,17 @@
 #   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
 #   memcheck[:FILTER] racecheck[:FILTER]   compute-sanitizer over the gpu tests
+#                               (memcheck:MultiGpu* for the runs over several GPUs)
+#   mgpu[:N]                    tools/gpu-mgpu.sh on N GPUs (default all): the gpu tests
+#                               over several GPUs, gpu_multigpu_bench, calibrate with the
+#                               multi-GPU probes, every new knob and the multi-GPU
+#                               lessons on the CUDA backend ($OUT/logs/mgpu)
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
+#   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
+#                               recording's programs, runs the RecordGpu tests, records a PyTorch
+#                               ResNet-18 training loop (tools/record-train.py) -> record-train.log/.pipescope,
+#                               the agreement check (tools/record-agreement.py) and the overhead
+#                               benchmark (bench/record_overhead.py, REPS runs each, default 5)
 set -u -o pipefail
 . "$(dirname "$0")/gpu-common.sh"
 OUT=${OUT:-$PWD/gpu-call-out}
@@ -61,7 +74,10 @@ for step in "$@"; do
       targets=(pipescope-cli pipescope_gpu_tests gpu_pipeline_bench)
       [ "$arg" = cli ] && targets=(pipescope-cli)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
-        >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" "${targets[@]}" >>"$L/build.log" 2>&1
+        >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" "${targets[@]}" \
+        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' &&
+          echo gpu_multigpu_bench pipescope_multigpu_tests) \
+        >>"$L/build.log" 2>&1
       rc=$?
       tail -5 "$L/build.log" | tee -a "$OUT/summary.log"
       [ $rc -ne 0 ] && { say "BUILD FAILED"; pack; exit 1; }
@@ -73,6 +89,17 @@ for step in "$@"; do
         grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual" "$L/gpu-tests-$i.log" | head -30 |
           tee -a "$OUT/summary.log"
       done
+      ;;
+    cuda-module)
+      ninja -C $B -j"$(nproc)" pipescope_cli_tests >>"$L/build.log" 2>&1 || { say "cli tests build failed"; tail -5 "$L/build.log"; }
+      timeout 120 $CLI run --backend cuda --preset multi-stream --batches 16 >"$L/cuda-module.log" 2>&1
+      echo "run --backend cuda rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^  (backend|note|makespan)" "$L/cuda-module.log" | head -6 | tee -a "$OUT/summary.log"
+      timeout 300 $B/tests/pipescope_cli_tests --gtest_filter='CliCudaLoading*:CliBrokenCudaModule*' \
+        >"$L/cuda-module-tests.log" 2>&1
+      echo "cuda-module tests rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Which is" "$L/cuda-module-tests.log" | head -20 |
+        tee -a "$OUT/summary.log"
       ;;
     calibrate)
       cal=${arg:-profile}  # calibrate:NAME writes $L/NAME.json instead (a second calibration)
@@ -159,6 +186,32 @@ for step in "$@"; do
       echo "$name rc=$?" | tee -a "$OUT/summary.log"
       grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED|SKIPPED) " "$L/$name.log" | tail -8 |
         tee -a "$OUT/summary.log"
+      ;;
+    mgpu)
+      mkdir -p "$L/mgpu"
+      OUT=$L/mgpu BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$L/mgpu/script.log" 2>&1
+      echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
+      cat "$L/mgpu/summary.log" >>"$OUT/summary.log" 2>/dev/null
+      ;;
+    record)
+      ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject pipescope_gpu_tests pipescope_record_sample \
+        gpu_minimal_workload_bench >"$L/record-build.log" 2>&1 || { tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"; say "RECORD BUILD FAILED"; pack; continue; }
+      timeout 180 $B/tests/pipescope_gpu_tests --gtest_filter='RecordGpu*' >"$L/record-gpu-tests.log" 2>&1
+      echo "record gpu tests rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual|unexpected finding" "$L/record-gpu-tests.log" | head -30 |
+        tee -a "$OUT/summary.log"
+      PYTHONUNBUFFERED=1 timeout 240 $CLI record --progress --trace "$L/record-train.pipescope" -- \
+        python3 tools/record-train.py --steps 60 >"$L/record-train.log" 2>&1
+      echo "record pytorch rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^recording:|^Recording of|^Iterations|^  [0-9]+ from|^Bottleneck|^  [A-Z][a-z-]+-bound|pipescope-cli record:" \
+        "$L/record-train.log" | tail -12 | tee -a "$OUT/summary.log"
+      timeout 240 python3 tools/record-agreement.py --cli $CLI --out "$L/record-agreement" >"$L/record-agreement.log" 2>&1
+      echo "record agreement rc=$?" | tee -a "$OUT/summary.log"
+      tail -7 "$L/record-agreement.log" | tee -a "$OUT/summary.log"
+      timeout 420 python3 bench/record_overhead.py --cli $CLI --workload $B/bench/gpu_minimal_workload_bench \
+        --reps "${arg:-5}" >"$L/record-overhead.log" 2>&1
+      echo "record overhead rc=$?" | tee -a "$OUT/summary.log"
+      tail -14 "$L/record-overhead.log" | tee -a "$OUT/summary.log"
       ;;
     script)
       path=${arg%%:*}; sargs=${arg#"$path"}; sargs=${sargs#:}

@@ -45,7 +45,7 @@ grab() { xwd -root -silent | convert xwd:- -strip "$1"; echo "window-screenshots
 
 # Waits for a top-level window whose title contains $1; prints its id.
 window() {
-  for _ in $(seq 200); do
+  for _ in $(seq 600); do  # a loaded machine may take a while to start the app
     local id
     id=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1) || true
     if [ -n "$id" ]; then echo "$id"; return 0; fi

@@ -12,9 +12,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "analysis/WhatIfAction.h"
@@ -23,6 +25,10 @@
 #include "analysis/AnalysisController.h"
 #include "analysis/WaitCauseLegend.h"
 #include "app/AppSettings.h"
+#include "app/DockLayout.h"
+#include "app/PanelFocus.h"
+#include "app/PresentationMode.h"
+#include "app/WindowFit.h"
 #include "app/RunStatusBar.h"
 #include "app/ShortcutsDialog.h"
 #include "charts/ThroughputCharts.h"
@@ -42,10 +48,12 @@
 #include "metrics/MetricsRows.h"
 #include "metrics/TimeSeries.h"
 #include "run/FiguresWorker.h"
+#include "recording/RecordActions.h"
 #include "run/RunController.h"
 #include "sweep/SweepView.h"
 #include "timeline/TimelineLegend.h"
 #include "timeline/TimelineView.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -78,13 +86,16 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   connect(figures_, &FiguresWorker::ready, this, [this](std::shared_ptr<const RunFigures> f) { showFigures(*f); });
 
   auto* central = new QWidget;
-  auto* layout = new QVBoxLayout(central);
-  layout->setContentsMargins(4, 4, 4, 0);
-  layout->setSpacing(2);
+  centralRow_ = new QHBoxLayout(central);
+  centralRow_->setContentsMargins(4, 4, 4, 0);
+  centralRow_->setSpacing(0);
+  timelineColumn_ = new QVBoxLayout;
+  timelineColumn_->setSpacing(2);
+  centralRow_->addLayout(timelineColumn_, 1);
   timeline_ = new TimelineView;
   legend_ = new TimelineLegend;
-  layout->addWidget(timeline_, 1);
-  layout->addWidget(legend_);
+  timelineColumn_->addWidget(timeline_, 1);
+  timelineColumn_->addWidget(legend_);
   setCentralWidget(central);
 
   status_ = new RunStatusBar;
@@ -94,7 +105,15 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   createDocks();
   createMenus();
   connectRun();
-  resize(1600, 1000);
+  // First launch: the screen's available area up to the designed size; a saved
+  // geometry replaces it in restoreSettings(). The docks are arranged first: added one
+  // by one they stand side by side, and the window's minimum with them.
+  const QRect first = screen() ? firstLaunchGeometry(screen()->availableGeometry()) : QRect(QPoint(), kDesignedWindowSize);
+  arrangement_ = isCompactSize(first.size()) ? DockArrangement::Compact : DockArrangement::Wide;
+  arrangeDocks(*this, arrangement_);
+  QMainWindow::layout()->activate();  // the minimum size of the tabbed docks, not of the docks side by side
+  setGeometry(first);
+  fittedGeometry_ = geometry();
   restoreSettings();
   sinceFigures_.start();
 }
@@ -103,7 +122,27 @@ MainWindow::~MainWindow() = default;
 
 RunController& MainWindow::runController() { return *run_; }
 TimelineView& MainWindow::timeline() { return *timeline_; }
-SweepView& MainWindow::sweepView() { return *sweep_; }
+SweepView& MainWindow::sweepView() {
+  // Built the first time the Sweep tab is shown or the view is asked for: a form,
+  // a chart and heatmaps nobody sees at start would cost the first frame ~4 ms.
+  if (!sweep_) {
+    sweep_ = new SweepView;
+    sweepScroll_->setContent(sweep_);
+    // The sweep runs the control panel's configuration and backend, never beside a
+    // live run (on a GPU the two would share, and distort, the measurement).
+    sweep_->setBaseSource([this] { return controls_->config(); }, [this] { return controls_->backendOptions(); });
+    sweep_->setStartBlocker([this] {
+      return run_->running() ? tr("A run is in progress: stop it first (Run > Stop), so that the sweep has the "
+                                  "device to itself.")
+                             : QString();
+    });
+    connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
+    // A finished sweep's recommendation can be long: the bottom row grows to show the
+    // sweep whole, up to 45 % of the window (beyond that the panel scrolls).
+    connect(sweep_, &SweepView::sweepEnded, this, [this] { QTimer::singleShot(0, this, &MainWindow::fitSweepDock); });
+  }
+  return *sweep_;
+}
 ControlPanel& MainWindow::controlPanel() { return *controls_; }
 MetricsPanel& MainWindow::metricsPanel() { return *metrics_; }
 ThroughputCharts& MainWindow::charts() { return *charts_; }
@@ -114,7 +153,18 @@ LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
 CalibrateGpuAction& MainWindow::calibrateGpu() { return *calibrate_; }
+RecordActions& MainWindow::recording() { return *record_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
+PresentationMode& MainWindow::presentation() { return *presentation_; }
+
+void MainWindow::addUnderTimeline(QWidget* w) { timelineColumn_->addWidget(w); }
+
+void MainWindow::setBesideTimeline(QWidget* w) { centralRow_->addWidget(w); }
+
+void MainWindow::setPresenting(bool on) {
+  presenting_ = on;
+  if (!on) setArrangement(isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide);
+}
 
 void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName) {
   auto* dock = new QDockWidget(title, this);
@@ -125,6 +175,7 @@ void MainWindow::addDock(const QString& title, QWidget* w, Qt::DockWidgetArea ar
 }
 
 void MainWindow::createDocks() {
+  // Areas and tab groups: arrangeDocks() (DockLayout.h), for the window's size.
   controls_ = new ControlPanel;
   addDock(tr("Controls"), controls_, Qt::LeftDockWidgetArea, "dock.controls");
   metrics_ = new MetricsPanel;
@@ -134,41 +185,86 @@ void MainWindow::createDocks() {
   // Other areas add one line each here.
   analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
   compare_ = new CompareController(*this);
-  addDock(tr("A/B comparison"), &compare_->view(), Qt::BottomDockWidgetArea, "dock.compare");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.compare"));
-  findChild<QDockWidget*>("dock.charts")->raise();
+  // Two timelines and the table: lower docks scroll instead of squeezing them.
+  addDock(tr("A/B comparison"), new VerticalScrollArea(&compare_->view()), Qt::BottomDockWidgetArea, "dock.compare");
   advice_ = new AdvicePanel(*this);
   addDock(tr("Advice"), advice_, Qt::RightDockWidgetArea, "dock.advice");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.metrics"), findChild<QDockWidget*>("dock.advice"));
-  findChild<QDockWidget*>("dock.metrics")->raise();
   lessons_ = new LessonsPanel(*this);
   addDock(tr("Lessons"), lessons_, Qt::LeftDockWidgetArea, "dock.lessons");
-  tabifyDockWidget(findChild<QDockWidget*>("dock.controls"), findChild<QDockWidget*>("dock.lessons"));
-  findChild<QDockWidget*>("dock.controls")->raise();
-  sweep_ = new SweepView;
-  // The sweep's form, chart and heatmaps need ~910 px to stay legible: in a
-  // narrower window they scroll instead of forcing the window wider.
-  auto* sweepScroll = new QScrollArea;
-  sweepScroll->setWidget(sweep_);
-  sweepScroll->setWidgetResizable(true);
-  sweepScroll->setFrameShape(QFrame::NoFrame);
-  addDock(tr("Sweep"), sweepScroll, Qt::BottomDockWidgetArea, "dock.sweep");
-  // A tab beside the charts: the timeline keeps its height.
-  tabifyDockWidget(findChild<QDockWidget*>("dock.charts"), findChild<QDockWidget*>("dock.sweep"));
-  findChild<QDockWidget*>("dock.charts")->raise();
-
-  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  // The sweep's form, chart and heatmaps stack on a narrow screen (SweepView): the
+  // dock then scrolls vertically. The view itself is built on first use.
+  sweepScroll_ = new VerticalScrollArea(nullptr);
+  addDock(tr("Sweep"), sweepScroll_, Qt::BottomDockWidgetArea, "dock.sweep");
+  connect(findChild<QDockWidget*>("dock.sweep"), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (!visible) return;
+    sweepView();
+    // Shown (first use, or raised again after the row was sized for another
+    // arrangement): the bottom row grows to show the sweep whole.
+    QTimer::singleShot(0, this, &MainWindow::fitSweepDock);
+  });
 }
 
-void MainWindow::applyDefaultLayout() {
-  // For 1600x1000: controls and metrics as side columns, the charts side by side
-  // under the timeline, the timeline as large as the rest allows.
-  for (QDockWidget* d : findChildren<QDockWidget*>()) {
-    if (d->objectName() == "dock.controls") resizeDocks({d}, {330}, Qt::Horizontal);
-    if (d->objectName() == "dock.metrics") resizeDocks({d}, {370}, Qt::Horizontal);
-    if (d->objectName() == "dock.charts") resizeDocks({d}, {300}, Qt::Vertical);
+void MainWindow::applyDefaultLayout() { sizeDocksFromContent(*this, arrangement_); }
+
+void MainWindow::setArrangement(DockArrangement arrangement) {
+  if (arrangement == arrangement_) return;
+  // The user's arrangement of one size comes back when the window returns to it
+  // (a window never shown has no arrangement of its own yet).
+  const QByteArray leaving = isVisible() ? saveState() : QByteArray();
+  const QByteArray back = otherArrangementState_;
+  otherArrangementState_ = leaving;
+  arrangement_ = arrangement;
+  const QSize size = this->size();
+  if (back.isEmpty() || !restoreState(back)) {
+    arrangeDocks(*this, arrangement);
+    if (isVisible()) QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
   }
+  // Moving docks can raise the window's minimum size for a moment; the window keeps
+  // the size the user (or the screen) gave it.
+  QMainWindow::layout()->activate();
+  if (this->size() != size) resize(size);
+}
+
+void MainWindow::fitSweepDock() {
+  auto* dock = findChild<QDockWidget*>("dock.sweep");
+  auto* scroll = dock ? qobject_cast<QScrollArea*>(dock->widget()) : nullptr;
+  if (presenting_ || !scroll || !scroll->widget() || !dock->isVisible() || dock->visibleRegion().isEmpty()) return;
+  const int need = scroll->widget()->heightForWidth(scroll->viewport()->width());
+  const int have = scroll->viewport()->height();
+  if (need <= have) return;
+  const int limit = this->height() * 45 / 100;
+  // resizeDocks sizes the dock's place in the row, which for a tab group includes the
+  // tab bar: a second pass adds what the first left the viewport short.
+  int height = dock->height() + need - have;
+  for (int pass = 0; pass < 2 && height > dock->height(); ++pass) {
+    resizeDocks({dock}, {std::min(height, limit)}, Qt::Vertical);
+    QMainWindow::layout()->activate();
+    const int shortBy = scroll->widget()->heightForWidth(scroll->viewport()->width()) - scroll->viewport()->height();
+    if (shortBy <= 0) break;
+    height = std::min(height, limit) + shortBy;
+    if (height > limit) break;
+  }
+}
+
+void MainWindow::ensureOnScreen() {
+  if (isMaximized() || isFullScreen()) return;
+  QList<QRect> screens;
+  if (const QScreen* primary = QGuiApplication::primaryScreen()) screens << primary->availableGeometry();
+  for (const QScreen* s : QGuiApplication::screens())
+    if (s != QGuiApplication::primaryScreen()) screens << s->availableGeometry();
+  const QRect frame = frameGeometry();
+  const QRect fitted = clampOntoScreens(frame, screens);
+  if (fitted == frame) return;
+  // The frame (title bar, borders) is what must fit; the client area is what we set.
+  const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(),
+                         frame.right() - geometry().right(), frame.bottom() - geometry().bottom());
+  setGeometry(fitted.marginsRemoved(margins));
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (presenting_) return;  // the presentation arranges the window itself
+  setArrangement(isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide);
 }
 
 void MainWindow::createMenus() {
@@ -219,6 +315,8 @@ void MainWindow::createMenus() {
     connect(a, &QAction::triggered, this, [this, g] { timeline_->setGrouping(g); });
   }
   viewMenu_->addAction(analysis_->showWaitsAction());
+  presentation_ = new PresentationMode(*this);
+  viewMenu_->addAction(presentation_->toggleAction());
   QMenu* themes = viewMenu_->addMenu(tr("&Theme"));
   themeActions_ = new QActionGroup(this);
   for (Theme t : {Theme::Light, Theme::Dark}) {
@@ -232,6 +330,7 @@ void MainWindow::createMenus() {
   viewMenu_->addSeparator();
   docksMenu_ = viewMenu_->addMenu(tr("&Panels"));
   for (QDockWidget* d : findChildren<QDockWidget*>()) docksMenu_->addAction(d->toggleViewAction());
+  addGoToPanelMenu(*this, *viewMenu_, *timeline_);
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   runMenu->setToolTipsVisible(true);  // e.g. why Calibrate this GPU… is greyed out
@@ -240,6 +339,9 @@ void MainWindow::createMenus() {
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
   stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   stopAction_->setEnabled(false);
+  record_ = new RecordActions(*this);  // a program of the user's, recorded live
+  runMenu->addAction(record_->recordAction());
+  runMenu->addAction(record_->stopAndEndAction());
   autosaveAction_ = runMenu->addAction(tr("&Autosave runs without a batch limit"));
   autosaveAction_->setCheckable(true);
   autosaveAction_->setChecked(run_->autosave().enabled());
@@ -277,15 +379,6 @@ void MainWindow::connectRun() {
   connect(run_, &RunController::autosaving, this,
           [this](const QString& path) { statusBar()->showMessage(tr("Autosaving this run to %1").arg(path), 8000); });
   connect(timeline_, &TimelineView::rangeSelected, this, &MainWindow::onRangeSelected);
-  // The sweep runs the control panel's configuration and backend, never beside a
-  // live run (on a GPU the two would share, and distort, the measurement).
-  sweep_->setBaseSource([this] { return controls_->config(); }, [this] { return controls_->backendOptions(); });
-  sweep_->setStartBlocker([this] {
-    return run_->running() ? tr("A run is in progress: stop it first (Run > Stop), so that the sweep has the device "
-                                "to itself.")
-                           : QString();
-  });
-  connect(sweep_, &SweepView::traceRequested, this, &MainWindow::showTrace);
 }
 
 void MainWindow::startRunFromControls() {
@@ -299,6 +392,11 @@ void MainWindow::startRunFromControls() {
 }
 
 void MainWindow::stopRun() {
+  if (record_->recording()) {
+    record_->stop();  // the recording ends; the program runs on
+    status_->setRunState(tr("Stopping the recording…"));
+    return;
+  }
   if (!run_->running()) return;
   run_->stop();
   status_->setRunState(tr("Stopping…"));
@@ -312,9 +410,13 @@ void MainWindow::startRun(const PipelineConfig& config) {
 }
 
 void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
-  trace_ = std::move(trace);
   const QString preset = controls_->presetName();
-  traceTitle_ = preset.isEmpty() ? tr("custom configuration") : preset;
+  beginLiveTrace(std::move(trace), preset.isEmpty() ? tr("custom configuration") : preset);
+}
+
+void MainWindow::beginLiveTrace(std::shared_ptr<Trace> trace, const QString& title) {
+  trace_ = std::move(trace);
+  traceTitle_ = title;
   setWindowTitle(tr("pipescope — %1").arg(traceTitle_));
   controls_->clearTraceSource();
   timeline_->setLaneOrder(LaneOrder::HostFirst);
@@ -333,7 +435,9 @@ void MainWindow::onRunStarted(std::shared_ptr<Trace> trace) {
   emit traceChanged(trace_);
 }
 
-void MainWindow::onTick() {
+void MainWindow::onTick() { liveTick(); }
+
+void MainWindow::liveTick() {
   timeline_->refresh();
   updateStatus();
   // The figures cover the whole run, so their cost grows with it: computed on a
@@ -341,7 +445,9 @@ void MainWindow::onTick() {
   if (sinceFigures_.elapsed() >= kMetricsIntervalMs && figures_->request(trace_)) sinceFigures_.restart();
 }
 
-void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) {
+void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) { endLiveTrace(std::move(trace)); }
+
+void MainWindow::endLiveTrace(std::shared_ptr<Trace> trace) {
   timeline_->refresh();
   timeline_->finishLive();  // the whole run, unless the user moved the view during it
   updateFigures();
@@ -369,7 +475,9 @@ void MainWindow::updateStatus() {
   const RunOutcome outcome = trace_->outcome();
   QString state = runStateText(outcome);
   if (outcome.state == RunState::Running && run_->stopRequested()) state = tr("Stopping…");
-  if (outcome.state == RunState::Running) {
+  if (outcome.state == RunState::Running && trace_->configHistory().empty()) {
+    state = tr("Recording");  // a program's recording: no batches until its iterations are found at the end
+  } else if (outcome.state == RunState::Running) {
     const std::int64_t done = trace_->completedBatches();
     const int total = trace_->config().batchCount;
     state += total > 0 ? tr(" — batch %1 of %2").arg(done).arg(total) : tr(" — batch %1").arg(done);
@@ -500,7 +608,7 @@ void MainWindow::exportImageDialog(int what) {
 }
 
 void MainWindow::showShortcuts() {
-  auto* dialog = new ShortcutsDialog(menuBar(), this);
+  auto* dialog = new ShortcutsDialog(menuBar(), presentation_->actions(), this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->open();
 }
@@ -521,8 +629,23 @@ void MainWindow::setTheme(Theme theme) {
 void MainWindow::restoreSettings() {
   if (!options_.persistSettings) return;
   QSettings s;
-  restoreGeometry(s.value("window/geometry").toByteArray());
-  layoutRestored_ = restoreState(s.value("window/state").toByteArray());
+  if (restoreGeometry(s.value("window/geometry").toByteArray())) {
+    fittedGeometry_ = geometry();
+    ensureOnScreen();  // the screen it was saved on may be gone
+    arrangement_ = isCompactSize(size()) ? DockArrangement::Compact : DockArrangement::Wide;
+    arrangeDocks(*this, arrangement_);
+  }
+  // The saved dock state belongs to one arrangement; the other one's is kept for when
+  // the window changes size class.
+  const DockArrangement saved = parseDockArrangement(s.value("window/arrangement").toByteArray());
+  const QByteArray state = s.value("window/state").toByteArray(), other = s.value("window/otherState").toByteArray();
+  if (saved == arrangement_) {
+    layoutRestored_ = restoreState(state);
+    otherArrangementState_ = other;
+  } else {
+    otherArrangementState_ = state;
+    layoutRestored_ = !other.isEmpty() && restoreState(other);
+  }
   const AppSettings a = AppSettings::load(s);
   if (a.config) controls_->setConfig(*a.config);
   if (a.backend) controls_->setBackendOptions(*a.backend);
@@ -539,6 +662,8 @@ void MainWindow::saveSettings() {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
   s.setValue("window/state", saveState());
+  s.setValue("window/arrangement", toString(arrangement_));
+  s.setValue("window/otherState", otherArrangementState_);
   s.setValue("run/autosave", autosaveAction_->isChecked());
   AppSettings a;
   a.config = controls_->config();
@@ -556,6 +681,13 @@ void MainWindow::showEvent(QShowEvent* event) {
     defaultLayoutApplied_ = true;
     QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
   }
+  // A window manager adds its frame after the window is shown, and Qt learns its size
+  // some time later (no event says when): the title bar must not push the bottom of a
+  // screen-sized window off the screen, so look again a little later. Only for the
+  // geometry the window chose itself: a size set by the caller (the screenshot mode's
+  // --size, a test) is kept as asked.
+  if (!event->spontaneous() && size() == fittedGeometry_.size())
+    for (int ms : {0, 300, 1000}) QTimer::singleShot(ms, this, &MainWindow::ensureOnScreen);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -564,7 +696,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   // the engine thread (within one operation) and keeps the recorded trace in the
   // autosave folder (RunAutosave.h).
   run_->stop();
-  sweep_->cancelSweep();
+  record_->stop();  // a recorded program runs on; the recording is kept in the autosave folder
+  if (sweep_) sweep_->cancelSweep();
   QMainWindow::closeEvent(event);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend/Backend.h"
+#include "app/DockLayout.h"
 #include "app/Theme.h"
 #include "config/PipelineConfig.h"
 #include "trace/Trace.h"
@@ -15,6 +16,8 @@ class QAction;
 class QActionGroup;
 class QDockWidget;
 class QMenu;
+class QHBoxLayout;
+class QVBoxLayout;
 
 namespace pipescope::ui {
 
@@ -28,8 +31,11 @@ class ControlPanel;
 class FiguresWorker;
 struct RunFigures;
 class MetricsPanel;
+class PresentationMode;
+class RecordActions;
 class RunController;
 class RunStatusBar;
+class VerticalScrollArea;
 class SweepView;
 class ThroughputCharts;
 class TimelineLegend;
@@ -65,11 +71,21 @@ class MainWindow : public QMainWindow {
   AdvicePanel& advice();
   WhatIfAction& whatIf();
   CalibrateGpuAction& calibrateGpu();  ///< Run › Calibrate this GPU…
+  RecordActions& recording();  ///< Run › Record a program… (ui/recording)
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
   files::TraceFileActions& traceFiles();  ///< File › Open / Save / Export trace, drag-and-drop
   SweepView& sweepView();
+  PresentationMode& presentation();
+  /// Under the timeline, above nothing else added later (the legends).
+  void addUnderTimeline(QWidget* w);
+  /// A column right of the timeline and its legends (the presentation mode's).
+  void setBesideTimeline(QWidget* w);
+  /// While the presentation mode has the window, its size does not rearrange the docks.
+  void setPresenting(bool on);
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
+  /// Wide or compact (DockLayout.h): follows the window's size.
+  DockArrangement dockArrangement() const { return arrangement_; }
   /// The last error shown to the user (tests, screenshot mode).
   QString lastError() const { return lastError_; }
 
@@ -87,6 +103,12 @@ class MainWindow : public QMainWindow {
   void startRun(const PipelineConfig& config);                        ///< loadConfig + Start
   void startRunFromControls();
   void stopRun();
+  /// A live trace from another source than the run controller (a recording), shown and
+  /// followed exactly as a run's: beginLiveTrace when it starts, liveTick at display
+  /// rate, endLiveTrace when it has ended.
+  void beginLiveTrace(std::shared_ptr<Trace> trace, const QString& title);
+  void liveTick();
+  void endLiveTrace(std::shared_ptr<Trace> trace);
   void addDock(const QString& title, QWidget* w, Qt::DockWidgetArea area, const QString& objectName);
   void showError(const QString& message);  ///< status bar + message box (public for ui/files)
   void setTheme(Theme theme);  ///< the whole app's palette, remembered across launches
@@ -98,10 +120,15 @@ class MainWindow : public QMainWindow {
  protected:
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void createDocks();
   void applyDefaultLayout();
+  void setArrangement(DockArrangement arrangement);
+  /// Moves (and shrinks) the window so that its frame lies on a screen that exists.
+  void ensureOnScreen();
+  void fitSweepDock();  ///< the bottom row as high as a finished sweep needs, within reason
   void createMenus();
   void connectRun();
   void restoreSettings();
@@ -132,8 +159,13 @@ class MainWindow : public QMainWindow {
   AdvicePanel* advice_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
   CalibrateGpuAction* calibrate_ = nullptr;
+  RecordActions* record_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
-  SweepView* sweep_ = nullptr;
+  SweepView* sweep_ = nullptr;  ///< created on first use (sweepView())
+  VerticalScrollArea* sweepScroll_ = nullptr;
+  PresentationMode* presentation_ = nullptr;
+  QVBoxLayout* timelineColumn_ = nullptr;
+  QHBoxLayout* centralRow_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* docksMenu_ = nullptr;
   QAction* followAction_ = nullptr;
@@ -150,6 +182,10 @@ class MainWindow : public QMainWindow {
   FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
+  DockArrangement arrangement_ = DockArrangement::Wide;
+  QByteArray otherArrangementState_;  ///< saveState() of the arrangement not in use
+  QRect fittedGeometry_;  ///< where the window put itself (first launch, restored)
+  bool presenting_ = false;
 };
 
 }  // namespace pipescope::ui

@@ -9,6 +9,15 @@
 
 namespace pipescope::ui {
 
+/// Standard: the Okabe-Ito colours. HighContrast (presentation mode, a projector):
+/// the same hues darkened to at least 3.9:1 against white, host sync in black (its
+/// yellow vanishes on a washed-out screen); every pair stays apart under simulated
+/// protanopia, deuteranopia and tritanopia.
+enum class OpColors { Standard, HighContrast };
+/// For the whole app (the timeline, its legend and the charts read it on every paint).
+void setOpColors(OpColors colors);
+OpColors opColors();
+
 QColor opKindColor(OpKind kind);
 /// Label for legends: "H2D copy", "Kernel", ...
 QString opKindLabel(OpKind kind);

@@ -10,12 +10,15 @@
 #include "Commands.h"
 #include "Options.h"
 #include "RunSummary.h"
+#include "TraceReport.h"
 #include "analysis/AnalysisJson.h"
 #include "analysis/DerivedConfig.h"
 #include "config/ConfigJson.h"
 #include "io/OutputFile.h"
 #include "io/TraceFiles.h"
 #include "metrics/Metrics.h"
+#include "ranks/RankAnalysisFormat.h"
+#include "ranks/RankMerge.h"
 
 namespace pipescope::cli {
 
@@ -62,27 +65,22 @@ OptionSet analyzeOptions(AnalyzeRequest& r) {
   return o;
 }
 
-std::string iterationsLine(const IterationInfo& it, std::int64_t batches) {
-  if (batches <= 0) return "none found (see Limits)";
-  std::string s = std::to_string(batches) + " from " + it.source + ", each starting at '" + it.marker + "'";
-  if (it.samplesPerIteration > 0)
-    s += "; " + std::to_string(it.samplesPerIteration) + " samples each (" + it.samplesSource + ")";
-  else
-    s += "; batch size unknown (--batch-size N gives samples/s)";
-  return s;
-}
-
 int analyzeMain(const std::vector<std::string>& args) {
   AnalyzeRequest req;
   OptionSet options = analyzeOptions(req);
   if (wantsHelp(args)) {
-    std::cout << "usage: pipescope-cli analyze FILE|FOLDER [--json] [--iteration-marker NAME] [--batch-size N]\n"
-                 "                             [--profile NAME] [--derive-config FILE.json]\n\n"
+    std::cout << "usage: pipescope-cli analyze FILE|FOLDER [FILE ...] [--json] [--iteration-marker NAME]\n"
+                 "                             [--batch-size N] [--profile NAME] [--derive-config FILE.json]\n\n"
                  "Opens a trace and prints the summary a run prints: metrics, ideal bound, limits, wait causes and\n"
                  "bottleneck. FILE may be a .pipescope trace, the JSON written by 'run --trace x.json', or a Chrome\n"
                  "trace event JSON (Perfetto, chrome://tracing, the PyTorch profiler's export_chrome_trace or\n"
                  "tensorboard_trace_handler *.pt.trace.json), plain or gzip-compressed; the format is detected from\n"
                  "the content. A folder stands for the profiler trace in it (--worker picks one of several).\n\n"
+                 "Ranks of a distributed job: a folder of several profiler traces (tensorboard_trace_handler writes\n"
+                 "one per rank), or several FILEs, open as one trace with one group of lanes per rank, their clocks\n"
+                 "aligned on the collectives. The summary adds a per-rank table (compute, exposed communication,\n"
+                 "overlap, idle by cause, time waited for other ranks and made others wait), the straggler and\n"
+                 "what the job would gain if it were as fast as the median rank.\n\n"
                  "Imported traces: each iteration (ProfilerStep#N, a repeating sequence of record_function ranges,\n"
                  "or --iteration-marker) is a batch; the summary then derives the pipescope configuration that\n"
                  "reproduces one iteration on the simulator and the advice for it (docs/analysis.md).\n\n"
@@ -90,7 +88,7 @@ int analyzeMain(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::vector<std::string> rest;
-  std::string path;
+  std::vector<std::string> paths;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.rfind("--", 0) == 0) {
@@ -98,12 +96,11 @@ int analyzeMain(const std::vector<std::string>& args) {
       // An option's value follows it unless given as --name=value.
       for (const auto& o : options.options())
         if (a == "--" + o.name && !o.valueName.empty() && i + 1 < args.size()) rest.push_back(args[++i]);
-    } else if (path.empty()) {
-      path = a;
     } else {
-      rest.push_back(a);
+      paths.push_back(a);
     }
   }
+  std::string path = paths.empty() ? std::string() : paths.front();
   try {
     options.parse(rest);
     if (path.empty()) throw UsageError("missing the trace FILE to analyze (see 'pipescope-cli analyze --help')");
@@ -113,67 +110,41 @@ int analyzeMain(const std::vector<std::string>& args) {
   }
   std::shared_ptr<Trace> trace;
   TraceFileFormat format{};
+  const bool ranks = opensAsRanks(paths, req.worker);
   try {
-    path = resolveTracePath(path, req.worker);
-    format = detectTraceFileFormat(path);
-    trace = loadTraceFile(path, req.import);
+    if (ranks) {
+      std::vector<std::string> problems;
+      trace = loadRanks(paths, req.import, {}, &problems);
+      for (const auto& p : problems) std::cerr << "pipescope-cli analyze: " << p << "\n";
+      format = TraceFileFormat::ChromeJson;
+      if (paths.size() > 1) path = std::to_string(paths.size()) + " files";
+    } else {
+      path = resolveTracePath(path, req.worker);
+      format = detectTraceFileFormat(path);
+      trace = loadTraceFile(path, req.import);
+    }
   } catch (const std::exception& e) {
     std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
     return kExitRunFailed;
   }
   const bool imported = trace->configHistory().empty();
   // A run that did not finish says why; a file cut off mid-stream says what was recovered.
-  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty())
+  if (const RunOutcome o = trace->outcome(); o.state != RunState::Finished && !o.message.empty() && !ranks)
     std::cerr << "pipescope-cli analyze: " << path << ": " << toString(o.state) << ": " << o.message << "\n";
-  RunReport report;
-  report.configKnown = !imported;
-  report.config = trace->config();
-  report.device = trace->device();
-  report.outcome = trace->outcome();
-  report.metrics = computeMetrics(*trace);
-
-  std::optional<DeviceProfile> profile;
-  std::string profileWhy;
-  if (!req.noAdvice || !req.derivePath.empty()) {
-    profile = imported ? profileForTrace(report.device, req.profile, profileWhy)
-                       : (req.profile.empty() ? std::nullopt : loadDeviceProfile(req.profile, profileWhy));
-    if (!profile && !req.profile.empty()) {
-      std::cerr << "pipescope-cli analyze: --profile = '" << req.profile << "': " << profileWhy << "\n";
-      return kExitUsage;
-    }
+  TraceReportOptions reportOptions{req.profile, req.derivePath, req.noAdvice};
+  TraceReport analysed;
+  try {
+    analysed = analyseTrace(*trace, reportOptions);
+  } catch (const UsageError& e) {
+    std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
+    return kExitUsage;
   }
-  report.analysis = analyseRun(*trace, report.metrics, req.noAdvice && req.derivePath.empty() ? nullptr
-                                                       : profile ? &*profile
-                                                                 : nullptr);
-  if (req.noAdvice && report.analysis) report.analysis->advice.reset();
-
+  const RunReport& report = analysed.report;
+  const std::optional<DeviceProfile>& profile = analysed.profile;
   const IterationInfo iterations = trace->iterations();
-  const std::optional<DerivedConfig>& derived = report.analysis->derived;
-  if (!req.derivePath.empty()) {
-    if (!imported) {
-      // A native run carries its configuration: write it, nothing to derive.
-      try {
-        writeOutputFile(req.derivePath, [&](std::ostream& out) { out << configToJson(trace->config()).dump(2) << "\n"; });
-      } catch (const std::exception& e) {
-        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
-        return kExitRunFailed;
-      }
-    } else if (!derived || !derived->ok()) {
-      std::cerr << "pipescope-cli analyze: cannot write " << req.derivePath << ": "
-                << (derived ? derived->failure
-                            : "no configuration can be derived without iterations" +
-                                  (iterations.why.empty() ? std::string() : ": " + iterations.why))
-                << "\n";
-      return kExitRunFailed;
-    } else {
-      try {
-        writeOutputFile(req.derivePath,
-                            [&](std::ostream& out) { out << configToJson(derived->config).dump(2) << "\n"; });
-      } catch (const std::exception& e) {
-        std::cerr << "pipescope-cli analyze: " << e.what() << "\n";
-        return kExitRunFailed;
-      }
-    }
+  if (std::string error; !writeDerivedConfig(*trace, analysed, reportOptions, error)) {
+    std::cerr << "pipescope-cli analyze: " << error << "\n";
+    return kExitRunFailed;
   }
 
   if (req.json) {
@@ -189,20 +160,14 @@ int analyzeMain(const std::vector<std::string>& args) {
                          {"why_none", iterations.why},
                          {"samples_per_iteration", iterations.samplesPerIteration}};
     j["profile"] = profile ? nlohmann::json(profile->name) : nlohmann::json(nullptr);
+    if (ranks) j["ranks"] = rankAnalysisJson(analyzeRanks(*trace), trace->ranks());
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "Trace " << path << " (" << toString(format) << "): " << trace->laneCount() << " lanes, "
             << trace->ops().publishedCount() << " ops\n";
-  if (imported) std::cout << "Iterations\n  " << wrap(iterationsLine(iterations, report.metrics.batches), 100, 2) << "\n";
-  std::cout << formatSummary(report);
-  if (imported && derived) {
-    std::cout << "Derived configuration (" << profileWhy << ")\n";
-    for (const auto& line : describeDerivedConfig(*derived)) std::cout << "  " << wrap(line, 100, 2) << "\n";
-    if (!req.derivePath.empty())
-      std::cout << "  written to " << req.derivePath << "; 'pipescope-cli sweep --config " << req.derivePath
-                << " --profile " << derived->profileName << "' sweeps batch size x streams\n";
-  }
+  printTraceReport(std::cout, *trace, analysed, reportOptions);
+  if (ranks) std::cout << formatRankAnalysis(analyzeRanks(*trace), trace->ranks());
   return kExitOk;
 }
 

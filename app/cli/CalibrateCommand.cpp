@@ -16,7 +16,8 @@ namespace pipescope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli calibrate [--out FILE] [--quick] [--device N] [--name NAME] [--repeat N]\n\n"
+    "usage: pipescope-cli calibrate [--out FILE] [--quick] [--device N] [--gpus N] [--name NAME]\n"
+    "                                [--repeat N]\n\n"
     "Measures, on a real NVIDIA GPU, everything the simulator's device model needs\n"
     "(copy bandwidth curves for pinned and pageable memory, bidirectional sharing,\n"
     "copy engines, model/normalize/GEMM kernel rates, kernel launch, copy call, event\n"
@@ -24,10 +25,12 @@ constexpr const char* kUsage =
     "CPU cost of pre/postprocessing on this host, timed inside a running pipeline) and\n"
     "the CUDA backend's own host cost per GPU op and per batch (fitted on tiny-batch\n"
     "runs). The fits that run the backend itself read the host's state of the moment,\n"
-    "so they run --repeat times and the profile takes each value's median. About a\n"
-    "minute; --quick measures only what drifts with the host (call costs, wake-ups,\n"
-    "the backend's overhead, CPU stages, one round of fits) on top of the built-in\n"
-    "profile of the same GPU model, in about 20 s.\n\n"
+    "so they run --repeat times and the profile takes each value's median. On a\n"
+    "machine with several GPUs it also measures peer copies between two of them and\n"
+    "NCCL's all-reduce over --gpus of them (default all), for simulated runs over\n"
+    "several GPUs. About a minute; --quick measures only what drifts with the host\n"
+    "(call costs, wake-ups, the backend's overhead, CPU stages, one round of fits) on\n"
+    "top of the built-in profile of the same GPU model, in about 20 s.\n\n"
     "Without --out the profile is this machine's calibration: it is saved in the user's\n"
     "data folder ($XDG_DATA_HOME/pipescope/profiles, else ~/.local/share/pipescope/\n"
     "profiles) under the GPU's and the host's name, and predictions for runs on this GPU\n"
@@ -44,6 +47,10 @@ int calibrateMain(const std::vector<std::string>& args) {
                [&] { o.quick = true; });
   options.value("device", "N", "CUDA device index (default 0)",
                 [&](const std::string& v) { o.device = int(parseInteger("device", v, 0, 63)); });
+  options.value("gpus", "N",
+                "GPUs for the multi-GPU probes: peer copies between --device and the next GPU, NCCL's all-reduce "
+                "over N GPUs (default every GPU present; 1 skips them; --quick keeps the built-in profile's)",
+                [&](const std::string& v) { o.gpus = int(parseInteger("gpus", v, 1, 64)); });
   options.value("name", "NAME",
                 "profile name with --out (default: from the device name, e.g. h100-80gb-hbm3-calibrated); this "
                 "machine's calibration is always named after the GPU and the host",
@@ -69,6 +76,11 @@ int calibrateMain(const std::vector<std::string>& args) {
               << ". Calibration measures a real GPU: run it on a machine with one; on this machine use a built-in "
                  "profile ('pipescope-cli profiles').\n";
     return gpu.reason.find("does not exist") != std::string::npos ? kExitUsage : kExitRunFailed;
+  }
+  if (o.gpus > gpu.deviceCount) {
+    std::cerr << "pipescope-cli calibrate: --gpus " << o.gpus << " but this machine has " << gpu.deviceCount
+              << " CUDA GPU" << (gpu.deviceCount == 1 ? "" : "s") << " (use --gpus 1.." << gpu.deviceCount << ")\n";
+    return kExitUsage;
   }
   const MachineContext machine = MachineContext::current();
   if (out.empty() && machine.folder.empty()) {

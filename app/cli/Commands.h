@@ -12,8 +12,8 @@ struct Command {
   std::string summary;  ///< one line for `pipescope-cli --help`
   /// args excludes the program and command names; returns the process exit code.
   std::function<int(const std::vector<std::string>& args)> main;
-  /// The command polls InterruptGuard (a run, a sweep): Ctrl-C stops it politely.
-  /// Others keep the default action: Ctrl-C ends them at once.
+  /// The command polls StopSignals (a run, a sweep, a lesson): Ctrl-C, SIGTERM and
+  /// SIGHUP stop it politely. Others keep the default actions: they end at once.
   bool stopsOnInterrupt = false;
 };
 

@@ -48,7 +48,7 @@ ComparedRun runSpec(const std::string& source, const std::string& spec) {
   if (req.config.runsUntilStopped())
     throw UsageError("run spec '" + spec + "': batches=0 runs until stopped; give a batch count to compare");
   if (auto issues = validate(req.config); !issues.empty())
-    throw UsageError("run spec '" + spec + "': invalid configuration: " + issues.front().message());
+    throw UsageError("run spec '" + spec + "': invalid configuration: " + req.origins.describe(issues.front()));
   BackendSelection selection = makeBackend(req.backend);
   if (!selection.backend) throw std::runtime_error("run spec '" + spec + "': " + selection.error);
   ComparedRun r;

@@ -6,6 +6,7 @@
 #include "Options.h"
 #include "io/OutputFile.h"
 #include "io/TraceFiles.h"
+#include "ranks/RankMerge.h"
 
 namespace pipescope::cli {
 
@@ -23,7 +24,8 @@ int convertMain(const std::vector<std::string>& args) {
                 [&formatName](const std::string& v) { formatName = v; });
   if (wantsHelp(args)) {
     std::cout << "usage: pipescope-cli convert IN OUT [--metrics]\n\n"
-                 "Reads the trace IN (any format 'analyze' reads, detected from the content) and writes OUT in the\n"
+                 "Reads the trace IN (any format 'analyze' reads, detected from the content; a folder of a job's\n"
+                 "per-rank profiler traces becomes one trace of its ranks) and writes OUT in the\n"
                  "format its extension names:\n"
                  "  .pipescope  pipescope's own trace format (compact, lossless)\n"
                  "  .json       Chrome trace event JSON: opens in Perfetto (ui.perfetto.dev) and chrome://tracing\n"
@@ -71,7 +73,15 @@ int convertMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   try {
-    auto trace = loadTraceFile(files[0]);
+    std::shared_ptr<Trace> trace;
+    if (opensAsRanks({files[0]})) {
+      // A folder of a job's per-rank profiler traces becomes one trace of its ranks.
+      std::vector<std::string> problems;
+      trace = loadRanks({files[0]}, {}, {}, &problems);
+      for (const auto& p : problems) std::cerr << "pipescope-cli convert: " << p << "\n";
+    } else {
+      trace = loadTraceFile(files[0]);
+    }
     saveTraceFile(*trace, files[1], *format);
     // With the output on standard output, the note must not mix into it.
     (isStandardOutputPath(files[1]) ? std::cerr : std::cout) << "wrote " << files[1] << " (" << toString(*format) << ", " << trace->ops().publishedCount() << " ops, "

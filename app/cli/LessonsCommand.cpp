@@ -1,13 +1,18 @@
 // `pipescope-cli lessons`: the guided lessons, listed, or run on the GPU at hand
 // (repeated, claims judged on the medians with their spread, the model's prediction
 // beside each run) or on the simulator.
+#include <atomic>
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <stop_token>
+#include <thread>
 #include <unistd.h>
 
 #include "Commands.h"
 #include "MachineNotice.h"
 #include "Options.h"
+#include "StopSignals.h"
 #include "analysis/AnalysisJson.h"
 #include "analysis/LessonReport.h"
 #include "analysis/LessonRunner.h"
@@ -19,7 +24,7 @@ namespace {
 
 std::string help(const OptionSet& options) {
   return "usage: pipescope-cli lessons [--run N|ID] [--backend sim|cuda|auto] [--device N] [--reps K]\n"
-         "                             [--profile NAME|FILE] [--predict NAME|FILE] [--json]\n"
+         "                             [--profile NAME|FILE] [--predict NAME|FILE] [--slowdown X] [--json]\n"
          "\n"
          "Lists the guided lessons, or runs one: what to look for, the question to answer before the run,\n"
          "then the runs, the numbers and whether they show what the lesson claims. On a GPU each run is\n"
@@ -29,7 +34,8 @@ std::string help(const OptionSet& options) {
          "legacy GPUs (the C1060-like and C2050-like runs of the issue-order lesson) are always simulated.\n" +
          options.help() +
          "\nExit status: 0 listed or ran (even when the effect did not show on this device),\n"
-         "1 a run failed (or --backend cuda without a usable GPU), 2 bad option or unknown lesson.\n"
+         "1 a run failed (or --backend cuda without a usable GPU), 2 bad option or unknown lesson,\n"
+         "128 + N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).\n"
          "\nExamples:\n"
          "  pipescope-cli lessons\n"
          "  pipescope-cli lessons --run 4                        # on the GPU if there is one\n"
@@ -102,6 +108,17 @@ int lessonsMain(const std::vector<std::string>& args) {
                 "profile of this GPU's model, e.g. h100-calibrated on an H100)",
                 [&](const std::string& v) { predict = v; });
   options.choices(builtinProfileNames());
+  double slowdown = 0.0;
+  options.value("slowdown", "X",
+                "simulator only: wall-clock seconds per simulated second of the 'this GPU' runs, 0..10000 "
+                "(default 0 = as fast as possible), to follow a lesson's progress as it runs",
+                [&](const std::string& v) {
+                  slowdown = parseNumber("slowdown", v);
+                  if (!(slowdown >= 0 && slowdown <= 10000)) throw UsageError("--slowdown = " + v + ": allowed 0..10000");
+                });
+  bool forceProgress = false;
+  options.flag("progress", "show which run is going on stderr even when it is not a terminal",
+               [&] { forceProgress = true; });
   options.flag("json", "print the lesson list, or the lesson and its results, as JSON", [&] { json = true; });
   if (wantsHelp(args)) {
     std::cout << help(options);
@@ -138,16 +155,41 @@ int lessonsMain(const std::vector<std::string>& args) {
   if (!lesson) return usage("--run = '" + which + "': no such lesson; 'pipescope-cli lessons' lists them (1-9)");
 
   LessonRunOptions run = lessonOnBackend(backend);
+  if (slowdown > 0) {
+    backend.simulatorSlowdown = slowdown;
+    run.currentBackend = [backend] { return makeBackend(backend); };
+  }
   run.reps = reps;
   run.predictProfile = predict;
-  if (::isatty(STDERR_FILENO))
-    run.progress = [](const LessonProgress& p) {
-      std::cerr << "\r\033[K" << "run " << p.step + 1 << "/" << p.steps << ": " << p.label;
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (terminal || forceProgress)
+    run.progress = [terminal](const LessonProgress& p) {
+      std::cerr << (terminal ? "\r\033[K" : "") << "run " << p.step + 1 << "/" << p.steps << ": " << p.label;
       if (p.reps > 1) std::cerr << " (repetition " << p.rep + 1 << "/" << p.reps << ")";
+      std::cerr << (terminal ? "" : "\n");
       std::cerr.flush();
     };
-  const LessonOutcome out = runLesson(*lesson, run);
-  if (run.progress) std::cerr << "\r\033[K";
+  // The lesson runs on a worker thread; this one turns a stop signal into a stop
+  // request, honoured between operations like Run > Stop.
+  StopSignals stopSignals;
+  std::stop_source stop;
+  if (stopSignals.requested()) stop.request_stop();
+  LessonOutcome out;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    try {
+      out = runLesson(*lesson, run, stop.get_token());
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+    done = true;
+  });
+  while (!done) {
+    if (stopSignals.requested() && !stop.stop_requested()) stop.request_stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  worker.join();
+  if (run.progress && terminal) std::cerr << "\r\033[K";
   if (json) {
     std::cout << lessonOutcomeToJson(*lesson, out).dump(2) << "\n";
   } else {
@@ -159,14 +201,20 @@ int lessonsMain(const std::vector<std::string>& args) {
   if (out.ok() && out.measured() && predict.empty() && !json)
     printMachineNotice(predictionProfileFor(out.device), backend.cudaDevice, std::cerr);
   if (!out.ok()) {
-    std::cerr << "pipescope-cli lessons: " << out.error << "\n";
-    return kExitRunFailed;
+    std::cerr << "pipescope-cli lessons: "
+              << (stop.stop_requested() ? "stopped by " + StopSignals::describe() + ": " : std::string()) << out.error
+              << "\n";
+    return StopSignals::exitCode(kExitRunFailed);
   }
-  return kExitOk;
+  if (StopSignals::requested())
+    std::cerr << "pipescope-cli lessons: " << StopSignals::describe()
+              << " arrived after the lesson's last run; its results are complete.\n";
+  return StopSignals::exitCode(kExitOk);
 }
 
 const bool registered = registerCommand(
-    {"lessons", "list the guided lessons or run one on the GPU or the simulator, with the claims checked", lessonsMain});
+    {"lessons", "list the guided lessons or run one on the GPU or the simulator, with the claims checked", lessonsMain,
+     /*stopsOnInterrupt=*/true});
 
 }  // namespace
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "Commands.h"
-#include "InterruptGuard.h"
 #include "MachineNotice.h"
+#include "StopSignals.h"
 #include "RunOptions.h"
 #include "RunProgress.h"
 #include "RunSummary.h"
@@ -28,9 +28,9 @@ int usageError(const std::string& message) {
   return kExitUsage;
 }
 
-int invalidConfig(const std::vector<ConfigIssue>& issues) {
+int invalidConfig(const std::vector<ConfigIssue>& issues, const ConfigOrigins& origins) {
   std::cerr << "pipescope-cli run: invalid configuration:\n";
-  for (const auto& i : issues) std::cerr << "  --" << i.message() << "\n";
+  for (const auto& i : issues) std::cerr << "  " << origins.describe(i) << "\n";
   std::cerr << "See 'pipescope-cli run --help'.\n";
   return kExitUsage;
 }
@@ -49,7 +49,7 @@ int runMain(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {  // an unreadable or malformed --config file
     return usageError(e.what());
   }
-  if (auto issues = validate(req.config); !issues.empty()) return invalidConfig(issues);
+  if (auto issues = validate(req.config); !issues.empty()) return invalidConfig(issues, req.origins);
 
   BackendSelection selection = makeBackend(req.backend);
   if (!selection.backend) {
@@ -57,17 +57,17 @@ int runMain(const std::vector<std::string>& args) {
     return kExitRunFailed;
   }
   EngineThread engine(std::move(selection.backend));
-  InterruptGuard interrupt;  // main() installed it first; an interrupt since then stops the run
+  StopSignals stopSignals;  // main() installed them first; a signal since then stops the run
   const bool stream = !req.tracePath.empty() && streamsTrace(req.tracePath);
   std::shared_ptr<Trace> trace;
   try {
     trace = engine.start(req.config, req.maxOps, /*keepUntilStreamed=*/stream);
   } catch (const ConfigError& e) {
-    return invalidConfig(e.issues());
+    return invalidConfig(e.issues(), req.origins);
   }
-  // An interrupt that arrived before the run began ends it at its first batch boundary.
+  // A stop signal that arrived before the run began ends it at its first batch boundary.
   bool stopRequested = false;
-  if (interrupt.interrupted()) {
+  if (stopSignals.requested()) {
     engine.requestStop();
     stopRequested = true;
   }
@@ -85,7 +85,7 @@ int runMain(const std::vector<std::string>& args) {
 
   RunProgress progress(!req.noProgress && (req.progress || ::isatty(STDERR_FILENO)), req.config.batchCount);
   while (engine.running()) {
-    if (!stopRequested && interrupt.interrupted()) {
+    if (!stopRequested && stopSignals.requested()) {
       engine.requestStop();
       stopRequested = true;
     }
@@ -93,7 +93,11 @@ int runMain(const std::vector<std::string>& args) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   engine.wait();
-  progress.finish();
+  // The signal that stopped the run goes into its outcome, so the trace's end marker
+  // and the summary both say what stopped it.
+  const std::string stoppedBy = stopRequested ? StopSignals::name() : std::string();
+  if (!stoppedBy.empty() && trace->outcome().state == RunState::Stopped)
+    trace->setOutcome({RunState::Stopped, "stopped by " + stoppedBy});
 
   RunReport report;
   report.config = req.config;
@@ -101,6 +105,7 @@ int runMain(const std::vector<std::string>& args) {
   report.device = trace->device();
   report.backendNote = selection.note;
   report.outcome = trace->outcome();
+  if (report.outcome.state == RunState::Stopped) report.stoppedBy = stoppedBy;
   report.metrics = computeMetrics(*trace);
   report.droppedOps = trace->ops().droppedCount();
   if (req.json || !req.quiet) {  // nothing prints it otherwise: skip the simulated advice
@@ -122,16 +127,22 @@ int runMain(const std::vector<std::string>& args) {
   int exitCode = kExitOk;
   if (!req.tracePath.empty()) {
     try {
-      if (writer)
+      if (writer) {
+        // Writing the rest can take a while (a slow disk, a FIFO read slowly); a stop
+        // signal now still lets it finish, a second one of the same kind ends it.
+        progress.finishing(req.tracePath);
         writer->finish();
-      else
+      } else {
         saveTrace(*trace, req.tracePath);
+      }
       report.tracePath = req.tracePath;
     } catch (const std::exception& e) {
       std::cerr << "pipescope-cli run: " << e.what() << "\n";
       exitCode = kExitRunFailed;
     }
   }
+
+  progress.finish();
 
   // With the trace on standard output, the summary must not mix into it.
   std::ostream& summaryOut = isStandardOutputPath(req.tracePath) ? std::cerr : std::cout;
@@ -143,11 +154,15 @@ int runMain(const std::vector<std::string>& args) {
 
   if (report.outcome.state == RunState::Failed) {
     std::cerr << "pipescope-cli run: the run failed: " << report.outcome.message << "\n";
-    return kExitRunFailed;
+    return StopSignals::exitCode(kExitRunFailed);
   }
   if (report.outcome.state == RunState::Stopped && !req.quiet)
-    std::cerr << "pipescope-cli run: stopped on request; the summary covers what was recorded.\n";
-  return exitCode;
+    std::cerr << "pipescope-cli run: stopped by " << (stoppedBy.empty() ? "request" : StopSignals::describe())
+              << "; the summary covers what was recorded.\n";
+  else if (StopSignals::requested() && !req.quiet)
+    std::cerr << "pipescope-cli run: " << StopSignals::describe()
+              << " arrived after the run had finished; the trace and the summary are complete.\n";
+  return StopSignals::exitCode(exitCode);
 }
 
 const bool registered = registerCommand(

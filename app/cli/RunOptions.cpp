@@ -32,16 +32,26 @@ RunOptionParser::RunOptionParser() {
   const PipelineConfig d;
   auto knob = [this](std::string name, std::string valueName, std::string help,
                      std::function<void(PipelineConfig&, const std::string&)> set) {
-    options_.value(name, std::move(valueName), std::move(help), [this, set](const std::string& v) {
+    options_.value(name, std::move(valueName), std::move(help), [this, set, name](const std::string& v) {
       // Values are checked now (so errors come in command-line order) and applied
       // after the presets and config files.
       PipelineConfig probe;
       set(probe, v);
-      knobSteps_.push_back([this, set, v] { set(request_.config, v); });
+      knobSteps_.push_back([this, set, v, name] {
+        set(request_.config, v);
+        request_.origins.set(name, {ConfigOrigin::Kind::Option, "--" + name});
+      });
     });
   };
   auto knobFlag = [this](std::string name, std::string help, std::function<void(PipelineConfig&)> set) {
-    options_.flag(std::move(name), std::move(help), [this, set] { knobSteps_.push_back([this, set] { set(request_.config); }); });
+    // --no-normalize sets the field "normalize".
+    const std::string field = name.rfind("no-", 0) == 0 ? name.substr(3) : name;
+    options_.flag(name, std::move(help), [this, set, field, name] {
+      knobSteps_.push_back([this, set, field, name] {
+        set(request_.config);
+        request_.origins.set(field, {ConfigOrigin::Kind::Option, "--" + name});
+      });
+    });
   };
   // Integer knobs accept any int here so that validate() explains an out-of-range
   // value with its reason; only non-numbers and overflow are rejected while parsing.
@@ -64,7 +74,10 @@ RunOptionParser::RunOptionParser() {
                      throw UsageError("--preset = '" + v + "': unknown preset; known presets: " +
                                       join(presetNames(), ", "));
                    request_.presetName = v;
-                   baseSteps_.push_back([this, cfg = p->config] { request_.config = cfg; });
+                   baseSteps_.push_back([this, cfg = p->config, v] {
+                     request_.config = cfg;
+                     request_.origins.setAll({ConfigOrigin::Kind::Preset, v});
+                   });
                  });
   options_.choices(presetNames());
   options_.value("config", "FILE.json",
@@ -72,7 +85,8 @@ RunOptionParser::RunOptionParser() {
                  "{\"streams\": 4, \"memory\": \"pinned\"}); applied on top of --preset",
                  [this](const std::string& v) {
                    request_.configFiles.push_back(v);
-                   baseSteps_.push_back([this, v] { request_.config = loadConfigFile(v, request_.config); });
+                   baseSteps_.push_back(
+                       [this, v] { request_.config = loadConfigFile(v, request_.config, &request_.origins); });
                  });
 
   options_.group("Transfers and streams");
@@ -156,6 +170,49 @@ RunOptionParser::RunOptionParser() {
           "pieces each copy is split into, 1.." + std::to_string(kMaxTransferChunks) + " (default 1 = one large copy)",
           &PipelineConfig::transferChunks);
 
+  options_.group("Several GPUs");
+  knob("gpus", "N",
+       "GPUs to run on, 1.." + std::to_string(kMaxGpus) + " (default 1): GPUs 0..N-1; --devices picks other ones. "
+           "The simulator models up to " + std::to_string(kMaxGpus) + "; a CUDA run needs that many GPUs",
+       [this](PipelineConfig& c, const std::string& v) {
+         const int n = int(parseInteger("gpus", v, 1, kMaxGpus));
+         c.devices.clear();
+         for (int g = 0; g < n; ++g) c.devices.push_back(g);
+         gpusGiven_ = true;
+       });
+  knob("devices", "LIST",
+       "the GPUs to run on by CUDA ordinal, e.g. 0,2,3 (default 0); each once, at most " + std::to_string(kMaxGpus),
+       [this](PipelineConfig& c, const std::string& v) {
+         auto list = parseDeviceList(v);
+         if (!list)
+           throw UsageError("--devices = '" + v + "': expected GPU ordinals separated by commas, e.g. 0,2,3");
+         c.devices = *list;
+         devicesGiven_ = true;
+       });
+  knob("parallel", "MODE",
+       "how several GPUs share the work: " + choices(parallelModeNames()) +
+           " (default data: batches dealt across the GPUs, each runs the whole pipeline; pipeline: the model's "
+           "kernels split into stages, stage k on GPU k, activations handed on by peer copies)",
+       [](PipelineConfig& c, const std::string& v) {
+         c.parallel = parseChoice<ParallelMode>("parallel", v, parseParallelMode, choices(parallelModeNames()));
+       });
+  knob("allreduce-bytes", "BYTES",
+       "data parallel: gradient bytes all-reduced across the GPUs (NCCL) after each step's kernels, 0.." +
+           formatBytes(kMaxAllreduceBytes) + "; units K, M, G (default 0 = no gradient exchange)",
+       [](PipelineConfig& c, const std::string& v) { c.allreduceBytes = parseByteCount("allreduce-bytes", v); });
+  intKnob("buckets", "K",
+          "data parallel: the all-reduce in K buckets, each issued as soon as its share of the kernels is done so it "
+          "overlaps the rest, 0.." + std::to_string(kMaxBuckets) + " (default 1; 0 = one all-reduce after all compute)",
+          &PipelineConfig::buckets);
+  knob("activation-bytes", "BYTES",
+       "pipeline parallel: bytes each micro-batch hands from one stage's GPU to the next by a peer copy, 0.." +
+           formatBytes(kMaxActivationBytes) + " (default 0: the stages only wait for each other)",
+       [](PipelineConfig& c, const std::string& v) { c.activationBytes = parseByteCount("activation-bytes", v); });
+  intKnob("micro-batches", "M",
+          "pipeline parallel: micro-batches per batch, so the stages overlap (GPipe), 1.." +
+              std::to_string(kMaxMicroBatches) + " (default 1)",
+          &PipelineConfig::microBatches);
+
   options_.group("Backend");
   options_.value("backend", "KIND",
                  "sim|cuda|auto (default auto: the CUDA GPU when there is one, else the simulator)",
@@ -173,7 +230,8 @@ RunOptionParser::RunOptionParser() {
                    request_.profileGiven = true;
                  });
   options_.choices(builtinProfileNames());
-  options_.value("device", "N", "CUDA device index, 0..63 (default 0)", [this](const std::string& v) {
+  options_.value("device", "N", "CUDA device index of a one-GPU run, 0..63 (default 0; several GPUs: --devices)",
+                 [this](const std::string& v) {
     request_.backend.cudaDevice = int(parseInteger("device", v, 0, 63));
   });
   options_.value("slowdown", "X",
@@ -210,7 +268,11 @@ RunRequest RunOptionParser::parse(const std::vector<std::string>& args) {
   request_ = RunRequest{};
   baseSteps_.clear();
   knobSteps_.clear();
+  gpusGiven_ = devicesGiven_ = false;
   options_.parse(args);
+  if (gpusGiven_ && devicesGiven_)
+    throw UsageError("--gpus and --devices both choose the GPUs: give one of them (--gpus 4 runs on GPUs 0-3, "
+                     "--devices 0,2,3 on those three)");
   for (auto& step : baseSteps_) step();
   for (auto& step : knobSteps_) step();
   if (request_.maxOps == 0 && request_.config.runsUntilStopped()) request_.maxOps = 4u << 20;
@@ -229,7 +291,9 @@ std::string RunOptionParser::help() const {
          "\nExamples:\n"
          "  pipescope-cli run --preset multi-stream --backend sim\n"
          "  pipescope-cli run --preset naive --sample-bytes 1M --batches 64 --trace naive.json\n"
-         "  pipescope-cli run --config my.json --streams 8 --json\n";
+         "  pipescope-cli run --config my.json --streams 8 --json\n"
+         "  pipescope-cli run --backend sim --gpus 4 --allreduce-bytes 64M --buckets 4\n"
+         "  pipescope-cli run --backend sim --gpus 2 --parallel pipeline --micro-batches 8 --activation-bytes 8M\n";
 }
 
 }  // namespace pipescope::cli

@@ -6,6 +6,7 @@
 
 #include "Options.h"
 #include "backend/Backend.h"
+#include "config/ConfigOrigins.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope::cli {
@@ -16,6 +17,9 @@ struct RunRequest {
   bool profileGiven = false;     ///< --profile was given (else a GPU run predicts with this machine's profile)
   std::string presetName;        ///< last --preset, empty if none
   std::vector<std::string> configFiles;
+  /// Where each field's value came from (preset, --config file, option), so that a
+  /// value error names the file and field to edit.
+  ConfigOrigins origins;
   std::string tracePath;         ///< --trace FILE, empty = do not write
   std::uint64_t maxOps = 0;      ///< live window (0 = keep every op)
   bool json = false;
@@ -40,6 +44,7 @@ class RunOptionParser {
   RunRequest request_;
   std::vector<std::function<void()>> baseSteps_;  // --preset / --config
   std::vector<std::function<void()>> knobSteps_;  // everything that edits one field
+  bool gpusGiven_ = false, devicesGiven_ = false;
 };
 
 }  // namespace pipescope::cli

@@ -32,6 +32,13 @@ void RunProgress::update(const Trace& trace) {
   shown_ = true;
 }
 
+void RunProgress::finishing(const std::string& path) {
+  if (!shown_) return;
+  std::fprintf(stderr, "%s  run over; writing the rest of the trace to '%s'...%s", terminal_ ? "\r\x1b[K" : "",
+               path.c_str(), terminal_ ? "" : "\n");
+  std::fflush(stderr);
+}
+
 void RunProgress::finish() {
   if (!shown_) return;
   if (terminal_) std::fputs("\r\x1b[K", stderr);

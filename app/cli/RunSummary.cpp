@@ -64,9 +64,53 @@ std::string laneBusyList(const Metrics& m) {
   return s;
 }
 
+std::string gpuSetup(const PipelineConfig& c) {
+  std::string s = std::to_string(c.gpuCount()) + " (" + formatDeviceList(c.deviceOrdinals()) + "), ";
+  if (c.isPipelineParallel())
+    return s + "pipeline parallel: " + std::to_string(c.gpuCount()) + " stages, " + std::to_string(c.microBatches) +
+           (c.microBatches == 1 ? " micro-batch" : " micro-batches") + " per batch, " +
+           formatBytes(c.activationBytes) + " of activations per micro-batch and stage";
+  s += "data parallel";
+  if (c.allreduceBytes > 0)
+    s += ", all-reduce of " + formatBytes(c.allreduceBytes) + " per step " +
+         (c.buckets <= 1 ? std::string("after the kernels") : "in " + std::to_string(c.buckets) + " buckets");
+  return s;
+}
+
+// Several GPUs: each GPU, the links, the communication.
+std::string multiGpuRows(const MultiGpuMetrics& g) {
+  std::string s;
+  for (const GpuFigures& f : g.perGpu) {
+    std::string v = "busy " + percent(f.busy) + ": kernels " + percent(f.computeBusy) + ", H2D " +
+                    percent(f.h2dBusy) + ", D2H " + percent(f.d2hBusy);
+    if (f.commNs > 0)
+      v += ", communication " + percent(f.commBusy) + " (" + formatDuration(f.exposedCommNs) + " exposed)";
+    v += ", " + std::to_string(f.batches) + (f.batches == 1 ? " batch" : " batches");
+    s += row(f.name, v);
+  }
+  for (const LinkFigures& l : g.links)
+    s += row("link", l.name + ": busy " + percent(l.busy) + ", " + formatBytes(l.bytes) + " at " +
+                         figure(l.gbpsBusy) + " GB/s while copying");
+  if (g.collectives > 0)
+    s += row("all-reduce", std::to_string(g.collectives) + " calls, " + formatBytes(g.collectiveBytes) + " in " +
+                               formatDuration(g.collectiveNs) + ": bus bandwidth " + figure(g.allreduceBusGBps) +
+                               " GB/s");
+  if (g.commNs > 0)
+    s += row("communication", formatDuration(g.commNs) + " over the GPUs, " + percent(g.commOverlap) +
+                                  " of it beside a kernel; exposed " + formatDuration(g.exposedCommNs) + " (" +
+                                  percent(g.exposedCommFraction) + " of each GPU's time)");
+  if (g.pipeline)
+    s += row("bubble", "compute engines idle " + percent(g.idleCompute) + " of the time; GPipe's fill and drain " +
+                           "alone leave " + percent(g.gpipeBubble) + " with " + std::to_string(g.microBatches) +
+                           (g.microBatches == 1 ? " micro-batch" : " micro-batches"));
+  return s;
+}
+
 // Limits, wait causes and advice (docs/analysis.md), after the bottleneck.
 std::string analysisSection(const RunAnalysis& a) {
-  std::string s = "Limits\n";
+  std::string s;
+  if (a.scaling) s += "Scaling\n  " + wrap(a.scaling->sentence, 100, 2) + "\n";
+  s += "Limits\n";
   s += "  " + wrap(a.limits.positionSentence, 100, 2) + "\n";
   if (!a.limits.criticalSentence.empty()) s += "  " + wrap(a.limits.criticalSentence, 100, 2) + "\n";
   s += "Waits\n";
@@ -119,6 +163,7 @@ std::string formatSummary(const RunReport& r) {
                                   (c.transferChunks == 1 ? " chunk" : " chunks") + " per copy, " +
                                   formatBytes(c.d2hBytes()) + " back per batch");
     s += row("sync", std::string(toString(c.sync)));
+    if (c.isMultiGpu() || !c.devices.empty()) s += row("GPUs", gpuSetup(c));
   }
 
   s += "Device\n";
@@ -130,7 +175,8 @@ std::string formatSummary(const RunReport& r) {
   if (!r.backendNote.empty()) s += row("note", r.backendNote);
   if (!r.device.note.empty() && r.device.note != r.backendNote) s += row("note", r.device.note);
 
-  s += "Results (" + std::string(toString(r.outcome.state)) + ", " + std::to_string(m.batches) + " batches, " +
+  const std::string state = r.stoppedBy.empty() ? std::string(toString(r.outcome.state)) : "stopped by " + r.stoppedBy;
+  s += "Results (" + state + ", " + std::to_string(m.batches) + " batches, " +
        std::to_string(m.ops) + " ops)\n";
   if (r.droppedOps > 0)
     s += row("note", "the oldest " + std::to_string(r.droppedOps) +
@@ -146,7 +192,11 @@ std::string formatSummary(const RunReport& r) {
     s += row("GPU idle", percent(m.gpuIdle));
     s += row("overlap", percent(m.computeOverlappedByCopy) + " of kernel time has a copy beside it; " +
                             percent(m.copyOverlappedByCompute) + " of copy time has a kernel beside it");
-    s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " +
+    if (m.multiGpu) s += multiGpuRows(*m.multiGpu);
+    if (m.multiGpu)
+      s += row("ideal bound", formatDuration(m.idealBoundNs) + " (critical: " + m.multiGpu->critical + ")");
+    else
+      s += row("ideal bound", formatDuration(m.idealBoundNs) + " (per batch: H2D " +
                                 formatDuration(m.perBatchOccupancy.h2dNs) + ", kernels " +
                                 formatDuration(m.perBatchOccupancy.kernelNs) + ", D2H " +
                                 formatDuration(m.perBatchOccupancy.d2hNs) + ", host " +
@@ -178,7 +228,9 @@ nlohmann::json summaryJson(const RunReport& r) {
                  {"copy_engines", r.device.copyEngines},
                  {"timing_source", r.device.timingSource},
                  {"note", r.backendNote.empty() ? r.device.note : r.backendNote}};
-  j["outcome"] = {{"state", toString(r.outcome.state)}, {"message", r.outcome.message}};
+  j["outcome"] = {{"state", toString(r.outcome.state)},
+                  {"message", r.outcome.message},
+                  {"signal", r.stoppedBy.empty() ? json(nullptr) : json(r.stoppedBy)}};
   j["metrics"] = {
       {"batches", m.batches},
       {"samples", m.samples},
@@ -225,7 +277,8 @@ nlohmann::json summaryJson(const RunReport& r) {
       {"efficiency", m.efficiency},
       {"bottleneck", toString(m.bottleneck)},
       {"bottleneck_sentence", m.bottleneckSentence},
-      {"lanes", lanes}};
+      {"lanes", lanes},
+      {"multi_gpu", m.multiGpu ? multiGpuToJson(*m.multiGpu) : json(nullptr)}};
   j["trace"] = r.tracePath.empty() ? json(nullptr) : json(r.tracePath);
   j["analysis"] = r.analysis ? runAnalysisToJson(*r.analysis) : json(nullptr);
   return j;

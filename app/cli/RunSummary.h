@@ -22,6 +22,8 @@ struct RunReport {
   DeviceInfo device;
   std::string backendNote;  ///< why `auto` chose what it chose
   RunOutcome outcome;
+  /// The stop signal that ended the run ("SIGTERM"), empty when none did.
+  std::string stoppedBy;
   Metrics metrics;
   std::string tracePath;    ///< empty when no trace was written
   std::uint64_t droppedOps = 0;

@@ -9,8 +9,8 @@
 
 #include "Commands.h"
 #include "sim/DeviceProfile.h"
-#include "InterruptGuard.h"
 #include "MachineNotice.h"
+#include "StopSignals.h"
 #include "analysis/PredictionProfile.h"
 #include "sim/SimulatorBackend.h"
 #include "RunSummary.h"
@@ -121,7 +121,7 @@ int sweepMain(const std::vector<std::string>& args) {
   }
   if (!selection.note.empty() && !req.quiet) std::cerr << kName << selection.note << "\n";
   if (!req.repeatGiven && selection.backend->kind() == "simulator") req.spec.repeats = 1;
-  if (auto errors = validateSweep(req.spec); !errors.empty()) {
+  if (auto errors = validateSweep(req.spec, &req.origins); !errors.empty()) {
     std::cerr << kName << "invalid sweep:\n";
     for (const auto& e : errors) std::cerr << "  " << e << "\n";
     std::cerr << "See 'pipescope-cli sweep --help'.\n";
@@ -149,9 +149,9 @@ int sweepMain(const std::vector<std::string>& args) {
   SweepResult result;
   std::string failure;
   std::atomic<bool> done{false};
-  // In place before the first progress line, so a Ctrl-C after it always cancels
+  // In place before the first progress line, so a stop signal after it always cancels
   // between operations (the finished points are kept) and never kills the process.
-  InterruptGuard interrupt;
+  StopSignals stopSignals;
   std::thread worker([&] {
     try {
       SweepCallbacks cb;
@@ -164,14 +164,14 @@ int sweepMain(const std::vector<std::string>& args) {
     done = true;
   });
   while (!done) {
-    if (interrupt.interrupted() && !cancel.cancelled()) cancel.cancel();
+    if (stopSignals.requested() && !cancel.cancelled()) cancel.cancel();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   worker.join();
   progress.finish();
   if (!failure.empty()) {
     std::cerr << kName << failure << "\n";
-    return kExitRunFailed;
+    return StopSignals::exitCode(kExitRunFailed);
   }
 
   const Recommendation rec = recommend(result);
@@ -197,7 +197,7 @@ int sweepMain(const std::vector<std::string>& args) {
   save(req.jsonPath, [&](const std::string& p) { saveSweepJson(result, p); });
 
   if (result.cancelled)
-    std::cerr << kName << "stopped on request: " << result.points.size() << " of " << result.totalPoints
+    std::cerr << kName << "stopped by " << StopSignals::describe() << ": " << result.points.size() << " of " << result.totalPoints
               << " points finished; the table and files cover them.\n";
   std::size_t failed = 0;
   for (const auto& p : result.points) failed += p.ok() ? 0 : 1;
@@ -209,9 +209,9 @@ int sweepMain(const std::vector<std::string>& args) {
         break;
       }
     std::cerr << "\n";
-    if (failed == result.points.size()) return kExitRunFailed;
+    if (failed == result.points.size()) return StopSignals::exitCode(kExitRunFailed);
   }
-  return exitCode;
+  return StopSignals::exitCode(exitCode);
 }
 
 const bool registered = registerCommand(

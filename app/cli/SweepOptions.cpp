@@ -60,6 +60,18 @@ SweepOptionParser::SweepOptionParser() {
                    "; default: the base configuration's)",
                [this](const std::string& v) { modelList_ = v; });
 
+  sweep_.value("gpus", "COUNTS",
+               "GPU counts as a grid axis, e.g. 1,2,4 (each 1.." + std::to_string(limits::kMaxGpus) +
+                   "; the base's first N --devices, else GPUs 0..N-1); with 1 among them the recommendation "
+                   "states each count's scaling efficiency",
+               [this](const std::string& v) { gpuList_ = v; });
+  sweep_.value("buckets", "COUNTS",
+               "all-reduce buckets as a grid axis, e.g. 0,1,4,16 (needs --allreduce-bytes and several GPUs)",
+               [this](const std::string& v) { bucketList_ = v; });
+  sweep_.value("micro-batches", "COUNTS",
+               "micro-batches per batch as a grid axis, e.g. 1,4,8 (needs --parallel pipeline)",
+               [this](const std::string& v) { microList_ = v; });
+
   sweep_.group("Measurement of each point");
   sweep_.value("batches", "N",
                "measured batches per point and repetition, 1.." + std::to_string(limits::kMaxBatchCount) +
@@ -118,6 +130,9 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
   streamList_ = "1,2,4,8";
   memoryList_.clear();
   modelList_.clear();
+  gpuList_.clear();
+  bucketList_.clear();
+  microList_.clear();
 
   // Route each option (with its value) to the sweep's table or to run's.
   std::vector<std::string> sweepArgs, runArgs;
@@ -143,6 +158,9 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
   request_.spec.base = run.config;
   request_.backend = run.backend;
   request_.presetName = run.presetName;
+  request_.origins = run.origins;
+  request_.origins.set("batch-samples", {ConfigOrigin::Kind::Option, "--batch"});
+  request_.origins.set("streams", {ConfigOrigin::Kind::Option, "--streams"});
 
   if (batchList_.empty() && run.configFiles.empty())
     throw UsageError("--batch is required: the batch sizes to sweep, e.g. --batch 1M,4M,16M,64M (or give --config "
@@ -154,8 +172,15 @@ SweepRequest SweepOptionParser::parse(const std::vector<std::string>& args) {
     request_.spec.batchSamples = listOrUsage([&] { return batchSamplesFor("--batch", sizes, run.config.sampleBytes); });
   }
   request_.spec.streams = listOrUsage([&] { return parseCountList("--streams", streamList_); });
+  if (!memoryList_.empty()) request_.origins.set("memory", {ConfigOrigin::Kind::Option, "--memory"});
+  if (!modelList_.empty()) request_.origins.set("model", {ConfigOrigin::Kind::Option, "--model"});
   if (!memoryList_.empty()) request_.spec.memories = listOrUsage([&] { return parseMemoryList("--memory", memoryList_); });
   if (!modelList_.empty()) request_.spec.models = listOrUsage([&] { return parseModelList("--model", modelList_); });
+  if (!gpuList_.empty()) request_.spec.gpus = listOrUsage([&] { return parseCountList("--gpus", gpuList_); });
+  if (!bucketList_.empty())
+    request_.spec.buckets = listOrUsage([&] { return parseCountList("--buckets", bucketList_, 0); });
+  if (!microList_.empty())
+    request_.spec.microBatches = listOrUsage([&] { return parseCountList("--micro-batches", microList_); });
   if (!request_.repeatGiven) request_.spec.repeats = 3;
   return request_;
 }
@@ -190,7 +215,8 @@ std::string SweepOptionParser::help() const {
          "  pipescope-cli sweep --batch 4M,16M --streams 1,2,4 --memory pageable,pinned --csv sweep.csv\n"
          "  pipescope-cli sweep --config derived.json --profile h200-calibrated   (a PyTorch trace's what-if:\n"
          "      'pipescope-cli analyze trace.json --derive-config derived.json' writes it)\n"
-         "  pipescope-cli sweep --backend cuda --batch 1M,4M,16M,64M --batches 20 --predict h200 --json sweep.json\n";
+         "  pipescope-cli sweep --backend cuda --batch 1M,4M,16M,64M --batches 20 --predict h200 --json sweep.json\n"
+         "  pipescope-cli sweep --backend sim --batch 16M --streams 2 --gpus 1,2,4 --allreduce-bytes 64M --buckets 0,4\n";
 }
 
 }  // namespace pipescope::cli

@@ -16,6 +16,9 @@ struct SweepRequest {
   SweepSpec spec;
   BackendOptions backend;
   std::string presetName;
+  /// Where each field of the base configuration came from; the grid's axes are the
+  /// sweep's own options.
+  ConfigOrigins origins;
   bool repeatGiven = false;     ///< --repeat was given (else 3 on a GPU, 1 on the simulator)
   std::string csvPath, jsonPath;
   std::string predictProfile;   ///< --predict: also run the grid on this simulator profile
@@ -37,7 +40,7 @@ class SweepOptionParser {
   OptionSet sweep_;
   RunOptionParser run_;
   SweepRequest request_;
-  std::string batchList_, streamList_, memoryList_, modelList_;
+  std::string batchList_, streamList_, memoryList_, modelList_, gpuList_, bucketList_, microList_;
 };
 
 }  // namespace pipescope::cli

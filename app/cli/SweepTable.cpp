@@ -25,6 +25,7 @@ std::string shortBottleneck(Bottleneck b) {
     case Bottleneck::ComputeBound: return "compute";
     case Bottleneck::HostBound: return "host";
     case Bottleneck::LatencyBound: return "latency";
+    case Bottleneck::CommunicationBound: return "comm";
     case Bottleneck::Unknown: break;
   }
   return "-";
@@ -95,6 +96,7 @@ std::string formatSweepTable(const SweepResult& r) {
 std::string formatRecommendation(const SweepResult& r, const Recommendation& rec) {
   std::ostringstream out;
   out << "Recommendation: " << rec.sentence << "\n";
+  if (!rec.scalingSentence.empty()) out << rec.scalingSentence << "\n";
   if (!rec.knees.empty()) {
     out << "Where more streams stop helping:\n";
     for (const auto& k : rec.knees) out << "  " << k.sentence << "\n";

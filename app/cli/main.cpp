@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
-#include "InterruptGuard.h"
+#include "StopSignals.h"
 #include "OptionCatalogue.h"
 
 using namespace pipescope::cli;
@@ -28,18 +28,20 @@ void printHelp(std::ostream& out) {
          "  --dump-options json\n"
          "               every command's options as JSON (the man page and shell completions are\n"
          "               generated from it)\n\n"
-         "Exit status: 0 success, 1 the run or analysis failed, 2 bad command line.\n"
+         "Exit status: 0 success, 1 the run or analysis failed, 2 bad command line; a run, sweep or\n"
+         "lesson stopped by a signal saves what it recorded and exits with 128 + the signal's number\n"
+         "(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP); a second signal of the same kind ends it at once.\n"
          "Example: pipescope-cli run --preset multi-stream --backend sim\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // First of all: an interrupt that arrives while the options are parsed or the
-  // backend starts must stop the run, not be lost (InterruptGuard.h).
-  InterruptGuard::install();
+  // First of all: a stop signal that arrives while the options are parsed or the
+  // backend starts must stop the run, not be lost (StopSignals.h).
+  StopSignals::install();
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args.front().rfind("-", 0) == 0 || args.front() == "help") InterruptGuard::releaseToDefault();
+  if (args.empty() || args.front().rfind("-", 0) == 0 || args.front() == "help") StopSignals::releaseToDefault();
   if (args.empty()) {
     printHelp(std::cerr);
     return kExitUsage;
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : commandRegistry()) {
     if (c.name != args.front()) continue;
-    if (!c.stopsOnInterrupt) InterruptGuard::releaseToDefault();
+    if (!c.stopsOnInterrupt) StopSignals::releaseToDefault();
     try {
       return c.main(std::vector<std::string>(args.begin() + 1, args.end()));
     } catch (const std::exception& e) {

@@ -21,6 +21,9 @@ std::string_view keyOf(AdviceKind kind) {
     case AdviceKind::KeepResident: return "keep-resident";
     case AdviceKind::RoiCopyBack: return "roi-copy-back";
     case AdviceKind::FewerChunks: return "fewer-chunks";
+    case AdviceKind::MoreBuckets: return "more-buckets";
+    case AdviceKind::MoreMicroBatches: return "more-micro-batches";
+    case AdviceKind::FewerGpus: return "fewer-gpus";
   }
   return "?";
 }
@@ -110,6 +113,38 @@ std::vector<Candidate> candidates(const PipelineConfig& c, const AdviceOptions& 
     add(AdviceKind::FewerChunks, "one copy per batch instead of " + std::to_string(c.transferChunks) + " chunks",
         "chunks: " + std::to_string(c.transferChunks) + " -> 1", n);
   }
+  if (c.allReduces()) {
+    // More buckets: more of the all-reduce runs beside the kernels still to come.
+    for (int factor : {2, 4, 8}) {
+      PipelineConfig n = c;
+      n.buckets = std::min(std::max(c.buckets, 1) * factor, limits::kMaxBuckets);
+      add(AdviceKind::MoreBuckets,
+          "the all-reduce in " + plural(n.buckets, "bucket", "buckets") + " instead of " + std::to_string(c.buckets),
+          "buckets: " + std::to_string(c.buckets) + " -> " + std::to_string(n.buckets), n);
+    }
+  }
+  if (c.isPipelineParallel()) {
+    for (int factor : {2, 4, 8}) {
+      PipelineConfig n = c;
+      n.microBatches = std::min(c.microBatches * factor, std::min(c.batchSamples, limits::kMaxMicroBatches));
+      add(AdviceKind::MoreMicroBatches,
+          plural(n.microBatches, "micro-batch", "micro-batches") + " per batch instead of " +
+              std::to_string(c.microBatches),
+          "micro-batches: " + std::to_string(c.microBatches) + " -> " + std::to_string(n.microBatches), n,
+          n.activationBytes > 0 ? "assumes the activations per micro-batch stay the same size" : "");
+    }
+  }
+  if (c.isMultiGpu()) {
+    // Half the GPUs (the first ones): pipeline stages need two at least.
+    const int fewer = std::max(c.isPipelineParallel() ? 2 : 1, c.gpuCount() / 2);
+    if (fewer < c.gpuCount()) {
+      PipelineConfig n = c;
+      n.devices.assign(c.devices.begin(), c.devices.begin() + fewer);
+      add(AdviceKind::FewerGpus, plural(fewer, "GPU", "GPUs") + " instead of " + std::to_string(c.gpuCount()),
+          "devices: " + formatDeviceList(c.devices) + " -> " + formatDeviceList(n.devices), n,
+          "frees " + plural(c.gpuCount() - fewer, "GPU", "GPUs") + " for other work");
+    }
+  }
   return out;
 }
 
@@ -149,6 +184,23 @@ std::string evidenceFor(AdviceKind kind, const AdviceInput& in) {
       return {};
     case AdviceKind::RoiCopyBack:
       if (m) return "the D2H engine is busy " + formatPercent(m->d2hBusy) + " of the time";
+      return {};
+    case AdviceKind::MoreBuckets:
+      if (w && w->share(WaitCause::CollectiveWait) >= 0.01)
+        return formatPercent(w->share(WaitCause::CollectiveWait)) + " of GPU op time waited for the all-reduce";
+      if (m && m->multiGpu && m->multiGpu->commNs > 0)
+        return formatPercent(m->multiGpu->exposedCommNs / m->multiGpu->commNs) +
+               " of the communication had no kernel beside it";
+      return {};
+    case AdviceKind::MoreMicroBatches:
+      if (m && m->multiGpu)
+        return "the GPUs' compute engines sit idle " + formatPercent(m->multiGpu->idleCompute) +
+               " of the time (GPipe's fill and drain alone: " + formatPercent(m->multiGpu->gpipeBubble) + ")";
+      return {};
+    case AdviceKind::FewerGpus:
+      if (in.scalingEfficiency) return "scaling efficiency " + formatPercent(*in.scalingEfficiency);
+      if (m && m->multiGpu)
+        return formatPercent(m->multiGpu->exposedCommFraction) + " of each GPU's time is exposed communication";
       return {};
   }
   return {};
@@ -192,6 +244,8 @@ AdviceResult advise(const AdviceInput& in, const AdviceOptions& options, std::st
     item.baselineSamplesPerSec = result.baselineSamplesPerSec;
     item.predictedSamplesPerSec = run.metrics.samplesPerSec;
     item.speedup = run.metrics.samplesPerSec / result.baselineSamplesPerSec;
+    if (cand.kind == AdviceKind::FewerGpus)
+      item.perGpuSpeedup = item.speedup * double(base.gpuCount()) / double(cand.config.gpuCount());
     if (cand.kind == AdviceKind::BiggerBatch) {
       item.apiShareBefore = apiBefore;
       item.apiShareAfter = apiOverheadShare(*run.trace, run.metrics);
@@ -212,8 +266,14 @@ AdviceResult advise(const AdviceInput& in, const AdviceOptions& options, std::st
   std::stable_sort(best.begin(), best.end(),
                    [](const AdviceItem& a, const AdviceItem& b) { return a.speedup > b.speedup; });
   for (AdviceItem& item : best) {
-    if (item.speedup < options.minSpeedup || int(result.items.size()) >= options.maxItems) continue;
-    item.sentence = item.title + ": predicted " + formatRatio(item.speedup) + " faster";
+    // Fewer GPUs is advice when each GPU would do clearly more (the run scales badly),
+    // though the whole does less.
+    const bool fewerGpus = item.perGpuSpeedup.has_value();
+    if (fewerGpus ? *item.perGpuSpeedup < 1.15 : item.speedup < options.minSpeedup) continue;
+    if (int(result.items.size()) >= options.maxItems) continue;
+    item.sentence = fewerGpus ? item.title + ": predicted " + formatPercent(item.speedup) + " of the throughput, " +
+                                    formatRatio(*item.perGpuSpeedup) + " as much per GPU"
+                              : item.title + ": predicted " + formatRatio(item.speedup) + " faster";
     if (in.profile.validation)
       if (auto e = similarRunsError(*in.profile.validation, item.config)) item.modelError = e->text;
     if (item.apiShareBefore && item.apiShareAfter && *item.apiShareBefore >= 0.01)

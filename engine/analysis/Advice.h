@@ -26,9 +26,13 @@ enum class AdviceKind : std::uint8_t {
   KeepResident,
   RoiCopyBack,
   FewerChunks,
+  MoreBuckets,       ///< data parallel: the all-reduce in more buckets (more of it overlaps the kernels)
+  MoreMicroBatches,  ///< pipeline parallel: more micro-batches (a smaller bubble)
+  FewerGpus,         ///< the same work on fewer GPUs: less throughput, more of it per GPU
 };
 /// "pinned-memory", "async-copies", "more-streams", "issue-order", "bigger-batch",
-/// "more-cpu-workers", "keep-resident", "roi-copy-back", "fewer-chunks".
+/// "more-cpu-workers", "keep-resident", "roi-copy-back", "fewer-chunks", "more-buckets",
+/// "more-micro-batches", "fewer-gpus".
 std::string_view keyOf(AdviceKind kind);
 
 struct AdviceItem {
@@ -37,6 +41,9 @@ struct AdviceItem {
   std::string change;     ///< the knobs changed: "memory: pageable -> pinned"
   PipelineConfig config;  ///< the full modified configuration
   double speedup = 1;     ///< predicted samples/s of `config` over the simulated baseline
+  /// Fewer GPUs: predicted samples/s per GPU over the baseline's (the advice is kept for
+  /// this, not for `speedup`, which is below 1).
+  std::optional<double> perGpuSpeedup;
   double baselineSamplesPerSec = 0;
   double predictedSamplesPerSec = 0;
   /// Bigger batch only: submit-thread API share of the makespan, before and after.
@@ -67,6 +74,7 @@ struct AdviceInput {
   DeviceProfile profile;
   const Metrics* metrics = nullptr;    ///< the measured run (evidence), optional
   const WaitSummary* waits = nullptr;  ///< its wait causes (evidence), optional
+  std::optional<double> scalingEfficiency = std::nullopt;  ///< several GPUs: throughput / (GPUs x one GPU's), evidence
 };
 
 struct AdviceResult {

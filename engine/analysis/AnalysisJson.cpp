@@ -98,6 +98,7 @@ json adviceToJson(const AdviceResult& a) {
                      {"evidence", i.evidence},
                      {"caveat", i.caveat},
                      {"modelError", i.modelError},
+                     {"per_gpu_speedup", i.perGpuSpeedup ? json(*i.perGpuSpeedup) : json(nullptr)},
                      {"sentence", i.sentence},
                      {"config", configToJson(i.config)}});
   }
@@ -124,7 +125,64 @@ json runAnalysisToJson(const RunAnalysis& r) {
   return {{"limits", limitsToJson(r.limits)},
           {"waits", waitSummaryToJson(r.waits, r.waitSentences)},
           {"advice", r.advice ? adviceToJson(*r.advice) : json(nullptr)},
-          {"derived_config", r.derived ? derivedConfigToJson(*r.derived) : json(nullptr)}};
+          {"derived_config", r.derived ? derivedConfigToJson(*r.derived) : json(nullptr)},
+          {"scaling", r.scaling ? scalingToJson(*r.scaling) : json(nullptr)}};
+}
+
+json multiGpuToJson(const MultiGpuMetrics& m) {
+  json gpus = json::array();
+  for (const GpuFigures& g : m.perGpu)
+    gpus.push_back({{"device", g.device},
+                    {"name", g.name},
+                    {"batches", g.batches},
+                    {"busy", g.busy},
+                    {"compute_busy", g.computeBusy},
+                    {"h2d_busy", g.h2dBusy},
+                    {"d2h_busy", g.d2hBusy},
+                    {"comm_busy", g.commBusy},
+                    {"comm_ns", g.commNs},
+                    {"exposed_comm_ns", g.exposedCommNs},
+                    {"overlapped_comm_ns", g.overlappedCommNs}});
+  json links = json::array();
+  for (const LinkFigures& l : m.links)
+    links.push_back({{"lane", l.lane},
+                     {"name", l.name},
+                     {"from", l.from},
+                     {"to", l.to},
+                     {"busy_ns", l.busyNs},
+                     {"busy", l.busy},
+                     {"bytes", l.bytes},
+                     {"gbps_busy", l.gbpsBusy}});
+  return {{"gpus", m.gpus},
+          {"parallel", m.pipeline ? "pipeline" : "data"},
+          {"per_gpu", gpus},
+          {"links", links},
+          {"comm_ns", m.commNs},
+          {"exposed_comm_ns", m.exposedCommNs},
+          {"overlapped_comm_ns", m.overlappedCommNs},
+          {"comm_overlap", m.commOverlap},
+          {"exposed_comm_fraction", m.exposedCommFraction},
+          {"collectives", m.collectives},
+          {"collective_bytes", m.collectiveBytes},
+          {"collective_ns", m.collectiveNs},
+          {"allreduce_bus_gbps", m.allreduceBusGBps},
+          {"micro_batches", m.microBatches},
+          {"gpipe_bubble", m.gpipeBubble},
+          {"idle_compute", m.idleCompute},
+          {"ideal_bound_ns", m.idealBoundNs},
+          {"serial_ns", m.serialNs},
+          {"critical", m.critical},
+          {"critical_sentence", m.criticalSentence}};
+}
+
+json scalingToJson(const ScalingEstimate& s) {
+  return {{"gpus", s.gpus},
+          {"samples_per_s", s.samplesPerSec},
+          {"one_gpu_samples_per_s", s.oneGpuSamplesPerSec},
+          {"efficiency", s.efficiency},
+          {"run_simulated", s.runSimulated},
+          {"one_gpu_source", s.source},
+          {"sentence", s.sentence}};
 }
 
 json comparisonToJson(const ComparisonTable& t) {

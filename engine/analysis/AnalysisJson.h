@@ -11,6 +11,9 @@ namespace pipescope {
 nlohmann::json limitsToJson(const Limits& limits);
 nlohmann::json waitSummaryToJson(const WaitSummary& summary, const std::vector<std::string>& sentences);
 nlohmann::json adviceToJson(const AdviceResult& advice);
+/// Several GPUs: per GPU, links, communication, collectives, bound (metrics/MultiGpuMetrics.h).
+nlohmann::json multiGpuToJson(const MultiGpuMetrics& m);
+nlohmann::json scalingToJson(const ScalingEstimate& s);
 /// {"limits": ..., "waits": ..., "advice": ... (null when not computed)}.
 nlohmann::json runAnalysisToJson(const RunAnalysis& analysis);
 /// An imported trace's derived configuration: the configuration, the profile, the fit.

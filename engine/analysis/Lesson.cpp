@@ -341,6 +341,74 @@ std::vector<Lesson> makeLessons() {
     l.numbers = numbersOf(labelsOf(l.runs), {MetricId::WorkersBusy, MetricId::GpuIdle}, {{0, 1}});
     lessons.push_back(std::move(l));
   }
+  {
+    Lesson l;
+    l.id = "allreduce-buckets";
+    l.title = "Several GPUs: overlap the all-reduce with compute (buckets)";
+    l.lookFor =
+        "Two GPUs train data-parallel: each runs its own batch, then their gradients are summed across the GPUs by "
+        "an NCCL all-reduce before the next step. Done in one piece after all the kernels, the all-reduce sits alone "
+        "on each GPU's NCCL stream while the compute engine waits. Split into 4 buckets, each issued as soon as its "
+        "share of the kernels is done (what PyTorch DDP does), 3 of them run beside the remaining kernels: look at "
+        "the collective ops under the kernels on each GPU's compute engine, and at the exposed communication.";
+    PipelineConfig one = async;
+    one.streams = 2;
+    one.devices = {0, 1};
+    one.allreduceBytes = 192ull << 20;  // about one model kernel's time on NVLink
+    one.buckets = 0;
+    PipelineConfig four = one;
+    four.buckets = 4;
+    l.runs = {{"one all-reduce after the kernels", one, ""}, {"4 buckets", four, ""}};
+    l.prediction.question = "How much sooner will the run finish with the all-reduce in 4 buckets?";
+    l.prediction.choices = {
+        {"about the same (within 10%)", {about(MetricId::Makespan, 1, 0, 0.10)}},
+        {"10% to 50% sooner",
+         {less(MetricId::Makespan, 1, 0, 0.10), greater(MetricId::Makespan, 1, 0, -0.5)}},
+        {"in less than half the time", {less(MetricId::Makespan, 1, 0, 0.5)}},
+    };
+    l.prediction.answer = 1;
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.15), less(MetricId::ExposedComm, 1, 0, 0.5),
+                      above(MetricId::CommOverlap, 1, 0.5), below(MetricId::CommOverlap, 0, 0.1)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ExposedComm, MetricId::CommOverlap, MetricId::Efficiency},
+                          {{0, 1}});
+    lessons.push_back(std::move(l));
+  }
+  {
+    Lesson l;
+    l.id = "pipeline-bubble";
+    l.title = "Pipeline stages: the bubble and micro-batches";
+    l.lookFor =
+        "The model is split into two stages, one per GPU: GPU 0 runs the first half of every batch and hands its "
+        "activations to GPU 1 by a peer copy over the link. With the whole batch as one piece, GPU 1 waits while GPU 0 "
+        "works and GPU 0 waits while GPU 1 works: the bubble (hatched: waiting for a peer's activation). Split each "
+        "batch into micro-batches and the stages work side by side; only the pipeline's fill and drain stay idle, "
+        "(stages - 1) / (micro-batches + stages - 1) of the time.";
+    PipelineConfig base = async;
+    base.streams = 2;
+    base.devices = {0, 1};
+    base.parallel = ParallelMode::Pipeline;
+    base.modelFlopsPerByte = 2100;  // each stage gets half: about a copy's time per stage
+    base.batchCount = 8;
+    // The activations handed on are half the batch's size, split with it.
+    auto micro = [&](int m) {
+      PipelineConfig c = base;
+      c.microBatches = m;
+      c.activationBytes = (16ull << 20) / std::uint64_t(m);
+      return c;
+    };
+    l.runs = {{"1 micro-batch", micro(1), ""}, {"4 micro-batches", micro(4), ""}, {"8 micro-batches", micro(8), ""}};
+    l.prediction.question = "How much sooner will the run finish with each batch in 4 micro-batches instead of 1?";
+    l.prediction.choices = {
+        {"about the same (within 10%)", {about(MetricId::Makespan, 1, 0, 0.10)}},
+        {"10% to 40% sooner", {less(MetricId::Makespan, 1, 0, 0.10), greater(MetricId::Makespan, 1, 0, -0.4)}},
+        {"more than 40% sooner", {less(MetricId::Makespan, 1, 0, 0.4)}},
+    };
+    l.prediction.answer = 2;
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.4), less(MetricId::IdleCompute, 1, 0, 0.3),
+                      less(MetricId::Makespan, 2, 1, 0.05)};
+    l.numbers = numbersOf(labelsOf(l.runs), {MetricId::IdleCompute, MetricId::Efficiency}, {{0, 1}, {1, 2}});
+    lessons.push_back(std::move(l));
+  }
   for (std::size_t i = 0; i < lessons.size(); ++i) lessons[i].number = int(i + 1);
   return lessons;
 }

@@ -65,11 +65,15 @@ Limits computeLimits(const Metrics& m) {
   const double n = double(m.batches);
   l.noOverlapNs = (host + h + k + d) * n;
   l.fullOverlapNs = m.idealBoundNs;
+  // Several GPUs: the per-kind figures above span every GPU; the busiest GPU's work in
+  // series is "no overlap", and there is no one-direction limit to speak of.
+  if (m.multiGpu) l.noOverlapNs = std::max(m.multiGpu->serialNs, l.fullOverlapNs);
   const double h2dOverlaps = twoStage(h, k + d, n);  // H2D beside compute, D2H after the kernels
   const double d2hOverlaps = twoStage(h + k, d, n);  // D2H beside compute, H2D before the kernels
   l.oneDirectionIsH2D = h2dOverlaps <= d2hOverlaps;
   const double oneDirection = std::max(std::min(h2dOverlaps, d2hOverlaps), host * n);  // the host works beside the GPU
   l.oneDirectionNs = std::clamp(oneDirection, l.fullOverlapNs, std::max(l.fullOverlapNs, l.noOverlapNs));
+  if (m.multiGpu) l.oneDirectionNs = l.noOverlapNs;
   l.idealFinishNs = l.firstStartNs + std::int64_t(std::llround(l.fullOverlapNs));
 
   const double span = l.noOverlapNs - l.fullOverlapNs;
@@ -108,6 +112,10 @@ Limits computeLimits(const Metrics& m) {
                            " plus one pipeline fill = " + formatNs(l.fullOverlapNs) + ".";
     }
   }
+
+  // Several GPUs: the resource is a GPU's engine, a link or a chain of kernels and
+  // all-reduce, which the multi-GPU figures name.
+  if (m.multiGpu && !m.multiGpu->criticalSentence.empty()) l.criticalSentence = m.multiGpu->criticalSentence;
 
   const std::string measured = "The run took " + formatNs(l.measuredNs);
   const std::string limits = "no overlap " + formatNs(l.noOverlapNs) + ", one direction overlapped " +

@@ -31,6 +31,10 @@ const std::vector<MetricInfo>& allMetrics() {
       {Efficiency, "efficiency", "efficiency (bound / makespan)", U::Fraction, B::Higher},
       {H2DBytes, "h2d_bytes", "H2D bytes", U::Bytes, B::Neither},
       {D2HBytes, "d2h_bytes", "D2H bytes", U::Bytes, B::Neither},
+      {ExposedComm, "exposed_comm_fraction", "exposed communication (share of each GPU's time)", U::Fraction,
+       B::Lower},
+      {CommOverlap, "comm_overlap", "communication beside a kernel", U::Fraction, B::Higher},
+      {IdleCompute, "idle_compute", "compute engines idle (mean over the GPUs)", U::Fraction, B::Lower},
   };
   return all;
 }
@@ -58,6 +62,9 @@ double metricValue(const Metrics& m, MetricId id) {
     case MetricId::Efficiency: return m.efficiency;
     case MetricId::H2DBytes: return double(m.h2dBytes);
     case MetricId::D2HBytes: return double(m.d2hBytes);
+    case MetricId::ExposedComm: return m.multiGpu ? m.multiGpu->exposedCommFraction : 0.0;
+    case MetricId::CommOverlap: return m.multiGpu ? m.multiGpu->commOverlap : 0.0;
+    case MetricId::IdleCompute: return m.multiGpu ? m.multiGpu->idleCompute : 1.0 - m.computeBusy;
   }
   return 0;
 }

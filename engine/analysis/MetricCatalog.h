@@ -31,6 +31,10 @@ enum class MetricId : std::uint8_t {
   Efficiency,
   H2DBytes,
   D2HBytes,
+  // Several GPUs (metrics/MultiGpuMetrics.h; 0 for one GPU unless said).
+  ExposedComm,  ///< exposed communication, as a share of each GPU's time (mean)
+  CommOverlap,  ///< communication time with a kernel beside it
+  IdleCompute,  ///< compute engines idle, mean over the GPUs (one GPU: 1 - compute busy)
 };
 
 enum class MetricUnit : std::uint8_t { Nanoseconds, PerSecond, GBps, Fraction, Bytes };

@@ -25,12 +25,16 @@ RunAnalysis analyseRun(const Trace& trace, const Metrics& metrics, const DeviceP
     r.limits.positionSentence = none;
   if (imported && adviceProfile && metrics.batches > 0) r.derived = deriveConfig(trace, metrics, *adviceProfile, stop);
   const bool haveConfig = !imported || (r.derived && r.derived->ok());
+  if (adviceProfile && !imported && trace.config().isMultiGpu())
+    r.scaling = estimateScaling(trace.config(), metrics.samplesPerSec, trace.device().backend == "simulator",
+                                *adviceProfile, stop);
   if (adviceProfile && haveConfig) {
     AdviceInput in;
     in.config = imported ? r.derived->config : trace.config();
     in.profile = *adviceProfile;
     in.metrics = &metrics;
     in.waits = &r.waits;
+    if (r.scaling) in.scalingEfficiency = r.scaling->efficiency;
     AdviceOptions options;
     options.cpuStagesAreDispatch = imported;
     r.advice = advise(in, options, stop);

@@ -9,6 +9,7 @@
 #include "analysis/Advice.h"
 #include "analysis/DerivedConfig.h"
 #include "analysis/Limits.h"
+#include "analysis/ScalingEstimate.h"
 #include "analysis/WaitSummary.h"
 #include "metrics/Metrics.h"
 #include "sim/DeviceProfile.h"
@@ -24,6 +25,8 @@ struct RunAnalysis {
   /// Imported traces with iterations: the configuration that reproduces them on the
   /// simulator (the advice's baseline); nullopt for native runs or without a profile.
   std::optional<DerivedConfig> derived;
+  /// Several GPUs, with a profile: throughput over N x one GPU's (the simulator's).
+  std::optional<ScalingEstimate> scaling;
 };
 
 /// Analyses the published ops of `trace` with its metrics. Advice needs a device

@@ -176,6 +176,8 @@ class WaitAnalyzer {
         byEnd_.emplace_back(op.end, Index(i));
         if (op.correlation != 0) byCorrelation_.emplace(op.correlation, Index(i));
         if (isCopyKind(op.kind) && (op.flags & kOpPageable)) pageable_.ops.push_back(Index(i));
+        if (isCommunicationKind(op.kind) && op.lane < lanes_.size() && laneKind(op.lane) == LaneKind::Stream)
+          comm_.emplace_back(op.end, Index(i));
         continue;
       }
       const bool hostLane = op.lane < lanes_.size() ? isHostLane(laneKind(op.lane)) : true;
@@ -200,6 +202,7 @@ class WaitAnalyzer {
     pageable_.sortAndIndex(view_);
     // (end, index) pairs sort without touching the ops again.
     if (!std::is_sorted(byEnd_.begin(), byEnd_.end())) std::sort(byEnd_.begin(), byEnd_.end());
+    if (!std::is_sorted(comm_.begin(), comm_.end())) std::sort(comm_.begin(), comm_.end());
   }
 
   // What each host synchronisation waited for: the GPU op named by the API call just
@@ -287,6 +290,31 @@ class WaitAnalyzer {
         });
   }
 
+  int deviceOf(std::uint16_t lane) const { return lane < lanes_.size() ? lanes_[lane].device : kSharedLane; }
+
+  // The communication op an op waited for between `from` and `ready`: the latest one
+  // ending in (from, ready] that it could depend on (a peer copy into its GPU, or a
+  // collective on its GPU).
+  std::pair<WaitCause, Index> crossStreamWait(Index i, std::int64_t from, std::int64_t ready) const {
+    if (comm_.empty() || ready <= from) return {WaitCause::StreamOrder, kNone};
+    const int device = deviceOf(view_[i].lane);
+    auto it = std::upper_bound(comm_.begin(), comm_.end(), std::make_pair(ready, kNone));
+    while (it != comm_.begin()) {
+      --it;
+      if (it->first <= from) break;
+      const Op& c = view_[it->second];
+      if (c.kind == OpKind::PeerCopy) {
+        const bool intoIt = c.engineLane < lanes_.size() && lanes_[c.engineLane].kind == LaneKind::PeerLink
+                                ? lanes_[c.engineLane].index == device
+                                : deviceOf(c.lane) != device;
+        if (intoIt) return {WaitCause::PeerActivation, it->second};
+      } else if (deviceOf(c.lane) == device && c.lane != view_[i].lane) {
+        return {WaitCause::CollectiveWait, it->second};
+      }
+    }
+    return {WaitCause::StreamOrder, kNone};
+  }
+
   void attributeStream(const Timeline& group, std::vector<Segment>& out) {
     Index prev = kNone;
     for (Index i : group.ops) {
@@ -306,7 +334,13 @@ class WaitAnalyzer {
       if (ready > op.submit) {
         const std::int64_t split = std::clamp(prevEnd, op.submit, ready);
         emit(out, i, op.submit, split, WaitCause::StreamOrder, prev, true);
-        emit(out, i, split, ready, WaitCause::StreamOrder, prev, false);
+        // Its stream was idle, yet the op was not ready: it waited on another stream's
+        // work (an event), which on several GPUs is communication.
+        const auto [cause, blocker] = crossStreamWait(i, split, ready);
+        if (blocker != kNone)
+          emit(out, i, split, ready, cause, blocker);
+        else
+          emit(out, i, split, ready, WaitCause::StreamOrder, prev, false);
       }
       engines_[engineOf_[i]].cover(
           ready, op.start, i,
@@ -327,6 +361,7 @@ class WaitAnalyzer {
   std::vector<Index> syncTarget_;
   std::vector<std::uint8_t> syncPageable_;             // the sync waited for a pageable copy
   std::vector<std::pair<std::int64_t, Index>> byEnd_;  // GPU ops by end
+  std::vector<std::pair<std::int64_t, Index>> comm_;   // peer copies and collectives on streams, by end
   std::unordered_multimap<std::uint32_t, Index> byCorrelation_;
   int segCount_ = 0;
 };
@@ -374,6 +409,15 @@ std::string describeSegment(const WaitAnalysis& analysis, const TraceView& ops, 
     case WaitCause::HostSync:
       return "while the host waited in a synchronisation" +
              (haveBlocker ? " (for " + describeOp(ops.at(*blocker), names) + ")" : std::string());
+    case WaitCause::PeerActivation:
+      return "for a peer's activation" +
+             (haveBlocker ? ": " + describeOp(ops.at(*blocker), names) +
+                                (ops.at(*blocker).engineLane < lanes.size()
+                                     ? " over the " + lanes[ops.at(*blocker).engineLane].name
+                                     : std::string())
+                          : std::string());
+    case WaitCause::CollectiveWait:
+      return "for the collective" + (haveBlocker ? " (" + describeOp(ops.at(*blocker), names) + ")" : std::string());
   }
   return {};
 }

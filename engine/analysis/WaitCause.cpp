@@ -11,6 +11,8 @@ std::string_view toString(WaitCause cause) {
     case WaitCause::HostCpuWork: return "host CPU work";
     case WaitCause::PageableStaging: return "pageable staging";
     case WaitCause::HostSync: return "host sync";
+    case WaitCause::PeerActivation: return "peer's activation";
+    case WaitCause::CollectiveWait: return "the collective";
   }
   return "?";
 }
@@ -24,6 +26,8 @@ std::string_view keyOf(WaitCause cause) {
     case WaitCause::HostCpuWork: return "host_cpu_work";
     case WaitCause::PageableStaging: return "pageable_staging";
     case WaitCause::HostSync: return "host_sync";
+    case WaitCause::PeerActivation: return "peer_activation";
+    case WaitCause::CollectiveWait: return "collective";
   }
   return "?";
 }

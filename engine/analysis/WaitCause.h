@@ -16,11 +16,17 @@ enum class WaitCause : std::uint8_t {
   HostCpuWork,      ///< stream idle while the host ran CPU pre/postprocessing
   PageableStaging,  ///< stream idle while the host was held by a pageable (staged) copy
   HostSync,         ///< stream idle while the host waited in a synchronisation
+  /// Stream idle, the op waiting for another GPU's activations: the peer copy that
+  /// brings them in (its stream waits on an event after it).
+  PeerActivation,
+  /// Stream idle, the op waiting for a collective on its GPU to finish (a data-parallel
+  /// step's kernels wait for the previous step's all-reduce).
+  CollectiveWait,
 };
-inline constexpr int kWaitCauseCount = 7;
+inline constexpr int kWaitCauseCount = 9;
 
 /// Short name: "stream order", "engine busy", "device latency", "host submit",
-/// "host CPU work", "pageable staging", "host sync".
+/// "host CPU work", "pageable staging", "host sync", "peer's activation", "the collective".
 std::string_view toString(WaitCause cause);
 /// Key for JSON and scripts: "stream_order", "engine_busy", ...
 std::string_view keyOf(WaitCause cause);

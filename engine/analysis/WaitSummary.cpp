@@ -158,6 +158,8 @@ std::vector<std::string> describeSummary(const WaitSummary& summary, double minS
         case WaitCause::HostCpuWork: what = "waited while the host ran CPU pre/postprocessing"; break;
         case WaitCause::PageableStaging: what = "waited while the host was held by pageable copies"; break;
         case WaitCause::HostSync: what = "waited while the host sat in a synchronisation"; break;
+        case WaitCause::PeerActivation: what = "waited for a peer's activation (the copy from the previous stage)"; break;
+        case WaitCause::CollectiveWait: what = "waited for the collective (the all-reduce before it)"; break;
       }
       const DominantBlocker& b = k.blockers[std::size_t(c)];
       std::string mostly;

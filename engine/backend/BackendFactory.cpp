@@ -1,8 +1,6 @@
 #include "backend/Backend.h"
+#include "backend/CudaModule.h"
 #include "sim/SimulatorBackend.h"
-#if PIPESCOPE_HAVE_CUDA
-#include "cuda/CudaBackend.h"
-#endif
 
 namespace pipescope {
 
@@ -43,8 +41,26 @@ BackendSelection simulator(const BackendOptions& o, std::string note) {
 
 BackendSelection makeBackend(const BackendOptions& o) {
   if (o.choice == BackendChoice::Simulator) return simulator(o, {});
-#if PIPESCOPE_HAVE_CUDA
-  const CudaProbe probe = probeCuda();
+  if (!cudaBackendBuilt()) {
+    if (o.choice == BackendChoice::Auto)
+      return simulator(o, "this build has no CUDA backend (built without nvcc): running the simulator with profile '" +
+                              o.simulatorProfile + "'");
+    BackendSelection s;
+    s.error = "this build of pipescope has no CUDA backend (it was built without nvcc). "
+              "Rebuild with the CUDA toolkit installed, or use --backend sim.";
+    return s;
+  }
+  // The first CUDA request loads the module, and with it cuBLAS and CUPTI.
+  const CudaModuleLoad& loaded = loadCudaModule();
+  if (!loaded.module) {
+    if (o.choice == BackendChoice::Auto)
+      return simulator(o, "the CUDA backend cannot be used: " + loaded.error +
+                              ". Running the simulator with profile '" + o.simulatorProfile + "' instead");
+    BackendSelection s;
+    s.error = "the CUDA backend cannot be used: " + loaded.error + ". Use --backend sim to run the simulator.";
+    return s;
+  }
+  const CudaProbe probe = loaded.module->probe();
   if (probe.status == CudaProbe::Status::Available) {
     BackendSelection s;
     if (o.cudaDevice < 0 || o.cudaDevice >= probe.deviceCount) {
@@ -52,7 +68,7 @@ BackendSelection makeBackend(const BackendOptions& o) {
                 std::to_string(probe.deviceCount) + " (use --device 0.." + std::to_string(probe.deviceCount - 1) + ")";
       return s;
     }
-    s.backend = makeCudaBackend(o.cudaDevice, s.error);
+    s.backend = loaded.module->makeBackend(o.cudaDevice, s.error);
     return s;
   }
   if (o.choice == BackendChoice::Auto && probe.status == CudaProbe::Status::NoDevice)
@@ -63,15 +79,6 @@ BackendSelection makeBackend(const BackendOptions& o) {
                 ? "no usable CUDA GPU: " + probe.message + ". Use --backend sim to run the simulator."
                 : "CUDA is present but failed: " + probe.message;
   return s;
-#else
-  if (o.choice == BackendChoice::Auto)
-    return simulator(o, "this build has no CUDA backend (built without nvcc): running the simulator with profile '" +
-                            o.simulatorProfile + "'");
-  BackendSelection s;
-  s.error = "this build of pipescope has no CUDA backend (it was built without nvcc). "
-            "Rebuild with the CUDA toolkit installed, or use --backend sim.";
-  return s;
-#endif
 }
 
 }  // namespace pipescope

@@ -3,27 +3,32 @@
 #include <stdexcept>
 
 #include "analysis/PredictionProfile.h"
+#include "backend/CudaModule.h"
 #include "sim/InPipelineFits.h"
-#if PIPESCOPE_HAVE_CUDA
-#include "cuda/Calibration.h"
-#include "cuda/CudaBackend.h"
-#endif
 
 namespace pipescope {
 
 namespace {
 
-constexpr const char* kNoCudaBuild =
-    "this build has no CUDA backend (built without nvcc), so it cannot measure a GPU; rebuild with the CUDA "
-    "toolkit on a machine with an NVIDIA GPU, or use a built-in profile";
+/// The CUDA module, or std::runtime_error saying why it cannot be used (no CUDA
+/// backend in this build, a module that failed to load).
+const CudaModule& cudaModule() {
+  const CudaModuleLoad& cuda = loadCudaModule();
+  if (!cuda.module) throw std::runtime_error(cuda.error);
+  return *cuda.module;
+}
 
 }  // namespace
 
-#if PIPESCOPE_HAVE_CUDA
-
 GpuPresence probeGpuPresence(int device) {
   GpuPresence g;
-  const CudaProbe probe = probeCuda();
+  const CudaModuleLoad& cuda = loadCudaModule();
+  if (!cuda.module) {
+    g.reason = cuda.error;
+    return g;
+  }
+  const CudaProbe probe = cuda.module->probe();
+  g.deviceCount = probe.deviceCount;
   if (probe.status != CudaProbe::Status::Available) {
     g.reason = probe.status == CudaProbe::Status::NoDevice ? "no CUDA GPU on this machine (" + probe.message + ")"
                                                            : "CUDA is present but failed: " + probe.message;
@@ -45,7 +50,7 @@ HostCosts probeHostCosts(int device, const DeviceProfile& base) {
   o.device = device;
   o.hostOnly = true;
   o.base = &base;
-  const DeviceProfile p = calibrateDevice(o);
+  const DeviceProfile p = cudaModule().calibrate(o);
   return {p.kernelLaunchNs, p.memcpyAsyncCallNs, p.eventRecordNs, p.syncWakeNs};
 }
 
@@ -66,6 +71,7 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
   const double microShare = options.quick ? 0.1 : 0.35;
   CalibrationOptions o;
   o.device = options.device;
+  o.gpus = options.gpus;
   o.profileName = options.profileName;
   o.log = options.log;
   o.hostOnly = options.quick;
@@ -74,11 +80,12 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
     progress(microShare * done / total, options.quick ? "host call costs and wake-ups" : "the device's figures");
   };
   progress(0, options.quick ? "host call costs and wake-ups" : "the device's figures");
-  DeviceProfile profile = calibrateDevice(o);
+  const CudaModule& cuda = cudaModule();
+  DeviceProfile profile = cuda.calibrate(o);
   // What only the backend itself shows: its own per-op/per-batch host cost and the
   // CPU stages' speed inside a running pipeline.
   std::string error;
-  auto backend = makeCudaBackend(options.device, error);
+  auto backend = cuda.makeBackend(options.device, error);
   if (!backend) throw std::runtime_error("cannot create the CUDA backend: " + error);
   const int rounds = options.quick ? 1 : options.repeats;
   profile = fitInPipelineRepeated(*backend, profile, rounds, options.log, [&](int done, int total) {
@@ -96,14 +103,5 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
   return profile;
 }
 
-#else
-
-GpuPresence probeGpuPresence(int) { return {false, {}, kNoCudaBuild}; }
-
-HostCosts probeHostCosts(int, const DeviceProfile&) { throw std::runtime_error(kNoCudaBuild); }
-
-DeviceProfile calibrateMachine(const MachineCalibrationOptions&) { throw std::runtime_error(kNoCudaBuild); }
-
-#endif
 
 }  // namespace pipescope

@@ -17,6 +17,7 @@ struct GpuPresence {
   bool available = false;
   std::string deviceName;  ///< "NVIDIA H100 80GB HBM3" when available
   std::string reason;      ///< why not, when not: no CUDA backend in this build, no device, a CUDA error
+  int deviceCount = 0;     ///< CUDA devices on this machine (0 without a usable CUDA)
 };
 GpuPresence probeGpuPresence(int device = 0);
 
@@ -33,6 +34,9 @@ HostCosts probeHostCosts(int device, const DeviceProfile& base);
 
 struct MachineCalibrationOptions {
   int device = 0;
+  /// GPUs for the multi-GPU probes of a full calibration (CalibrationOptions::gpus): 0 =
+  /// every GPU present, 1 = none. A quick calibration keeps the built-in profile's.
+  int gpus = 0;
   /// Only what drifts with the host (API call costs, wake-ups, the backend's own
   /// overhead, CPU stages, cuBLAS calls, hand-offs; one round of the in-pipeline
   /// fits) on top of the built-in profile of the same GPU model: about 20 s.

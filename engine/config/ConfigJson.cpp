@@ -11,7 +11,7 @@ namespace pipescope {
 using nlohmann::json;
 
 json configToJson(const PipelineConfig& c) {
-  return json{{"mode", toString(c.mode)},
+  json j{{"mode", toString(c.mode)},
               {"memory", toString(c.memory)},
               {"streams", c.streams},
               {"order", toString(c.order)},
@@ -29,6 +29,16 @@ json configToJson(const PipelineConfig& c) {
               {"roi", c.roiFraction},
               {"chunks", c.transferChunks},
               {"sync", toString(c.sync)}};
+  // The multi-GPU fields only where they differ from the one-GPU defaults, so a
+  // one-GPU configuration is written exactly as before (and older builds read it).
+  const PipelineConfig d;
+  if (c.devices != d.devices) j["devices"] = c.devices;
+  if (c.parallel != d.parallel) j["parallel"] = toString(c.parallel);
+  if (c.allreduceBytes != d.allreduceBytes) j["allreduce-bytes"] = c.allreduceBytes;
+  if (c.buckets != d.buckets) j["buckets"] = c.buckets;
+  if (c.activationBytes != d.activationBytes) j["activation-bytes"] = c.activationBytes;
+  if (c.microBatches != d.microBatches) j["micro-batches"] = c.microBatches;
+  return j;
 }
 
 namespace {
@@ -94,6 +104,22 @@ PipelineConfig configFromJson(const json& j, PipelineConfig c) {
       {"roi", [&](const json& v, const std::string& f) { readDouble(v, f, c.roiFraction); }},
       {"chunks", [&](const json& v, const std::string& f) { readInt(v, f, c.transferChunks); }},
       {"sync", [&](const json& v, const std::string& f) { readEnum(v, f, c.sync, parseSyncMode, syncModeNames); }},
+      {"devices", [&](const json& v, const std::string& f) {
+         if (!v.is_array()) fail(f, "an array of GPU ordinals such as [0, 2, 3]", v);
+         if (v.size() > 64) fail(f, "at most 64 GPU ordinals", v);
+         std::vector<int> devices;
+         for (const json& d : v) {
+           int ordinal = 0;
+           readInt(d, f, ordinal);
+           devices.push_back(ordinal);
+         }
+         c.devices = std::move(devices);
+       }},
+      {"parallel", [&](const json& v, const std::string& f) { readEnum(v, f, c.parallel, parseParallelMode, parallelModeNames); }},
+      {"allreduce-bytes", [&](const json& v, const std::string& f) { readInt(v, f, c.allreduceBytes); }},
+      {"buckets", [&](const json& v, const std::string& f) { readInt(v, f, c.buckets); }},
+      {"activation-bytes", [&](const json& v, const std::string& f) { readInt(v, f, c.activationBytes); }},
+      {"micro-batches", [&](const json& v, const std::string& f) { readInt(v, f, c.microBatches); }},
   };
   for (const auto& [key, value] : j.items()) {
     auto it = readers.find(key);
@@ -107,7 +133,7 @@ PipelineConfig configFromJson(const json& j, PipelineConfig c) {
   return c;
 }
 
-PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base) {
+PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base, ConfigOrigins* origins) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open config file '" + path + "'");
   json j;
@@ -116,11 +142,15 @@ PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base) {
   } catch (const json::parse_error& e) {
     throw std::runtime_error("config file '" + path + "' is not valid JSON: " + e.what());
   }
+  PipelineConfig config;
   try {
-    return configFromJson(j, base);
+    config = configFromJson(j, base);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("config file '" + path + "': " + e.what());
   }
+  if (origins)
+    for (const auto& [key, value] : j.items()) origins->set(key, {ConfigOrigin::Kind::File, path});
+  return config;
 }
 
 }  // namespace pipescope

@@ -3,6 +3,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "config/ConfigOrigins.h"
 #include "config/PipelineConfig.h"
 
 namespace pipescope {
@@ -13,6 +14,8 @@ nlohmann::json configToJson(const PipelineConfig& config);
 /// throws std::invalid_argument with the field name and what was expected.
 PipelineConfig configFromJson(const nlohmann::json& j, PipelineConfig base = {});
 /// Reads a JSON config file; throws std::runtime_error naming the file on failure.
-PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base = {});
+/// With `origins`, marks each field the file sets as coming from it, so that a value
+/// error found later by validate() names the file (ConfigOrigins::describe).
+PipelineConfig loadConfigFile(const std::string& path, PipelineConfig base = {}, ConfigOrigins* origins = nullptr);
 
 }  // namespace pipescope

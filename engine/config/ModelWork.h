@@ -50,4 +50,41 @@ inline std::uint32_t cpuRoundsPerElement(double opsPerByte) {
   return std::uint32_t(std::llround(std::max(0.0, opsPerByte)));
 }
 
+// ---------------------------------------------------------------------------------
+// Several GPUs: how the work above is divided, the same for both backends.
+
+/// Launches of the custom model kernel per batch on one GPU: with a data-parallel
+/// all-reduce in K >= 1 buckets the kernel runs as K launches of 1/K its work, so each
+/// bucket can follow its share (the backward layers a DDP bucket waits for).
+inline int customModelPieces(const PipelineConfig& c) {
+  return c.allReduces() && c.buckets >= 1 ? c.buckets : 1;
+}
+
+/// The model kernel (0-based, among the batch's `modelKernels` model launches: custom
+/// pieces, or GEMM layers then the head) after which bucket `bucket` of `buckets` is
+/// issued: the last bucket always follows the last one; buckets = 0 is one all-reduce
+/// after every kernel.
+inline int bucketAfterModelKernel(int bucket, int buckets, int modelKernels) {
+  if (buckets <= 0 || modelKernels <= 0) return modelKernels - 1;
+  const long long after = ((long long)(bucket + 1) * modelKernels + buckets - 1) / buckets - 1;
+  return int(std::min<long long>(after, modelKernels - 1));
+}
+
+/// Pipeline parallel: the GEMM layers stage `stage` of `stages` runs, [first, end).
+/// The normalize kernel runs on stage 0, the head on the last; the custom model kernel
+/// runs on every stage with 1/stages of its work.
+struct LayerRange {
+  int first = 0, end = 0;
+};
+inline LayerRange stageLayers(int stage, int stages, int layers) {
+  return {int((long long)stage * layers / stages), int((long long)(stage + 1) * layers / stages)};
+}
+
+/// Pipeline parallel: samples in micro-batch `m` of a batch split into microBatches
+/// (equal shares, the remainder in the last).
+inline int microBatchSamples(const PipelineConfig& c, int m) {
+  const int per = c.batchSamples / c.microBatches;
+  return m + 1 == c.microBatches ? c.batchSamples - per * (c.microBatches - 1) : per;
+}
+
 }  // namespace pipescope

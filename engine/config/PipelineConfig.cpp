@@ -1,5 +1,6 @@
 #include "config/PipelineConfig.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -31,6 +32,9 @@ constexpr NameTable<DataResidency, 2> kResidencies{
 constexpr NameTable<ModelPreset, 3> kModels{
     {{ModelPreset::Custom, "custom"}, {ModelPreset::Light, "light"}, {ModelPreset::Heavy, "heavy"}}};
 
+constexpr NameTable<ParallelMode, 2> kParallelModes{
+    {{ParallelMode::Data, "data"}, {ParallelMode::Pipeline, "pipeline"}}};
+
 template <typename E, std::size_t N>
 std::string_view nameOf(const NameTable<E, N>& table, E v) {
   for (const auto& [e, n] : table)
@@ -60,8 +64,9 @@ std::string num(double v) {
 
 class IssueCollector {
  public:
-  void add(std::string field, std::string value, std::string allowed, std::string reason) {
-    issues_.push_back({std::move(field), std::move(value), std::move(allowed), std::move(reason)});
+  void add(std::string field, std::string value, std::string allowed, std::string reason,
+           std::vector<std::string> related = {}) {
+    issues_.push_back({std::move(field), std::move(value), std::move(allowed), std::move(reason), std::move(related)});
   }
   template <typename T>
   void range(const char* field, T value, T lo, T hi, const char* reason) {
@@ -80,6 +85,50 @@ class IssueCollector {
  private:
   std::vector<ConfigIssue> issues_;
 };
+
+void validateGpus(IssueCollector& v, const PipelineConfig& c) {
+  using namespace limits;
+  const int n = c.gpuCount();
+  if (n > kMaxGpus)
+    v.add("devices", num(n) + " GPUs", "1.." + num(kMaxGpus),
+          "the simulator models at most 8 GPUs, the largest host pipescope is tested on");
+  for (std::size_t i = 0; i < c.devices.size(); ++i) {
+    const int d = c.devices[i];
+    if (d < 0 || d > kMaxDeviceOrdinal)
+      v.add("devices", num(d), "GPU ordinals 0.." + num(kMaxDeviceOrdinal), "a CUDA device ordinal");
+    for (std::size_t j = 0; j < i; ++j)
+      if (c.devices[j] == d) {
+        v.add("devices", formatDeviceList(c.devices), "each GPU once",
+              "GPU " + num(d) + " is listed twice; one GPU cannot stand for two");
+        break;
+      }
+  }
+  v.range<std::uint64_t>("allreduce-bytes", c.allreduceBytes, 0, kMaxAllreduceBytes,
+                         "gradient bytes reduced per batch; 0 = no gradient exchange");
+  v.range("buckets", c.buckets, 0, kMaxBuckets,
+          "0 = one all-reduce after all compute; K = K all-reduces overlapping the remaining kernels");
+  v.range<std::uint64_t>("activation-bytes", c.activationBytes, 0, kMaxActivationBytes,
+                         "bytes each micro-batch hands from one pipeline stage to the next");
+  v.range("micro-batches", c.microBatches, 1, kMaxMicroBatches, "pieces each batch is split into between stages");
+  if (c.parallel == ParallelMode::Pipeline && n < 2)
+    v.add("parallel", "pipeline", "data with one GPU; pipeline needs 2 GPUs or more",
+          "pipeline parallelism puts one stage on each GPU; choose --gpus 2 or more");
+  if (c.parallel == ParallelMode::Pipeline && c.microBatches > c.batchSamples && c.batchSamples >= 1)
+    v.add("micro-batches", num(c.microBatches), "at most batch-samples (" + num(c.batchSamples) + ")",
+          "each micro-batch holds at least one sample");
+  if (c.buckets > 1 && c.allreduceBytes > 0 && std::uint64_t(c.buckets) > c.allreduceBytes / 4)
+    v.add("buckets", num(c.buckets), "at most one bucket per 4 bytes of allreduce-bytes",
+          "each bucket reduces at least one float");
+  if (c.allReduces() && n <= kMaxGpus && c.mode == TransferMode::Blocking)
+    v.add("mode", "blocking", "async with an all-reduce",
+          "the all-reduce runs on a stream of its own beside the kernels; choose --mode async");
+  if (c.allReduces() && n <= kMaxGpus && c.batchCount % n != 0)
+    v.add("batches", num(c.batchCount), "a multiple of the GPU count (" + num(n) + "), or 0",
+          "each step gives every GPU one batch and all-reduces their gradients together");
+  if (c.parallel == ParallelMode::Pipeline && n >= 2 && c.mode == TransferMode::Blocking)
+    v.add("mode", "blocking", "async with pipeline parallelism",
+          "blocking copies synchronise each GPU per batch, so stages could never overlap; choose --mode async");
+}
 
 }  // namespace
 
@@ -105,7 +154,7 @@ std::vector<ConfigIssue> validate(const PipelineConfig& c) {
                          "a sample is at least one float and at most 1 GiB");
   if (c.batchSamples >= 1 && c.sampleBytes >= 1 && c.batchBytes() > kMaxBatchBytes)
     v.add("batch-samples", formatBytes(c.batchBytes()) + " per batch", "at most " + formatBytes(kMaxBatchBytes),
-          "batch-samples x sample-bytes must fit in device memory; use fewer samples per batch");
+          "batch-samples x sample-bytes must fit in device memory; use fewer samples per batch", {"sample-bytes"});
   v.range("batches", c.batchCount, 0, kMaxBatchCount, "0 runs until stopped");
   v.finiteRange("model-flops-per-byte", c.modelFlopsPerByte, 0.0, kMaxModelFlopsPerByte,
                 "arithmetic per input byte of the model kernel; 0 skips the model stage");
@@ -124,23 +173,25 @@ std::vector<ConfigIssue> validate(const PipelineConfig& c) {
   if (c.transferChunks >= 1 && c.sampleBytes >= 4 && c.batchSamples >= 1 &&
       std::uint64_t(c.transferChunks) > c.batchBytes() / 4)
     v.add("chunks", num(c.transferChunks), "at most one chunk per 4 bytes of the batch",
-          "each chunk must move at least one float");
+          "each chunk must move at least one float", {"batch-samples", "sample-bytes"});
 
   if (c.mode == TransferMode::Blocking && c.streams > 1)
     v.add("streams", num(c.streams), "1 in blocking mode",
-          "blocking copies synchronise the whole device; choose --mode async to use several streams");
+          "blocking copies synchronise the whole device; choose --mode async to use several streams", {"mode"});
   if (c.mode == TransferMode::Blocking && c.order == IssueOrder::BreadthFirst)
     v.add("order", "breadth-first", "depth-first in blocking mode",
-          "blocking mode finishes each batch before the next; issue order only matters with async streams");
+          "blocking mode finishes each batch before the next; issue order only matters with async streams", {"mode"});
   if (c.memory == HostMemory::Mapped && c.residency == DataResidency::KeepResident)
     v.add("residency", "resident", "every-batch with mapped memory",
-          "mapped (zero-copy) memory never lives on the device; choose pinned memory to keep data resident");
+          "mapped (zero-copy) memory never lives on the device; choose pinned memory to keep data resident",
+          {"memory"});
   if (c.memory == HostMemory::Mapped && c.transferChunks > 1)
     v.add("chunks", num(c.transferChunks), "1 with mapped memory",
-          "mapped (zero-copy) memory makes no copies to split");
+          "mapped (zero-copy) memory makes no copies to split", {"memory"});
   if (!c.normalizeKernel && c.modelFlopsPerByte == 0.0 && c.model == ModelPreset::Custom)
     v.add("model-flops-per-byte", "0", "greater than 0, or enable the normalize kernel",
-          "the pipeline needs at least one GPU stage");
+          "the pipeline needs at least one GPU stage", {"normalize", "model"});
+  validateGpus(v, c);
   return v.take();
 }
 
@@ -150,18 +201,49 @@ std::string_view toString(IssueOrder v) { return nameOf(kIssueOrders, v); }
 std::string_view toString(SyncMode v) { return nameOf(kSyncModes, v); }
 std::string_view toString(DataResidency v) { return nameOf(kResidencies, v); }
 std::string_view toString(ModelPreset v) { return nameOf(kModels, v); }
+std::string_view toString(ParallelMode v) { return nameOf(kParallelModes, v); }
 std::optional<TransferMode> parseTransferMode(std::string_view s) { return parseName(kTransferModes, s); }
 std::optional<HostMemory> parseHostMemory(std::string_view s) { return parseName(kHostMemories, s); }
 std::optional<IssueOrder> parseIssueOrder(std::string_view s) { return parseName(kIssueOrders, s); }
 std::optional<SyncMode> parseSyncMode(std::string_view s) { return parseName(kSyncModes, s); }
 std::optional<DataResidency> parseDataResidency(std::string_view s) { return parseName(kResidencies, s); }
 std::optional<ModelPreset> parseModelPreset(std::string_view s) { return parseName(kModels, s); }
+std::optional<ParallelMode> parseParallelMode(std::string_view s) { return parseName(kParallelModes, s); }
 std::vector<std::string_view> transferModeNames() { return namesOf(kTransferModes); }
 std::vector<std::string_view> hostMemoryNames() { return namesOf(kHostMemories); }
 std::vector<std::string_view> issueOrderNames() { return namesOf(kIssueOrders); }
 std::vector<std::string_view> syncModeNames() { return namesOf(kSyncModes); }
 std::vector<std::string_view> dataResidencyNames() { return namesOf(kResidencies); }
 std::vector<std::string_view> modelPresetNames() { return namesOf(kModels); }
+std::vector<std::string_view> parallelModeNames() { return namesOf(kParallelModes); }
+
+std::string formatDeviceList(const std::vector<int>& devices) {
+  std::string out;
+  for (int d : devices) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(d);
+  }
+  return out;
+}
+
+std::optional<std::vector<int>> parseDeviceList(std::string_view s) {
+  std::vector<int> out;
+  if (s.empty()) return std::nullopt;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', at), s.size());
+    const std::string_view item = s.substr(at, comma - at);
+    if (item.empty() || item.size() > 6) return std::nullopt;
+    int value = 0;
+    for (char ch : item) {
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+      value = value * 10 + (ch - '0');
+    }
+    out.push_back(value);
+    at = comma + 1;
+  }
+  return out;
+}
 
 std::string choices(const std::vector<std::string_view>& names) {
   std::string out;

@@ -4,8 +4,8 @@ namespace pipescope {
 
 namespace {
 
-// The default configuration is the hand-written pipeline of ANCHORS.md: 32 batches
-// of 32 MiB, kernel time about equal to the H2D time on an H200 (1050 flops/byte:
+// The default configuration is the hand-written pipeline of docs/reference-figures.md:
+// 32 batches of 32 MiB, kernel time about equal to the H2D time on an H200 (1050 flops/byte:
 // the model kernel runs at 58.7 TFLOP/s there, so 0.60 ms against 0.61 ms for a
 // 32 MiB pinned copy; measured 2026-11-22, docs/cuda-backend.md).
 PipelineConfig base() { return PipelineConfig{}; }

@@ -10,29 +10,6 @@
 
 namespace pipescope::cuda {
 
-/// Issues one GPU op through `call`: its API call on the submit lane, the op on the
-/// batch's stream lane and its engine's lane.
-template <typename Call>
-void BatchIssuer::gpuOp(const BatchSlots& b, OpKind kind, std::uint64_t bytes, std::uint16_t name,
-                        std::uint16_t apiName, std::uint8_t flags, bool forceEvents, const char* what, Call&& call) {
-  Op api;
-  api.lane = lanes_->submit;
-  api.batch = b.batch;
-  api.stream = std::int16_t(b.stream);
-  api.name = apiName;
-  api.flags = flags & (kOpBlockingCall | kOpPageable);
-  Op op;
-  op.kind = kind;
-  op.lane = lanes_->streams[std::size_t(b.stream)];
-  op.engineLane = kind == OpKind::CopyH2D ? lanes_->h2d : kind == OpKind::CopyD2H ? lanes_->d2h : lanes_->compute;
-  op.batch = b.batch;
-  op.stream = std::int16_t(b.stream);
-  op.bytes = bytes;
-  op.name = name;
-  op.flags = flags;
-  recorder_.record(api, op, b.device.handle(), forceEvents, what, std::forward<Call>(call));
-}
-
 std::uint8_t BatchIssuer::copyFlags() const {
   std::uint8_t f = 0;
   if (config_.memory == HostMemory::Pageable) f |= kOpPageable;
@@ -91,38 +68,77 @@ void BatchIssuer::h2d(const BatchSlots& b) {
     copy(b, OpKind::CopyH2D, b.device.devIn.get(), b.host.in.host(), config_.batchBytes());
 }
 
-void BatchIssuer::kernels(const BatchSlots& b) {
+bool BatchIssuer::copies() const {
   const HostMemory m = config_.memory;
-  const bool copies = m != HostMemory::Mapped && !isManaged(m);
-  const std::uint8_t flags = m == HostMemory::Mapped ? kOpMapped : isManaged(m) ? kOpManaged : 0;
+  return m != HostMemory::Mapped && !isManaged(m);
+}
+
+std::uint8_t BatchIssuer::kernelFlags() const {
+  const HostMemory m = config_.memory;
+  return m == HostMemory::Mapped ? kOpMapped : isManaged(m) ? kOpManaged : 0;
+}
+
+const float* BatchIssuer::modelInput(const BatchSlots& b) const {
+  if (copies() || config_.normalizeKernel) return static_cast<const float*>(b.device.devIn.get());
+  return static_cast<const float*>(b.host.in.device());
+}
+
+float* BatchIssuer::modelOutput(const BatchSlots& b) const {
+  return static_cast<float*>(copies() ? b.device.devOut.get() : b.host.out.device());
+}
+
+void BatchIssuer::kernels(const BatchSlots& b) {
+  normalize(b);
+  for (int k = 0, n = modelLaunches(); k < n; ++k) modelLaunch(b, k);
+}
+
+void BatchIssuer::normalize(const BatchSlots& b) {
+  if (!config_.normalizeKernel) return;
+  NvtxRange r("normalize");
+  const std::size_t nIn = config_.batchBytes() / sizeof(float);
+  const cudaStream_t st = b.device.handle();
+  auto* devIn = static_cast<float*>(b.device.devIn.get());
+  const float* src = copies() ? devIn : static_cast<const float*>(b.host.in.device());
+  gpuOp(b, OpKind::Kernel, config_.batchBytes(), lanes_->names.normalize, lanes_->names.launch, kernelFlags(), false,
+        "normalize kernel launch", [&] { return launchNormalize(src, devIn, nIn, st); });
+}
+
+int BatchIssuer::modelLaunches() const {
+  const GemmShape g = gemmShape(config_.model);
+  if (g.width == 0) return pieces_;
+  const int rows = int(config_.batchBytes() / sizeof(float) / std::size_t(g.width));
+  return (rows > 0 ? g.layers : 0) + 1;  // the layers, then the head
+}
+
+void BatchIssuer::modelLaunch(const BatchSlots& b, int k) {
+  NvtxRange r("model");
   const std::size_t nIn = config_.batchBytes() / sizeof(float);
   const std::size_t nOut = config_.outputBytes() / sizeof(float);
   const cudaStream_t st = b.device.handle();
   const PipelineLanes::Names& names = lanes_->names;
-  auto* devIn = static_cast<float*>(b.device.devIn.get());
-  const float* modelIn = copies ? devIn : static_cast<const float*>(b.host.in.device());
-  float* out = static_cast<float*>(copies ? b.device.devOut.get() : b.host.out.device());
-  if (config_.normalizeKernel) {
-    NvtxRange r("normalize");
-    const float* src = modelIn;
-    gpuOp(b, OpKind::Kernel, config_.batchBytes(), names.normalize, names.launch, flags, false,
-          "normalize kernel launch", [&] { return launchNormalize(src, devIn, nIn, st); });
-    modelIn = devIn;
-  }
-  NvtxRange r("model");
+  const std::uint8_t flags = kernelFlags();
+  const float* modelIn = modelInput(b);
+  float* out = modelOutput(b);
   const GemmShape g = gemmShape(config_.model);
   if (g.width == 0) {
-    const std::uint32_t fmas = modelFmasPerElement(config_.modelFlopsPerByte);
-    gpuOp(b, OpKind::Kernel, config_.batchBytes(), names.model, names.launch, flags, false, "model kernel launch",
+    // Piece k of pieces_: its share of the FMA rounds (four FMAs per round).
+    const std::uint32_t rounds = modelFmasPerElement(config_.modelFlopsPerByte) / 4;
+    const auto share = [&](int i) { return std::uint64_t(rounds) * std::uint64_t(i) / std::uint64_t(pieces_); };
+    const auto fmas = std::uint32_t(4 * (share(k + 1) - share(k)));
+    const std::uint64_t bytes = config_.batchBytes();
+    gpuOp(b, OpKind::Kernel, bytes, names.model, names.launch, flags, false, "model kernel launch",
           [&] { return launchModel(modelIn, nIn, out, nOut, fmas, st); });
     return;
   }
   const int rows = int(nIn / std::size_t(g.width));
-  const float* x = modelIn;
-  float* bufs[2] = {static_cast<float*>(b.device.devScratch.get()), devIn};
-  const float alpha = 1.0f, beta = 0.0f;
-  for (int l = 0; l < g.layers && rows > 0; ++l) {
-    float* y = bufs[l % 2];
+  float* bufs[2] = {static_cast<float*>(b.device.devScratch.get()), static_cast<float*>(b.device.devIn.get())};
+  const int layers = rows > 0 ? g.layers : 0;
+  if (k < layers) {
+    // Layer k reads the previous layer's output (the model input for the first) and
+    // writes the other buffer of the pair.
+    const float* x = k == 0 ? modelIn : bufs[(k - 1) % 2];
+    float* y = bufs[k % 2];
+    const float alpha = 1.0f, beta = 0.0f;
     cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
     gpuOp(b, OpKind::Kernel, std::uint64_t(rows) * std::uint64_t(g.width) * 4, names.gemm, names.gemmApi, flags,
           false, "cublasSgemm", [&] {
@@ -131,8 +147,9 @@ void BatchIssuer::kernels(const BatchSlots& b) {
             return cudaSuccess;
           });
     if (status != CUBLAS_STATUS_SUCCESS) throwCublasError("cublasSgemm", status, std::string());
-    x = y;
+    return;
   }
+  const float* x = layers > 0 ? bufs[(layers - 1) % 2] : modelIn;
   const std::size_t nAct = rows > 0 ? std::size_t(rows) * std::size_t(g.width) : nIn;
   gpuOp(b, OpKind::Kernel, config_.outputBytes(), names.head, names.launch, flags, false, "model head kernel launch",
         [&] { return launchModel(x, nAct, out, nOut, 0, st); });

@@ -30,6 +30,9 @@
 #include "cuda/LinkStreamsCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
+#if PIPESCOPE_HAVE_NCCL
+#include "cuda/multigpu/MultiGpuProbes.h"
+#endif
 
 namespace pipescope {
 
@@ -130,7 +133,8 @@ class Calibrator {
                                      &Calibrator::streamDependency, &Calibrator::pinnedBlockingCopies,
                                      &Calibrator::pageableCopies,   &Calibrator::bidirectional,
                                      &Calibrator::mappedAndManaged, &Calibrator::gemm,
-                                     &Calibrator::cpuWork,          &Calibrator::syncModeWakes};
+                                     &Calibrator::cpuWork,          &Calibrator::syncModeWakes,
+                                     &Calibrator::severalGpus};
     if (hostOnly) tinyPeriodNs_ = p_.kernelGapNs + p_.kernelFixedNs;  // kernelRates' figure, from the base
     for (std::size_t i = 0; i < steps.size(); ++i) {
       (this->*steps[i])();
@@ -287,7 +291,7 @@ class Calibrator {
     tracer_.collect(intervals, ids.empty() ? 0 : ids.front());
     std::vector<double> out;
     for (std::uint64_t id : ids) {
-      auto it = intervals.find(id);
+      auto it = intervals.find(intervalKey(id, std::uint32_t(options_.device)));
       if (it != intervals.end() && it->second.end > it->second.start)
         out.push_back(double(it->second.end - it->second.start));
     }
@@ -340,6 +344,57 @@ class Calibrator {
           " GB/s, above the link; capped at " + fmt(linkGBps, 2));
       pt.gbps = linkGBps;
     }
+  }
+
+  /// Peer copies and NCCL's all-reduce when the machine has several GPUs.
+  void severalGpus() {
+    int count = 0;
+    PIPESCOPE_CUDA_CHECK(cudaGetDeviceCount(&count));
+    const int n = options_.gpus > 0 ? options_.gpus : count;
+    if (n > count)
+      throw std::runtime_error("the multi-GPU probes were asked for " + std::to_string(n) +
+                               " GPUs but this machine has " + std::to_string(count));
+    if (n < 2) {
+      log("multi-GPU probes: skipped (" + std::string(count < 2 ? "one GPU on this machine" : "asked for one GPU") +
+          ")");
+      return;
+    }
+#if PIPESCOPE_HAVE_NCCL
+    std::vector<int> devices{options_.device};
+    for (int d = 0; d < count && int(devices.size()) < n; ++d)
+      if (d != options_.device) devices.push_back(d);
+    const PeerCopyCalibration peer = calibratePeerCopies(devices[0], devices[1], options_.quick, options_.log);
+    p_.peerAccess = peer.peerAccess;
+    p_.peerLinkName = peer.linkName;
+    p_.peerLatencyNs = peer.latencyNs;
+    p_.peerCopyCurve = peer.oneWay;
+    if (!peer.oneWay.empty()) p_.peerGBps = peer.oneWay.back().gbps;
+    if (!peer.bothWays.empty()) p_.peerBidirectionalGBps = peer.bothWays.back().gbps;
+    const AllReduceCalibration ar = calibrateAllReduce(devices, options_.quick, options_.log);
+    p_.allreduceCurveGpus = int(devices.size());
+    p_.allreduceBusCurve.clear();
+    for (const AllReducePoint& pt : ar.curve) p_.allreduceBusCurve.push_back({pt.bytes, pt.busGBps});
+    if (!ar.curve.empty()) p_.allreduceBusGBps = ar.curve.back().busGBps;
+    // Per-step latency of the ring model: what the smallest all-reduce takes beyond its
+    // bytes at the largest one's bus bandwidth, over its 2(n-1) steps.
+    if (!ar.curve.empty() && p_.allreduceBusGBps > 0) {
+      const double share = 2.0 * double(n - 1) / double(n);
+      const AllReducePoint& small = ar.curve.front();
+      const double bandwidthNs = share * double(small.bytes) / p_.allreduceBusGBps;
+      p_.allreduceStepLatencyNs = std::max(0.0, small.ns - bandwidthNs) / (2.0 * double(n - 1));
+    }
+    p_.collectiveSmShare = ar.smShare;
+    p_.multiGpuSource = "calibrated on " + std::to_string(n) + " x " + p_.deviceName + " (" + peer.linkName +
+                        ", NCCL " + ar.ncclVersion + "), " + utcDate();
+    log("multi-GPU: peer " + fmt(p_.peerGBps, 1) + " GB/s one way (" + fmt(p_.peerBidirectionalGBps, 1) +
+        " each way at once), latency " + fmt(p_.peerLatencyNs) + " ns; all-reduce over " + std::to_string(n) +
+        " GPUs (NCCL " + ar.ncclVersion + ") " + fmt(p_.allreduceBusGBps, 1) + " GB/s bus bandwidth, " +
+        fmt(p_.allreduceStepLatencyNs) + " ns per ring step, kernels beside it lose " +
+        fmt(100 * p_.collectiveSmShare, 1) + "% of their speed");
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
+#else
+    log("multi-GPU probes: skipped (this build has no NCCL; " + std::to_string(count) + " GPUs present)");
+#endif
   }
 
   std::vector<std::size_t> curveSizes() const {
@@ -462,7 +517,7 @@ class Calibrator {
   }
 
   /// Blocking cudaMemcpy from pinned memory: slower than the async copies on an H200
-  /// (ANCHORS: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
+  /// (docs/reference-figures.md: 38 vs 48 GB/s at 1 MiB), which the blocking rows of the validation need.
   void pinnedBlockingCopies() {
     for (bool h2d : {true, false}) {
       auto& curve = h2d ? p_.h2dPinnedBlockingCurve : p_.d2hPinnedBlockingCurve;

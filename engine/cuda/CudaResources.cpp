@@ -51,15 +51,17 @@ HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes, const char* what) : n
       p_ = std::malloc(bytes);
       if (!p_) throw CudaError(hint, int(cudaErrorMemoryAllocation));
       break;
+    // Portable: with several GPUs one GPU may copy from a buffer another GPU's
+    // context allocated (a pipeline's output comes back from its last stage).
     case HostMemory::Pinned:
-      PIPESCOPE_CUDA_CHECK_HINT(cudaMallocHost(&p_, bytes), hint);
+      PIPESCOPE_CUDA_CHECK_HINT(cudaHostAlloc(&p_, bytes, cudaHostAllocPortable), hint);
       break;
     case HostMemory::Registered:
       // Page-aligned so registration pins exactly this buffer's pages.
       p_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
       if (!p_) throw CudaError(hint, int(cudaErrorMemoryAllocation));
       try {
-        PIPESCOPE_CUDA_CHECK_HINT(cudaHostRegister(p_, bytes, cudaHostRegisterDefault), hint);
+        PIPESCOPE_CUDA_CHECK_HINT(cudaHostRegister(p_, bytes, cudaHostRegisterPortable), hint);
       } catch (...) {
         std::free(p_);
         p_ = nullptr;
@@ -67,7 +69,7 @@ HostBuffer::HostBuffer(HostMemory kind, std::size_t bytes, const char* what) : n
       }
       break;
     case HostMemory::Mapped:
-      PIPESCOPE_CUDA_CHECK_HINT(cudaHostAlloc(&p_, bytes, cudaHostAllocMapped), hint);
+      PIPESCOPE_CUDA_CHECK_HINT(cudaHostAlloc(&p_, bytes, cudaHostAllocMapped | cudaHostAllocPortable), hint);
       PIPESCOPE_CUDA_CHECK(cudaHostGetDevicePointer(&d_, p_, 0));
       break;
     case HostMemory::Managed:

@@ -28,6 +28,9 @@ struct Shared {
   // deliver the external-correlation records of a whole run only at its end).
   std::vector<std::uint32_t> newExternal, newTimes;
   std::size_t pruneAt = 4096;  ///< corrToExternal size that triggers the next prune
+  /// Watched streams: (device << 32 | CUPTI stream id) -> kernels not yet collected.
+  std::unordered_map<std::uint64_t, std::vector<GpuInterval>> watched;
+  std::unordered_map<const void*, std::uint64_t> watchedKey;  ///< cudaStream_t -> its key above
   std::uint64_t dropped = 0;
   bool callbacksRegistered = false;
 };
@@ -36,14 +39,15 @@ Shared& shared() {
   return s;
 }
 
-void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end) {
+void merge(GpuInterval& into, std::uint64_t start, std::uint64_t end, std::uint32_t device) {
   if (into.records == 0 || start < into.start) into.start = start;
   if (into.records == 0 || end > into.end) into.end = end;
+  into.device = device;
   ++into.records;
 }
 
-void gpuRecord(Shared& s, std::uint32_t correlation, std::uint64_t start, std::uint64_t end) {
-  merge(s.corrTimes[correlation], start, end);
+void gpuRecord(Shared& s, std::uint32_t correlation, std::uint64_t start, std::uint64_t end, std::uint32_t device) {
+  merge(s.corrTimes[correlation], start, end, device);
   s.newTimes.push_back(correlation);
 }
 
@@ -71,17 +75,30 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
           auto* r = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start == 0 || r->end < r->start) break;
+          if (!s.watched.empty()) {
+            auto w = s.watched.find(std::uint64_t(r->deviceId) << 32 | r->streamId);
+            if (w != s.watched.end()) {
+              w->second.push_back({r->start, r->end, 1, r->deviceId});
+              break;
+            }
+          }
+          gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
           auto* r = reinterpret_cast<CUpti_ActivityMemcpy6*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
+          break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // peer-to-peer copies (cudaMemcpyPeerAsync)
+          auto* r = reinterpret_cast<CUpti_ActivityMemcpyPtoP4*>(record);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
           auto* r = reinterpret_cast<CUpti_ActivityMemset4*>(record);
-          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end);
+          if (r->start != 0 && r->end >= r->start) gpuRecord(s, r->correlationId, r->start, r->end, r->deviceId);
           break;
         }
         default: break;  // runtime/driver API records exist only to carry the external ids
@@ -94,8 +111,11 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
 }
 
 constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+void CUPTIAPI noCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 std::string resultText(CUptiResult r) {
   const char* text = nullptr;
@@ -125,7 +145,21 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     s.newTimes.clear();
     s.pruneAt = 4096;
     s.dropped = 0;
+    s.watched.clear();
+    s.watchedKey.clear();
   }
+  // CUPTI has one client per process. Another tool that holds it (a program recorded by
+  // `pipescope record`, Nsight Systems) keeps a subscriber: registering our buffers
+  // would take its records away, so the run times its ops with CUDA events instead.
+  CUpti_SubscriberHandle probe = nullptr;
+  if (const CUptiResult r = cuptiSubscribe(&probe, reinterpret_cast<CUpti_CallbackFunc>(noCallback), nullptr);
+      r != CUPTI_SUCCESS) {
+    whyNot = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                 ? "another profiling tool holds CUPTI in this process (pipescope record, Nsight Systems, ...)"
+                 : "cuptiSubscribe failed: " + resultText(r);
+    return false;
+  }
+  cuptiUnsubscribe(probe);
   if (!s.callbacksRegistered) {
     const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (r != CUPTI_SUCCESS) {
@@ -196,11 +230,12 @@ void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, s
     if (times == s.corrTimes.end()) return;
     auto ext = s.corrToExternal.find(correlation);
     if (ext == s.corrToExternal.end()) return;
-    GpuInterval& dst = out[ext->second];
     const GpuInterval& src = times->second;
+    GpuInterval& dst = out[intervalKey(ext->second, src.device)];
     if (dst.records == 0 || src.start < dst.start) dst.start = src.start;
     if (dst.records == 0 || src.end > dst.end) dst.end = src.end;
     dst.records += src.records;
+    dst.device = src.device;
     s.corrTimes.erase(times);
   };
   for (std::uint32_t c : s.newTimes) match(c);
@@ -214,6 +249,35 @@ void CuptiTracer::collect(std::unordered_map<std::uint64_t, GpuInterval>& out, s
       it = it->second < firstLiveId ? s.corrToExternal.erase(it) : std::next(it);
     s.pruneAt = std::max<std::size_t>(4096, 2 * s.corrToExternal.size());
   }
+}
+
+bool CuptiTracer::watchStream(const void* stream, std::uint32_t device, std::string& whyNot) {
+  std::uint32_t id = 0;
+  const CUptiResult r =
+      cuptiGetStreamIdEx(nullptr, static_cast<CUstream>(const_cast<void*>(stream)), 0, &id);
+  if (r != CUPTI_SUCCESS) {
+    whyNot = "cuptiGetStreamIdEx failed: " + resultText(r);
+    return false;
+  }
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  const std::uint64_t key = std::uint64_t(device) << 32 | id;
+  s.watchedKey[stream] = key;
+  s.watched[key];
+  return true;
+}
+
+void CuptiTracer::collectStream(const void* stream, std::deque<GpuInterval>& out) {
+  Shared& s = shared();
+  std::lock_guard lock(s.mutex);
+  auto k = s.watchedKey.find(stream);
+  if (k == s.watchedKey.end()) return;
+  std::vector<GpuInterval>& got = s.watched[k->second];
+  // One stream runs one kernel at a time: start order is launch order, whatever order
+  // the buffers came in.
+  std::sort(got.begin(), got.end(), [](const GpuInterval& a, const GpuInterval& b) { return a.start < b.start; });
+  out.insert(out.end(), got.begin(), got.end());
+  got.clear();
 }
 
 std::uint64_t CuptiTracer::droppedRecords() const {

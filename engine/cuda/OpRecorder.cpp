@@ -19,46 +19,80 @@ constexpr std::int64_t kCalibrateIntervalNs = 20'000'000;
 constexpr std::int64_t kFlushIntervalNs = 100'000'000;
 }  // namespace
 
-OpRecorder::OpRecorder(Trace& trace, std::int64_t t0)
-    : trace_(trace),
-      t0_(t0),
-      // Sized for the most streams: ops of an earlier configuration may still be pending.
-      lastEnd_(std::size_t(limits::kMaxStreams), 0),
-      held_(std::size_t(limits::kMaxStreams)),
-      emittedEnd_(std::size_t(limits::kMaxStreams), INT64_MIN),
-      pendingPerStream_(std::size_t(limits::kMaxStreams), 0) {}
+OpRecorder::OpRecorder(Trace& trace, std::int64_t t0) : trace_(trace), t0_(t0) {
+  // Sized for one GPU's most streams; more keys (several GPUs) grow them.
+  ensureKey(limits::kMaxStreams - 1);
+}
+
+void OpRecorder::ensureKey(int key) {
+  const auto n = std::size_t(key) + 1;
+  if (lastEnd_.size() >= n) return;
+  lastEnd_.resize(n, 0);
+  held_.resize(n);
+  emittedEnd_.resize(n, INT64_MIN);
+  pendingPerStream_.resize(n, 0);
+}
 
 // ------------------------------------------------------------------ clocks
 void OpRecorder::start(DeviceInfo& info) {
-  refEvent_ = Event::create(true);
+  int current = 0;
+  PIPESCOPE_CUDA_CHECK(cudaGetDevice(&current));
+  devices_.clear();
+  devices_.resize(1);
+  devices_[0].ordinal = current;
+  startClocks(&info, 1);
+  trace_.setDevice(info);
+}
+
+void OpRecorder::start(std::vector<DeviceInfo>& infos, const std::vector<int>& ordinals) {
+  devices_.clear();
+  devices_.resize(ordinals.size());
+  for (std::size_t i = 0; i < ordinals.size(); ++i) devices_[i].ordinal = ordinals[i];
+  startClocks(infos.data(), infos.size());
+}
+
+void OpRecorder::startClocks(DeviceInfo* infos, std::size_t count) {
+  int current = 0;
+  PIPESCOPE_CUDA_CHECK(cudaGetDevice(&current));
+  for (DeviceClock& d : devices_) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
+    d.refEvent = Event::create(true);
+  }
   // The first flush comes 100 ms into the run, not at its first batch: a run shorter
   // than that pays nothing for it (a flush right after start took ~3 ms on an H100).
   lastFlushNs_ = steadyNowNs();
   std::string whyNot;
   cupti_ = tracer_.start(whyNot);
-  if (cupti_) {
-    info.timingSource = "CUPTI";
-  } else {
-    info.timingSource = "CUDA events";
-    info.note = "CUPTI unavailable (" + whyNot +
-                "): copy and kernel times come from CUDA events recorded around each op, so time spent "
-                "waiting for a busy engine is counted as execution";
+  for (std::size_t i = 0; i < count; ++i) {
+    DeviceInfo& info = infos[i];
+    if (cupti_) {
+      info.timingSource = "CUPTI";
+    } else {
+      info.timingSource = "CUDA events";
+      info.note += (info.note.empty() ? "" : "; ") + ("CUPTI unavailable (" + whyNot +
+                  "): copy and kernel times come from CUDA events recorded around each op, so time spent "
+                  "waiting for a busy engine is counted as execution");
+    }
   }
-  trace_.setDevice(info);
   calibrate();
-  alignEventClock();
+  for (DeviceClock& d : devices_) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
+    alignEventClock(d);
+  }
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(current));
 }
 
-/// Ties the CUDA-event clock to the host time base. Without CUPTI, events are the
-/// only GPU clock: the reference event, recorded on an idle device, completes a few
-/// µs after the call. With CUPTI, event-timed ops (managed prefetches) sit next to
+/// Ties one GPU's CUDA-event clock to the host time base. Without CUPTI, events are
+/// the only GPU clock: the reference event, recorded on an idle device, completes a
+/// few µs after the call. With CUPTI, event-timed ops (managed prefetches) sit next to
 /// CUPTI-timed ones, so the event clock is aligned to CUPTI's instead: a tiny memset
-/// between two events has its start/end in both clocks (median of 5).
-void OpRecorder::alignEventClock() {
+/// between two events has its start/end in both clocks (median of 5). `d` is the
+/// current device.
+void OpRecorder::alignEventClock(DeviceClock& d) {
   const std::int64_t before = steadyNowNs();
-  PIPESCOPE_CUDA_CHECK(cudaEventRecord(refEvent_.get(), nullptr));
-  PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(refEvent_.get()));
-  refEventHostNs_ = before - t0_;
+  PIPESCOPE_CUDA_CHECK(cudaEventRecord(d.refEvent.get(), nullptr));
+  PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(d.refEvent.get()));
+  d.refEventHostNs = before - t0_;
   if (!cupti_) return;
   DeviceBuffer probe(4096, "clock alignment buffer");
   Event a = Event::create(true), b = Event::create(true);
@@ -74,11 +108,11 @@ void OpRecorder::alignEventClock() {
     PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(b.get()));
     tracer_.flush(true);
     tracer_.collect(intervals_, id);
-    const auto it = intervals_.find(id);
+    const auto it = intervals_.find(intervalKey(id, std::uint32_t(d.ordinal)));
     if (it == intervals_.end()) continue;
     float msA = 0, msB = 0;
-    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msA, refEvent_.get(), a.get()));
-    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msB, refEvent_.get(), b.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msA, d.refEvent.get(), a.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&msB, d.refEvent.get(), b.get()));
     // Event a completes just before the memset starts, b just after it ends.
     const std::int64_t fromStart = cuptiToHost(it->second.start) - std::int64_t(double(msA) * 1e6);
     const std::int64_t fromEnd = cuptiToHost(it->second.end) - std::int64_t(double(msB) * 1e6);
@@ -87,11 +121,17 @@ void OpRecorder::alignEventClock() {
   }
   if (offsets.empty()) return;  // CUPTI delivered nothing: keep the host-side estimate
   std::sort(offsets.begin(), offsets.end());
-  refEventHostNs_ = offsets[offsets.size() / 2];
+  d.refEventHostNs = offsets[offsets.size() / 2];
 }
 
 void OpRecorder::finish() {
-  PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  int current = 0;
+  PIPESCOPE_CUDA_CHECK(cudaGetDevice(&current));
+  for (const DeviceClock& d : devices_) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(current));
   if (cupti_) {
     calibrate();
     tracer_.stop();  // delivers every remaining record
@@ -130,21 +170,26 @@ std::int64_t OpRecorder::cuptiToHost(std::uint64_t c) const {
 }
 
 // ------------------------------------------------------------------ one op
-OpRecorder::Pending OpRecorder::begin(cudaStream_t stream, bool forceEvents) {
+OpRecorder::Pending OpRecorder::begin(GpuTarget where, bool forceEvents) {
   Pending p;
   p.id = ++nextId_;
+  p.key = where.key;
+  p.device = where.device;
   if (!cupti_ || forceEvents) {
-    p.eventStart = takeEvent();
-    p.eventEnd = takeEvent();
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(eventPool_[std::size_t(p.eventStart)].get(), stream));
+    DeviceClock& d = devices_[std::size_t(where.device)];
+    p.eventStart = takeEvent(d);
+    p.eventEnd = takeEvent(d);
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(d.eventPool[std::size_t(p.eventStart)].get(), where.stream));
   }
   tracer_.push(p.id);
   return p;
 }
 
-void OpRecorder::end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t callStart, std::int64_t callEnd) {
+void OpRecorder::end(Pending p, GpuTarget where, Op api, Op op, std::int64_t callStart, std::int64_t callEnd) {
   const bool events = p.eventStart >= 0;
-  if (events) PIPESCOPE_CUDA_CHECK(cudaEventRecord(eventPool_[std::size_t(p.eventEnd)].get(), stream));
+  if (events)
+    PIPESCOPE_CUDA_CHECK(
+        cudaEventRecord(devices_[std::size_t(p.device)].eventPool[std::size_t(p.eventEnd)].get(), where.stream));
   api.kind = OpKind::ApiCall;
   api.correlation = std::uint32_t(p.id);
   api.submit = api.ready = api.start = callStart - t0_;
@@ -154,24 +199,106 @@ void OpRecorder::end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t
   op.submit = callStart - t0_;
   if (events) op.flags = std::uint8_t(op.flags | kOpEventTimed);
   p.op = op;
-  ++pendingPerStream_[std::size_t(p.op.stream)];
+  ensureKey(p.key);
+  ++pendingPerStream_[std::size_t(p.key)];
   pending_.push_back(std::move(p));
 }
 
-int OpRecorder::takeEvent() {
-  if (freeEvents_.empty()) {
-    eventPool_.push_back(Event::create(true));
-    return int(eventPool_.size() - 1);
+/// A group call's kernels are launched by the library (NCCL: from a thread of its own),
+/// so CUPTI attributes them by their stream: the first call on a stream starts
+/// watching it. Events go on each GPU's stream before the call when CUPTI is off (or a
+/// stream cannot be watched); the events are created on each GPU in turn.
+std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTarget>& where) {
+  if (cupti_ && !groupEvents_) {
+    bool flushed = false;
+    for (const GpuTarget& t : where) {
+      if (ordered_.count(t.stream)) continue;
+      if (!flushed) {
+        // Whatever ran on these streams before (NCCL's warm-up) must not be counted.
+        tracer_.flush(true);
+        flushed = true;
+      }
+      std::string whyNot;
+      if (!tracer_.watchStream(t.stream, std::uint32_t(devices_[std::size_t(t.device)].ordinal), whyNot)) {
+        groupEvents_ = true;
+        break;
+      }
+      ordered_[t.stream];
+    }
   }
-  const int e = freeEvents_.back();
-  freeEvents_.pop_back();
+  const bool events = !cupti_ || groupEvents_;
+  const std::uint64_t id = ++nextId_;
+  std::vector<Pending> ps(where.size());
+  for (std::size_t i = 0; i < where.size(); ++i) {
+    Pending& p = ps[i];
+    p.id = id;
+    p.key = where[i].key;
+    p.device = where[i].device;
+    p.grouped = true;
+    if (!events) p.ordered = where[i].stream;
+    if (events) {
+      DeviceClock& d = devices_[std::size_t(p.device)];
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
+      p.eventStart = takeEvent(d);
+      p.eventEnd = takeEvent(d);
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(d.eventPool[std::size_t(p.eventStart)].get(), where[i].stream));
+    }
+  }
+  tracer_.push(id);
+  return ps;
+}
+
+void OpRecorder::endGroup(std::vector<Pending> ps, const std::vector<GpuTarget>& where, Op api,
+                          const std::vector<Op>& ops, const Op& whole, std::int64_t callStart,
+                          std::int64_t callEnd) {
+  if (ps.empty()) return;
+  const std::uint64_t id = ps.front().id;
+  api.kind = OpKind::ApiCall;
+  api.correlation = std::uint32_t(id);
+  api.submit = api.ready = api.start = callStart - t0_;
+  api.end = callEnd - t0_;
+  trace_.ops().append(api);
+  if (whole.lane != kNoLane) {
+    Whole& w = wholes_[id];
+    w.op = whole;
+    w.op.correlation = std::uint32_t(id);
+    w.op.submit = callStart - t0_;
+    w.op.ready = w.op.start = w.op.end = INT64_MIN;
+    w.remaining = int(ps.size());
+  }
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    Pending& p = ps[i];
+    if (p.eventStart >= 0) {
+      DeviceClock& d = devices_[std::size_t(p.device)];
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(d.ordinal));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(d.eventPool[std::size_t(p.eventEnd)].get(), where[i].stream));
+    }
+    Op op = ops[i];
+    op.correlation = std::uint32_t(id);
+    op.submit = callStart - t0_;
+    if (p.eventStart >= 0) op.flags = std::uint8_t(op.flags | kOpEventTimed);
+    p.op = op;
+    p.grouped = whole.lane != kNoLane;
+    ensureKey(p.key);
+    ++pendingPerStream_[std::size_t(p.key)];
+    pending_.push_back(std::move(p));
+  }
+}
+
+int OpRecorder::takeEvent(DeviceClock& d) {
+  if (d.freeEvents.empty()) {
+    d.eventPool.push_back(Event::create(true));
+    return int(d.eventPool.size() - 1);
+  }
+  const int e = d.freeEvents.back();
+  d.freeEvents.pop_back();
   return e;
 }
 
-std::int64_t OpRecorder::eventTime(int e) {
+std::int64_t OpRecorder::eventTime(DeviceClock& d, int e) {
   float ms = 0;
-  PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, refEvent_.get(), eventPool_[std::size_t(e)].get()));
-  return refEventHostNs_ + std::int64_t(double(ms) * 1e6);
+  PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, d.refEvent.get(), d.eventPool[std::size_t(e)].get()));
+  return d.refEventHostNs + std::int64_t(double(ms) * 1e6);
 }
 
 // ------------------------------------------------------------------ finalising
@@ -217,26 +344,58 @@ void OpRecorder::finalize(bool all) {
   while (!pending_.empty() && (all || blockedCount < streamsWithOps)) {
     Pending p = std::move(pending_.front());
     pending_.pop_front();
-    const std::size_t si = std::size_t(p.op.stream);
+    const std::size_t si = std::size_t(p.key);
     --pendingPerStream_[si];
     if (blocked[si] || !done(p.op.batch)) {
       block(si, std::move(p));
       continue;
     }
     Op& op = p.op;
+    DeviceClock& dev = devices_[std::size_t(p.device)];
+    if (p.eventStart >= 0 && !all) {
+      // An op of a stream the host never waits for (a communication stream) may still
+      // be running when its batch is done: it waits until its end event has completed.
+      const cudaError_t q = cudaEventQuery(dev.eventPool[std::size_t(p.eventEnd)].get());
+      if (q == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        block(si, std::move(p));
+        continue;
+      }
+      if (q != cudaSuccess) throwCudaError("cudaEventQuery", q, std::string());
+    }
     if (p.eventStart >= 0) {
       // The event clock is tied to the host clock by one sample at run start (a few
       // µs of error) while neighbours may be CUPTI-timed: never let an event-timed
       // op begin before its stream reached it.
-      op.start = std::max({op.submit, eventTime(p.eventStart), lastEnd_[si]});
-      op.end = std::max(op.start, eventTime(p.eventEnd));
-      freeEvents_.push_back(p.eventStart);
-      freeEvents_.push_back(p.eventEnd);
+      op.start = std::max({op.submit, eventTime(dev, p.eventStart), lastEnd_[si]});
+      op.end = std::max(op.start, eventTime(dev, p.eventEnd));
+      dev.freeEvents.push_back(p.eventStart);
+      dev.freeEvents.push_back(p.eventEnd);
+    } else if (p.ordered) {
+      // The next kernel CUPTI saw on this stream is this op's.
+      std::deque<GpuInterval>& q = ordered_[p.ordered];
+      if (q.empty()) tracer_.collectStream(p.ordered, q);
+      if (q.empty()) {
+        if (all && !tracer_.active()) {
+          ++unresolved_;  // CUPTI has stopped: this record will never come
+          if (p.grouped) wholePart(p.id, nullptr);
+          continue;
+        }
+        block(si, std::move(p));
+        continue;
+      }
+      op.start = cuptiToHost(q.front().start);
+      op.end = cuptiToHost(q.front().end);
+      q.pop_front();
     } else {
-      auto it = intervals_.find(p.id);
+      auto it = intervals_.find(intervalKey(p.id, std::uint32_t(dev.ordinal)));
+      // A peer copy touches two GPUs: take its record whichever CUPTI filed it under.
+      for (std::size_t d = 0; it == intervals_.end() && op.kind == OpKind::PeerCopy && d < devices_.size(); ++d)
+        it = intervals_.find(intervalKey(p.id, std::uint32_t(devices_[d].ordinal)));
       if (it == intervals_.end()) {
         if (all && !tracer_.active()) {
           ++unresolved_;  // CUPTI has stopped: this record will never come
+          if (p.grouped) wholePart(p.id, nullptr);
           continue;
         }
         block(si, std::move(p));  // record not delivered yet
@@ -249,7 +408,7 @@ void OpRecorder::finalize(bool all) {
     // Ready: the stream reached the op once it was submitted and the stream's previous op ended.
     op.ready = std::min(std::max(op.submit, lastEnd_[si]), op.start);
     lastEnd_[si] = std::max(lastEnd_[si], op.end);
-    emit(op, si, p.eventStart >= 0 && cupti_);
+    emit(op, si, p.eventStart >= 0 && cupti_, p.grouped ? p.id : 0);
   }
   if (all)
     for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
@@ -267,8 +426,8 @@ void OpRecorder::finalize(bool all) {
 /// op's engine start bounds the held ones' ends (a run of several prefetches, as
 /// prefetch-out of one batch then prefetch-in of the next, is fitted as a whole).
 /// Every op starts no earlier than the stream's previous op ended: a stream never
-/// shows two ops at once.
-void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold) {
+/// shows two ops at once. `wholeId`: the group call the op belongs to (0: none).
+void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold, std::uint64_t wholeId) {
   if (op && hold) {
     held_[si].push_back(*op);
     return;
@@ -286,6 +445,27 @@ void OpRecorder::emit(std::optional<Op> op, std::size_t si, bool hold) {
   startAfter(*op, emittedEnd_[si]);
   trace_.ops().append(*op);
   emittedEnd_[si] = std::max(emittedEnd_[si], op->end);
+  if (wholeId) wholePart(wholeId, &*op);
+}
+
+/// One GPU's op of a group call is known (nullptr: it never will be); the whole
+/// call is appended after the last: from the last GPU joining it (when the data can
+/// move) to the last GPU's end, as the simulator draws it.
+void OpRecorder::wholePart(std::uint64_t id, const Op* part) {
+  auto it = wholes_.find(id);
+  if (it == wholes_.end()) return;
+  Whole& w = it->second;
+  if (part) {
+    w.op.start = std::max(w.op.start, part->start);
+    w.op.ready = std::max(w.op.ready, part->ready);
+    w.op.end = std::max(w.op.end, part->end);
+  }
+  if (--w.remaining > 0) return;
+  if (w.op.start != INT64_MIN) {
+    w.op.submit = std::min(w.op.submit, w.op.ready);
+    trace_.ops().append(w.op);
+  }
+  wholes_.erase(it);
 }
 
 }  // namespace pipescope::cuda

@@ -4,6 +4,11 @@
 // done and its engine start/end are known, from CUPTI activity records, or from CUDA
 // events around the op where CUPTI cannot be used (or has no record, as for managed
 // prefetches). Both GPU clocks are mapped onto the trace's host clock.
+//
+// One recorder serves every GPU of a run: CUPTI sees them all on one clock; each GPU
+// has its own CUDA-event clock (events of one GPU are timed against a reference event
+// of that GPU). Ops are kept in order per stream: a stream is named by a key unique
+// across the run's GPUs.
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -22,29 +27,68 @@
 
 namespace pipescope::cuda {
 
+/// Where a GPU op runs: its stream, the stream's key (unique in the run; one GPU's
+/// streams use their stream number) and the GPU (index into the recorder's devices).
+/// That GPU must be the current device when the op is recorded (events are created there).
+struct GpuTarget {
+  cudaStream_t stream = nullptr;
+  int key = 0;
+  int device = 0;
+};
+
 class OpRecorder {
  public:
   /// `t0`: the run's start on the steady clock; trace times are ns from it.
   OpRecorder(Trace& trace, std::int64_t t0);
 
-  /// Enables CUPTI when it can (else CUDA events; `info` says which and why, and goes
-  /// to the trace) and ties the GPU clocks to the host clock.
+  /// One GPU, the current CUDA device: enables CUPTI when it can (else CUDA events;
+  /// `info` says which and why, and goes to the trace) and ties the GPU clocks to the
+  /// host clock.
   void start(DeviceInfo& info);
-  /// After the last batch: waits for the device, then records every op still pending.
+  /// Several GPUs: `ordinals[i]` is the CUDA device of recorder device i; every
+  /// `infos[i]` gets the timing source (the caller puts them into the trace).
+  void start(std::vector<DeviceInfo>& infos, const std::vector<int>& ordinals);
+  /// After the last batch: waits for the devices, then records every op still pending.
   void finish();
 
   /// Issues one GPU op through `call` (returns cudaError_t; throws naming `what` when
   /// it fails). Its API call is recorded now on `api`'s lane; `op` once its batch is
   /// done and its GPU times are known. Both carry everything but times and correlation.
   template <typename Call>
-  void record(const Op& api, const Op& op, cudaStream_t stream, bool forceEvents, const char* what, Call&& call) {
-    Pending p = begin(stream, forceEvents);
+  void record(const Op& api, const Op& op, GpuTarget where, bool forceEvents, const char* what, Call&& call) {
+    Pending p = begin(where, forceEvents);
     const std::int64_t a = steadyNowNs();
     const cudaError_t err = call();
     const std::int64_t e = steadyNowNs();
     tracer_.pop();
     if (err != cudaSuccess) throwCudaError(what, err, std::string());
-    end(std::move(p), stream, api, op, a, e);
+    end(std::move(p), where, api, op, a, e);
+  }
+  /// One GPU's op on `stream` (key: the op's stream number, the first device).
+  template <typename Call>
+  void record(const Op& api, const Op& op, cudaStream_t stream, bool forceEvents, const char* what, Call&& call) {
+    record(api, op, GpuTarget{stream, op.stream, 0}, forceEvents, what, std::forward<Call>(call));
+  }
+
+  /// One call that runs an op on several GPUs at once (an NCCL group call launching a
+  /// collective kernel on each): `ops[i]` on `where[i]`, all correlated to the one API
+  /// call on `api`'s lane. `call` throws on failure. When `whole` has a lane, the call as
+  /// a whole is appended there too once every GPU's op is known: from the last GPU's
+  /// start (when the data can move) to the last end.
+  template <typename Call>
+  void recordGroup(const Op& api, const std::vector<Op>& ops, const std::vector<GpuTarget>& where, const Op& whole,
+                   Call&& call) {
+    std::vector<Pending> ps = beginGroup(where);
+    const std::int64_t a = steadyNowNs();
+    try {
+      call();
+    } catch (...) {
+      tracer_.pop();
+      throw;
+    }
+    const std::int64_t e = steadyNowNs();
+    tracer_.pop();
+    endGroup(std::move(ps), where, api, ops, whole, a, e);
   }
 
   /// Times an API call that issues no GPU op (an event record) and records it on `api`'s lane.
@@ -65,25 +109,48 @@ class OpRecorder {
 
   /// GPU ops that never got a CUPTI record (reported in the run's note).
   std::int64_t unresolved() const { return unresolved_; }
+  bool cupti() const { return cupti_; }
 
  private:
   /// A GPU op waiting for its timestamps.
   struct Pending {
     Op op;
     std::uint64_t id = 0;
-    int eventStart = -1, eventEnd = -1;  // event-pool indices when event-timed
+    int key = 0, device = 0;
+    int eventStart = -1, eventEnd = -1;  // event-pool indices (of the op's device) when event-timed
+    bool grouped = false;                // one of a group call's ops: counts towards its whole
+    const void* ordered = nullptr;       // CUPTI-timed by launch order on this watched stream (group calls)
+  };
+  /// One GPU's clock and event pool.
+  struct DeviceClock {
+    int ordinal = 0;
+    Event refEvent;
+    std::int64_t refEventHostNs = 0;
+    std::vector<Event> eventPool;
+    std::vector<int> freeEvents;
+  };
+  /// A group call's whole op, waiting for its GPUs' ops.
+  struct Whole {
+    Op op;
+    int remaining = 0;
   };
 
-  Pending begin(cudaStream_t stream, bool forceEvents);
-  void end(Pending p, cudaStream_t stream, Op api, Op op, std::int64_t callStart, std::int64_t callEnd);
+  void startClocks(DeviceInfo* infos, std::size_t count);
+  Pending begin(GpuTarget where, bool forceEvents);
+  void end(Pending p, GpuTarget where, Op api, Op op, std::int64_t callStart, std::int64_t callEnd);
+  std::vector<Pending> beginGroup(const std::vector<GpuTarget>& where);
+  void endGroup(std::vector<Pending> ps, const std::vector<GpuTarget>& where, Op api, const std::vector<Op>& ops,
+                const Op& whole, std::int64_t callStart, std::int64_t callEnd);
+  void ensureKey(int key);
 
-  void alignEventClock();
+  void alignEventClock(DeviceClock& d);
   void calibrate();
   std::int64_t cuptiToHost(std::uint64_t c) const;
-  int takeEvent();
-  std::int64_t eventTime(int e);
+  int takeEvent(DeviceClock& d);
+  std::int64_t eventTime(DeviceClock& d, int e);
   void finalize(bool all);
-  void emit(std::optional<Op> op, std::size_t stream, bool hold);
+  void emit(std::optional<Op> op, std::size_t stream, bool hold, std::uint64_t wholeId = 0);
+  void wholePart(std::uint64_t id, const Op* part);
 
   Trace& trace_;
   std::int64_t t0_;
@@ -96,20 +163,21 @@ class OpRecorder {
   double slope_ = 1.0;
   std::int64_t lastCalibrationNs_ = 0;
   std::int64_t lastFlushNs_ = 0;
-  std::unordered_map<std::uint64_t, GpuInterval> intervals_;
-  Event refEvent_;
-  std::int64_t refEventHostNs_ = 0;
-  std::vector<Event> eventPool_;
-  std::vector<int> freeEvents_;
+  std::unordered_map<std::uint64_t, GpuInterval> intervals_;  // by intervalKey(id, ordinal)
+  std::vector<DeviceClock> devices_;
+  std::unordered_map<std::uint64_t, Whole> wholes_;
+  // Streams of group calls, whose kernels CUPTI reports in launch order (CuptiTracer::watchStream).
+  std::unordered_map<const void*, std::deque<GpuInterval>> ordered_;
+  bool groupEvents_ = false;  // a stream could not be watched: group calls are event-timed
 
   std::deque<Pending> pending_;
   std::vector<std::int32_t> doneBatches_;
-  std::vector<std::int64_t> lastEnd_;  // per stream: end of its latest recorded op
-  // Per stream: event-timed ops among CUPTI-timed ones, held until the stream's next
+  std::vector<std::int64_t> lastEnd_;  // per stream key: end of its latest recorded op
+  // Per stream key: event-timed ops among CUPTI-timed ones, held until the stream's next
   // CUPTI-timed op bounds them (OpRecorderOrder.h), and the end of the last op appended.
   std::vector<std::vector<Op>> held_;
   std::vector<std::int64_t> emittedEnd_;
-  std::vector<std::int64_t> pendingPerStream_;  // per stream: its ops in pending_
+  std::vector<std::int64_t> pendingPerStream_;  // per stream key: its ops in pending_
   std::uint64_t nextId_ = 0;
   std::int64_t unresolved_ = 0;
 };

@@ -64,7 +64,7 @@ void PipelineResources::prepare(const PipelineConfig& c) {
 
 void PipelineResources::checkMemory(const PipelineConfig& c) const {
   const std::uint64_t streams = std::uint64_t(streamCount(c));
-  const std::uint64_t hostSlots = std::uint64_t(hostSlotCount(c));
+  const std::uint64_t hostSlots = std::uint64_t(this->hostSlots(c));
   const GemmShape g = gemmShape(c.model);
   const bool copies = c.usesCopies() && !isManaged(c.memory);
   std::uint64_t device = streams * c.batchBytes();  // devIn
@@ -95,7 +95,7 @@ void PipelineResources::checkMemory(const PipelineConfig& c) const {
 void PipelineResources::allocate(const PipelineConfig& c) {
   streams_.resize(std::size_t(streamCount(c)));
   for (StreamSlot& s : streams_) allocateStream(s, c);
-  hosts_.resize(std::size_t(hostSlotCount(c)));
+  hosts_.resize(std::size_t(hostSlots(c)));
   for (HostSlot& h : hosts_) allocateHost(h, c);
   allocateWeights(c);
   PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -153,7 +153,7 @@ bool PipelineResources::hostSlotFits(const HostSlot& s, const PipelineConfig& c)
 /// live depends on the previous run.
 void PipelineResources::adoptCached(const PipelineConfig& c) {
   if (!cache_ || !cache_->valid) return;
-  const std::size_t streams = std::size_t(streamCount(c)), hosts = std::size_t(hostSlotCount(c));
+  const std::size_t streams = std::size_t(streamCount(c)), hosts = std::size_t(hostSlots(c));
   const std::size_t takeStreams = std::min(streams, cache_->streams.size());
   const std::size_t takeHosts = std::min(hosts, cache_->hosts.size());
   bool fits = cache_->memory == c.memory && !isManaged(c.memory) && cache_->async == c.isAsync() &&

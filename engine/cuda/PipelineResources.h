@@ -74,6 +74,10 @@ class PipelineResources {
  public:
   PipelineResources(const DeviceInfo& info, BufferCache* cache) : info_(info), cache_(cache) {}
 
+  /// A pipeline stage other than the last owns no host slots: the batch's host buffers
+  /// and done event belong to the GPU that finishes it. Call before prepare().
+  void setOwnsHostSlots(bool owns) { ownsHosts_ = owns; }
+
   /// Takes the cached buffers when they fit `c` (the run's first configuration).
   void adoptCached(const PipelineConfig& c);
   /// Makes the slots fit `c`.
@@ -99,6 +103,7 @@ class PipelineResources {
   static bool streamSlotFits(const StreamSlot& s, const PipelineConfig& c);
   static bool hostSlotFits(const HostSlot& s, const PipelineConfig& c);
 
+  int hostSlots(const PipelineConfig& c) const { return ownsHosts_ ? hostSlotCount(c) : 0; }
   void checkMemory(const PipelineConfig& c) const;
   void allocate(const PipelineConfig& c);
   static void allocateStream(StreamSlot& s, const PipelineConfig& c);
@@ -107,6 +112,7 @@ class PipelineResources {
 
   DeviceInfo info_;
   BufferCache* cache_ = nullptr;
+  bool ownsHosts_ = true;
   bool allocated_ = false;
   AllocKey allocatedKey_{};
   std::vector<StreamSlot> streams_;

@@ -4,6 +4,7 @@
 // endpoints, thread and process names. ChromeTraceImport turns them into a Trace.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct ChromeThread {
   std::int32_t pipescopeLane = -1;
   std::string laneKind;
   std::int64_t laneIndex = 0;
+  std::optional<std::int64_t> laneDevice;  ///< absent in exports from before several GPUs
 };
 
 struct ChromeProcess {
@@ -68,6 +70,8 @@ struct ChromeEvents {
   std::vector<ChromeFlow> flows;
   nlohmann::json deviceProperties;  ///< PyTorch profiler: top-level deviceProperties
   nlohmann::json pipescope;         ///< pipescope export: otherData.pipescope
+  nlohmann::json distributedInfo;   ///< PyTorch profiler of a distributed job: rank, world_size, backend, pg_config
+  std::int64_t baseTimeNs = 0;      ///< PyTorch profiler: baseTimeNanoseconds (0 when absent)
   std::uint64_t eventCount = 0;     ///< every element of traceEvents
   std::uint64_t skippedEvents = 0;  ///< events of phases pipescope does not use
 };

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "io/ChromeTraceWriter.h"
 #include "io/IterationDetection.h"
 #include "io/TraceAssembler.h"
 #include "io/TraceMetadataJson.h"
@@ -38,9 +39,10 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
   TraceTables tables;
   try {
     const std::int64_t version = requireInt(meta, "version", "otherData.pipescope", 0, std::numeric_limits<int>::max());
-    if (version > 1)
+    if (version > kChromeExportVersion)
       fail(ev, "exported by a newer pipescope (Chrome export version " + std::to_string(version) +
-                   "); this build reads version 1. Update pipescope to open it.");
+                   "); this build reads versions up to " + std::to_string(kChromeExportVersion) +
+                   ". Update pipescope to open it.");
     // Lanes: one per distinct pipescope_lane id among the named threads; their numbering
     // (0..n-1) and uniqueness are checked with the table (TraceAssembler::declareTables).
     std::map<std::int32_t, Lane> byId;
@@ -49,9 +51,11 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
       auto kind = parseLaneKind(t.laneKind);
       if (!kind) fail(ev, "thread \"" + t.name + "\": unknown lane kind \"" + t.laneKind + "\"");
       Lane l{std::uint16_t(t.pipescopeLane), *kind, t.name,
-             int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX))};
+             int(std::clamp<std::int64_t>(t.laneIndex, INT32_MIN, INT32_MAX)),
+             t.laneDevice ? int(std::clamp<std::int64_t>(*t.laneDevice, kSharedLane - 1, kMaxTraceDevices))
+                          : defaultLaneDevice(*kind)};
       auto [it, inserted] = byId.emplace(t.pipescopeLane, l);
-      if (!inserted && (it->second.kind != l.kind || it->second.index != l.index))
+      if (!inserted && (it->second.kind != l.kind || it->second.index != l.index || it->second.device != l.device))
         fail(ev, "lane " + std::to_string(t.pipescopeLane) + " is described twice, differently");
       // Sub-threads of a lane are named "<lane> (2)"; keep the first (main) thread's name.
       if (!inserted && l.name.size() < it->second.name.size()) it->second.name = l.name;
@@ -61,7 +65,7 @@ std::shared_ptr<Trace> importPipescopeExport(const ChromeEvents& ev) {
         namesFromJson(requireField(meta, "names", "otherData.pipescope"), "otherData.pipescope.names");
     applyRunInfo(
         out.trace(), configHistoryFromJson(requireField(meta, "config_history", "otherData.pipescope")),
-        deviceFromJson(requireField(meta, "device", "otherData.pipescope")),
+        devicesFromJson(meta, "otherData.pipescope", deviceFromJson(requireField(meta, "device", "otherData.pipescope"))),
         outcomeFromJson(requireField(meta, "outcome", "otherData.pipescope")),
         requireInt(meta, "completed_batches", "otherData.pipescope", 0, std::numeric_limits<std::int64_t>::max()));
   } catch (const std::invalid_argument& e) {
@@ -126,7 +130,9 @@ Classified classify(const std::string& cat, const std::string& name) {
   if (c == "cpu_op" || c == "user_annotation" || c == "python_function" || c == "nvtx") r.flags |= kOpHostWork;
   if (c == "kernel") {
     r.role = SliceRole::Gpu;
-    r.kind = OpKind::Kernel;
+    // NCCL's kernels are the collectives as they ran on this GPU (their SMs wait in
+    // them for the other ranks): communication, not computation.
+    r.kind = name.rfind("nccl", 0) == 0 ? OpKind::Collective : OpKind::Kernel;
   } else if (c == "gpu_memcpy" || c == "memcpy") {
     r.role = SliceRole::Gpu;
     if (name.find("HtoD") != std::string::npos)
@@ -214,6 +220,41 @@ std::int64_t tidNumber(const std::string& tid) {
   char* end = nullptr;
   const long long v = std::strtoll(tid.c_str(), &end, 10);
   return (end != nullptr && *end == '\0' && v >= 0 && v <= INT32_MAX) ? v : 0;
+}
+
+// distributedInfo (PyTorch, a job of several ranks): read as a hint, an odd value is
+// left out rather than refused, since the events are what the file is opened for.
+RankInfo rankInfo(const ChromeEvents& ev, std::int64_t origin) {
+  RankInfo r;
+  r.source = ev.source;
+  r.clockOriginNs = ev.baseTimeNs > std::numeric_limits<std::int64_t>::max() / 2 - origin ? origin : ev.baseTimeNs + origin;
+  const json& d = ev.distributedInfo;
+  if (!d.is_object()) return r;
+  auto integer = [&](const char* key, std::int64_t hi) -> std::int64_t {
+    auto it = d.find(key);
+    if (it == d.end() || !it->is_number_integer()) return -1;
+    const std::int64_t v = it->get<std::int64_t>();
+    return v >= 0 && v <= hi ? v : -1;
+  };
+  constexpr std::int64_t kMaxRanks = 1 << 20;
+  r.rank = int(integer("rank", kMaxRanks - 1));
+  r.worldSize = int(std::max<std::int64_t>(0, integer("world_size", kMaxRanks)));
+  if (auto it = d.find("backend"); it != d.end() && it->is_string()) r.backend = it->get<std::string>().substr(0, 64);
+  if (auto it = d.find("pg_config"); it != d.end() && it->is_array()) {
+    for (const json& pg : *it) {
+      if (!pg.is_object() || r.groups.size() > 512) continue;
+      std::string name;
+      for (const char* key : {"pg_desc", "pg_name"})
+        if (name.empty() && pg.contains(key) && pg[key].is_string()) name = pg[key].get<std::string>().substr(0, 64);
+      std::string members;
+      if (pg.contains("ranks") && pg["ranks"].is_array())
+        for (const json& m : pg["ranks"])
+          if (m.is_number_integer() && members.size() < 256)
+            members += (members.empty() ? "" : ", ") + std::to_string(m.get<std::int64_t>());
+      r.groups += (r.groups.empty() ? "" : "; ") + (name.empty() ? std::string("group") : name) + " [" + members + "]";
+    }
+  }
+  return r;
 }
 
 std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& options) {
@@ -466,6 +507,7 @@ std::shared_ptr<Trace> importGeneric(ChromeEvents& ev, const ImportOptions& opti
   device.timingSource = pytorch ? "imported (PyTorch profiler / Chrome trace)" : "imported (Chrome trace)";
   device.note = "imported from " + ev.source + "; time 0 is " + std::to_string(origin) + " ns in the file's clock";
   trace->setDevice(device);
+  trace->setRanks({rankInfo(ev, origin)});
   trace->setOutcome(RunOutcome{RunState::Finished, "imported from " + ev.source});
   return out.finish();
 }

@@ -64,6 +64,7 @@ struct Pending {
   std::int32_t pipescopeLane = -1;
   std::string laneKind;
   std::int64_t laneIndex = 0;
+  std::optional<std::int64_t> laneDevice;
 
   void clear() {
     hasPh = hasTs = hasDur = hasId = hasName = false;
@@ -77,6 +78,7 @@ struct Pending {
     pipescopeLane = -1;
     laneKind.clear();
     laneIndex = 0;
+    laneDevice.reset();
   }
 };
 
@@ -187,7 +189,7 @@ class ChromeSax {
           if (object) failAt("\"traceEvents\" must be an array of events, got an object");
           sawEvents_ = inEvents_ = true;
           push(Frame::Events);
-        } else if (k == "otherData" || k == "deviceProperties") {
+        } else if (k == "otherData" || k == "deviceProperties" || k == "distributedInfo") {
           builder_.reset();
           buildKey_ = k;
           builder_.startContainer(object);
@@ -250,6 +252,7 @@ class ChromeSax {
     if (f == Frame::Events) inEvents_ = false;
     if (f == Frame::Build && builder_.endContainer()) {
       if (buildKey_ == "deviceProperties") out_.deviceProperties = std::move(builder_.result());
+      if (buildKey_ == "distributedInfo") out_.distributedInfo = std::move(builder_.result());
       if (buildKey_ == "otherData" && builder_.result().is_object() && builder_.result().contains("pipescope"))
         out_.pipescope = std::move(builder_.result()["pipescope"]);
     }
@@ -263,6 +266,11 @@ class ChromeSax {
     switch (stack_.back()) {
       case Frame::TopObject:
         if (key_.back() == "traceEvents") failAt(std::string("\"traceEvents\" must be an array, got ") + v.typeName());
+        // PyTorch: event times are microseconds after this instant (ns since the epoch),
+        // the same on every rank of a job, so ranks share one time base through it.
+        if (key_.back() == "baseTimeNanoseconds" && (v.type == Scalar::Int || v.type == Scalar::UInt))
+          out_.baseTimeNs = v.type == Scalar::Int ? std::max<std::int64_t>(0, v.i)
+                                                  : std::int64_t(std::min<std::uint64_t>(v.u, std::numeric_limits<std::int64_t>::max() / 2));
         return true;
       case Frame::Events: ++out_.eventCount; failEvent(std::string("expected an event object, got ") + v.typeName());
       case Frame::Event: eventField(key_.back(), v); return true;
@@ -388,6 +396,7 @@ class ChromeSax {
       if (k == "pipescope_lane") p.pipescopeLane = std::int32_t(count(k, v, kNoLane - 1));
       if (k == "lane_kind" && v.type == Scalar::String) p.laneKind = cut(*v.text);
       if (k == "lane_index") p.laneIndex = signedInt(k, v);
+      if (k == "lane_device") p.laneDevice = signedInt(k, v);
       if (p.ph == 'M') return;
     }
     if (k == "stream") {
@@ -535,6 +544,7 @@ class ChromeSax {
         t.pipescopeLane = p.pipescopeLane;
         t.laneKind = p.laneKind;
         t.laneIndex = p.laneIndex;
+        t.laneDevice = p.laneDevice;
       }
     } else if (p.name == "thread_sort_index" && p.hasSortIndex) {
       ChromeThread& t = out_.threads[threadIndex(p.pid, p.tid)];

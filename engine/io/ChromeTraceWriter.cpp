@@ -26,7 +26,12 @@ std::string quoted(const std::string& s) { return json(s).dump(-1, ' ', false, j
 
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
-int pidFor(LaneKind k) { return isHostLane(k) ? kHostPid : kGpuPid; }
+/// Host lanes in one process, each GPU's lanes in its own (pid 2 + device), lanes
+/// shared by the GPUs (communicators) in one after the last GPU.
+int pidFor(const Lane& l, std::size_t devices) {
+  if (isHostLane(l.kind)) return kHostPid;
+  return kGpuPid + (l.device >= 0 ? l.device : int(devices));
+}
 
 /// Where each placement (an op on its lane, or its mirror on its engine lane) goes.
 struct Placement {
@@ -92,6 +97,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
   meta["version"] = kChromeExportVersion;
   meta["config_history"] = configHistoryToJson(trace.configHistory());
   meta["device"] = deviceToJson(trace.device());
+  meta["devices"] = devicesToJson(trace.devices());
   meta["outcome"] = outcomeToJson(trace.outcome());
   meta["completed_batches"] = trace.completedBatches();
   meta["names"] = names;
@@ -110,9 +116,18 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
     if (!first) buf += ",\n";
     first = false;
   };
-  const DeviceInfo device = trace.device();
-  const std::string gpuName = "GPU: " + (device.summary().empty() ? std::string("device") : device.summary());
-  for (const auto& [pid, pname] : {std::pair<int, std::string>{kHostPid, "Host"}, {kGpuPid, gpuName}}) {
+  const std::vector<DeviceInfo> devices = trace.devices();
+  std::vector<std::pair<int, std::string>> processes{{kHostPid, "Host"}};
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const std::string summary = devices[d].summary().empty() ? std::string("device") : devices[d].summary();
+    processes.emplace_back(kGpuPid + int(d), devices.size() == 1
+                                                 ? "GPU: " + summary
+                                                 : "GPU" + std::to_string(devices[d].ordinal) + ": " + summary);
+  }
+  if (std::any_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.device < 0 && !isHostLane(l.kind); }))
+    processes.emplace_back(kGpuPid + int(devices.size()), "Communication");
+  auto pidOf = [&](std::uint16_t lane) { return pidFor(lanes[lane], devices.size()); };
+  for (const auto& [pid, pname] : processes) {
     sep();
     buf += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
            ",\"tid\":0,\"args\":{\"name\":" + quoted(pname) + "}}";
@@ -123,12 +138,12 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
   for (const ThreadInfo& t : threads) {
     const Lane& lane = lanes[t.lane];
     const std::string name = t.sub == 0 ? lane.name : lane.name + " (" + std::to_string(t.sub + 1) + ")";
-    const std::string ids = "\"pid\":" + std::to_string(pidFor(lane.kind)) + ",\"tid\":" + std::to_string(t.tid);
+    const std::string ids = "\"pid\":" + std::to_string(pidOf(t.lane)) + ",\"tid\":" + std::to_string(t.tid);
     sep();
     buf += "{\"ph\":\"M\",\"name\":\"thread_name\"," + ids + ",\"args\":{\"name\":" + quoted(name) +
            ",\"pipescope_lane\":" + std::to_string(lane.id) +
            ",\"lane_kind\":" + quoted(std::string(toString(lane.kind))) +
-           ",\"lane_index\":" + std::to_string(lane.index) + "}}";
+           ",\"lane_index\":" + std::to_string(lane.index) + ",\"lane_device\":" + std::to_string(lane.device) + "}}";
     sep();
     buf += "{\"ph\":\"M\",\"name\":\"thread_sort_index\"," + ids +
            ",\"args\":{\"sort_index\":" + std::to_string(t.tid) + "}}";
@@ -176,20 +191,20 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
              ",\"dur\":" + dur + ",\"name\":" + name + ",\"cat\":" + kindNames[int(op.kind)] + ",\"args\":{" + args +
              (mirror ? ",\"mirror\":true}}" : "}}");
     };
-    if (op.lane < lanes.size()) emit(tidOf[i], pidFor(lanes[op.lane].kind), false);
+    if (op.lane < lanes.size()) emit(tidOf[i], pidOf(op.lane), false);
     if (op.engineLane < lanes.size() && op.engineLane != op.lane)
-      emit(mirrorTidOf[i], pidFor(lanes[op.engineLane].kind), true);
+      emit(mirrorTidOf[i], pidOf(op.engineLane), true);
     if (isGpuKind(op.kind) && op.correlation != 0 && op.lane < lanes.size()) {
       auto it = apiByCorrelation.find(op.correlation);
       if (it != apiByCorrelation.end() && ops[it->second].lane < lanes.size()) {
         const Op& api = ops[it->second];
         const std::string id = std::to_string(op.correlation);
         sep();
-        buf += "{\"ph\":\"s\",\"id\":" + id + ",\"pid\":" + std::to_string(pidFor(lanes[api.lane].kind)) +
+        buf += "{\"ph\":\"s\",\"id\":" + id + ",\"pid\":" + std::to_string(pidOf(api.lane)) +
                ",\"tid\":" + std::to_string(tidOf[it->second]) + ",\"ts\":" + nsToMicrosText(api.start) +
                ",\"name\":\"launch\",\"cat\":\"launch\"}";
         sep();
-        buf += "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" + id + ",\"pid\":" + std::to_string(pidFor(lanes[op.lane].kind)) +
+        buf += "{\"ph\":\"f\",\"bp\":\"e\",\"id\":" + id + ",\"pid\":" + std::to_string(pidOf(op.lane)) +
                ",\"tid\":" + std::to_string(tidOf[i]) + ",\"ts\":" + ts + ",\"name\":\"launch\",\"cat\":\"launch\"}";
       }
     }
@@ -208,7 +223,7 @@ void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportO
       std::snprintf(line, sizeof line,
                     "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":\"throughput\",\"ts\":%s,\"args\":{\"H2D GB/s\":%.3f,"
                     "\"D2H GB/s\":%.3f,\"batches/s\":%.3f}}",
-                    kGpuPid, nsToMicrosText(series.fromNs + std::int64_t(b) * series.binNs).c_str(),
+                    kGpuPid, nsToMicrosText(series.startNs[b]).c_str(),
                     finite(series.h2dGBps[b]), finite(series.d2hGBps[b]), finite(series.batchesPerSec[b]));
       sep();
       buf += line;

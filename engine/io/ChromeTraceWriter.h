@@ -15,14 +15,16 @@
 
 namespace pipescope {
 
-inline constexpr int kChromeExportVersion = 1;
+/// 2: lanes carry "lane_device", otherData lists "devices"; 1 still reads.
+inline constexpr int kChromeExportVersion = 2;
 
 struct ChromeExportOptions {
   /// Hook for the wait-cause analysis (engine/analysis/): given an op and its global
   /// index, the text to put in args["wait cause"]; empty text or no function = no argument.
   std::function<std::string(const Op& op, std::uint64_t index)> waitCause;
-  /// Throughput counter bins ('C' events); 0 disables the counters.
-  int counterBins = 200;
+  /// Most throughput counter samples ('C' events, one per interval of TimeSeries.h:
+  /// one per batch up to this many); 0 disables the counters.
+  int counterBins = 400;
 };
 
 void writeChromeTrace(const Trace& trace, std::ostream& out, const ChromeExportOptions& options = {});

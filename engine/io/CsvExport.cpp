@@ -26,7 +26,13 @@ void writeOpsCsv(const Trace& trace, std::ostream& out) {
   std::vector<std::string> opNames(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) opNames[i] = csvField(names[i]);
   out << "index,kind,name,lane,lane_name,engine_lane,engine_lane_name,batch,stream,bytes,submit_ns,ready_ns,start_ns,"
-         "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags\n";
+         "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags,device\n";
+  // The GPU an op ran on: its lane's, else its engine lane's (empty for host work).
+  auto deviceOf = [&](const Op& op) {
+    if (op.lane < lanes.size() && lanes[op.lane].device >= 0) return lanes[op.lane].device;
+    if (op.engineLane < lanes.size() && lanes[op.engineLane].device >= 0) return lanes[op.engineLane].device;
+    return kSharedLane;
+  };
   std::string row;
   for (std::uint64_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -54,7 +60,9 @@ void writeOpsCsv(const Trace& trace, std::ostream& out) {
       std::snprintf(g, sizeof g, "%.4f", double(op.bytes) / double(op.duration()));
       row += g;
     }
-    row += ',' + std::to_string(op.correlation) + ',' + std::to_string(op.flags) + '\n';
+    row += ',' + std::to_string(op.correlation) + ',' + std::to_string(op.flags) + ',';
+    if (const int device = deviceOf(op); device >= 0) row += std::to_string(device);
+    row += '\n';
     out << row;
   }
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "io/RankInfoJson.h"
 #include "io/TraceMetadataJson.h"
 
 namespace pipescope::native {
@@ -34,30 +35,39 @@ std::string compress(const std::string& raw) {
 }
 
 // Columns of one block; unsigned arithmetic so any int64 values round-trip without UB.
+// One pass over the ops (each decoded once from the store), writing every column.
 std::string encodeBlock(const TraceView& ops, std::uint64_t from, std::uint64_t n) {
-  std::string s;
-  s.reserve(n * kOpBytes);
+  constexpr std::size_t kWidths[13] = {8, 8, 8, 8, 8, 4, 4, 2, 2, 2, 2, 1, 1};
+  std::string s(n * kOpBytes, '\0');
+  char* col[13];
+  char* p = s.data();
+  for (int c = 0; c < 13; ++c) {
+    col[c] = p;
+    p += kWidths[c] * n;
+  }
+  const auto write = [&col](int c, auto v) {
+    std::memcpy(col[c], &v, sizeof(v));
+    col[c] += sizeof(v);
+  };
   std::uint64_t prev = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t st = std::uint64_t(ops.at(from + i).start);
-    put<std::uint64_t>(s, st - prev);
-    prev = st;
+    const Op op = ops.at(from + i);
+    const auto start = std::uint64_t(op.start), ready = std::uint64_t(op.ready);
+    write(0, std::uint64_t(start - prev));
+    prev = start;
+    write(1, std::uint64_t(std::uint64_t(op.end) - start));
+    write(2, std::uint64_t(start - ready));
+    write(3, std::uint64_t(ready - std::uint64_t(op.submit)));
+    write(4, std::uint64_t(op.bytes));
+    write(5, std::int32_t(op.batch));
+    write(6, std::uint32_t(op.correlation));
+    write(7, std::uint16_t(op.lane));
+    write(8, std::uint16_t(op.engineLane));
+    write(9, std::uint16_t(op.name));
+    write(10, std::int16_t(op.stream));
+    write(11, std::uint8_t(op.kind));
+    write(12, std::uint8_t(op.flags));
   }
-  for (std::uint64_t i = 0; i < n; ++i)
-    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).end) - std::uint64_t(ops.at(from + i).start));
-  for (std::uint64_t i = 0; i < n; ++i)
-    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).start) - std::uint64_t(ops.at(from + i).ready));
-  for (std::uint64_t i = 0; i < n; ++i)
-    put<std::uint64_t>(s, std::uint64_t(ops.at(from + i).ready) - std::uint64_t(ops.at(from + i).submit));
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint64_t>(s, ops.at(from + i).bytes);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::int32_t>(s, ops.at(from + i).batch);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint32_t>(s, ops.at(from + i).correlation);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint16_t>(s, ops.at(from + i).lane);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint16_t>(s, ops.at(from + i).engineLane);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint16_t>(s, ops.at(from + i).name);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::int16_t>(s, ops.at(from + i).stream);
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint8_t>(s, std::uint8_t(ops.at(from + i).kind));
-  for (std::uint64_t i = 0; i < n; ++i) put<std::uint8_t>(s, ops.at(from + i).flags);
   return s;
 }
 
@@ -65,6 +75,8 @@ json metadataJson(const Trace& trace) {
   json head;
   head["config_history"] = configHistoryToJson(trace.configHistory());
   head["device"] = deviceToJson(trace.device());
+  head["devices"] = devicesToJson(trace.devices());
+  if (const auto ranks = trace.ranks(); !ranks.empty()) head["ranks"] = ranksToJson(ranks);
   head["outcome"] = outcomeToJson(trace.outcome());
   head["completed_batches"] = trace.completedBatches();
   json lanes = json::array();
@@ -153,7 +165,9 @@ Metadata parseMetadata(const json& head, const std::string& name) {
   try {
     m.tables = tablesFromJson(head, "header");
     m.history = configHistoryFromJson(requireField(head, "config_history", "header"));
-    m.device = deviceFromJson(requireField(head, "device", "header"));
+    m.devices = devicesFromJson(head, "header", deviceFromJson(requireField(head, "device", "header")));
+    // Absent before traces of several ranks, and for every trace of one process.
+    if (head.contains("ranks")) m.ranks = ranksFromJson(head["ranks"]);
     m.outcome = outcomeFromJson(requireField(head, "outcome", "header"));
     m.completedBatches =
         requireInt(head, "completed_batches", "header", 0, std::numeric_limits<std::int64_t>::max());

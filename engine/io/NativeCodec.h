@@ -77,7 +77,8 @@ class Reader {
 /// What a header's metadata says; its tables are checked when declared (TraceAssembler).
 struct Metadata {
   std::vector<ConfigChange> history;
-  DeviceInfo device;
+  std::vector<DeviceInfo> devices;  ///< every GPU; the first is the header's "device"
+  std::vector<RankInfo> ranks;      ///< a job's ranks (header "ranks"), empty otherwise
   RunOutcome outcome;
   std::int64_t completedBatches = 0;
   TraceTables tables;

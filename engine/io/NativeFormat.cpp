@@ -23,7 +23,8 @@ using native::Reader;
 constexpr std::uint64_t kWholeFileChunkOps = 1u << 20;
 
 void setRunInfo(Trace& trace, const native::Metadata& m) {
-  applyRunInfo(trace, m.history, m.device, m.outcome, m.completedBatches);
+  applyRunInfo(trace, m.history, m.devices, m.outcome, m.completedBatches);
+  if (!m.ranks.empty()) trace.setRanks(m.ranks);
 }
 
 /// A block's ops, checked while decoded against the tables declared before them.

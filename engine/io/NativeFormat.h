@@ -21,7 +21,9 @@
 namespace pipescope {
 
 inline constexpr std::string_view kNativeMagic{"pipescope-trace\0", 16};
-inline constexpr std::uint32_t kNativeVersion = 2;
+/// 3: lanes carry their GPU ("device") and the header lists every GPU ("devices");
+/// peer-link and collective lanes, peer-copy and collective ops. 1 and 2 still read.
+inline constexpr std::uint32_t kNativeVersion = 3;
 inline constexpr std::uint32_t kNativeBlockOps = 65536;
 
 /// Writes the published ops and the metadata of `trace`.

@@ -102,13 +102,16 @@ void TraceAssembler::declareTables(const TraceTables& tables) {
            std::to_string(i) + " is missing or out of place");
     if (i < lanesBefore.size()) {
       const Lane& b = lanesBefore[i];
-      if (b.kind != l.kind || b.index != l.index || b.name != l.name)
+      if (b.kind != l.kind || b.index != l.index || b.device != l.device || b.name != l.name)
         fail(lane + ": differs from the lane " + std::to_string(i) + " declared before it; the file is damaged");
       continue;
     }
-    const std::uint16_t id = trace_->lane(l.kind, l.index, l.name);
+    if (l.device < kSharedLane || l.device >= kMaxTraceDevices)
+      fail(lane + ": device " + std::to_string(l.device) + "; lanes name a GPU 0 to " +
+           std::to_string(kMaxTraceDevices - 1) + ", or -1 when shared by all");
+    const std::uint16_t id = trace_->lane(l.kind, l.index, l.device, l.name);
     if (id != i)
-      fail(lane + ": same kind and index as lane " + std::to_string(id) + " (each lane must be unique)");
+      fail(lane + ": same kind, index and device as lane " + std::to_string(id) + " (each lane must be unique)");
   }
   const auto& names = tables.names;
   if (names.size() > kMaxTraceNames)
@@ -134,8 +137,12 @@ void TraceAssembler::reserveLanes(std::size_t more) const {
 }
 
 std::uint16_t TraceAssembler::addLane(LaneKind kind, int index, const std::string& name) {
+  return addLane(kind, index, defaultLaneDevice(kind), name);
+}
+
+std::uint16_t TraceAssembler::addLane(LaneKind kind, int index, int device, const std::string& name) {
   reserveLanes(1);
-  const std::uint16_t id = trace_->lane(kind, index, name);
+  const std::uint16_t id = trace_->lane(kind, index, device, name);
   if (id >= laneCount_) {
     laneCount_ = std::size_t(id) + 1;
     tablesChanged();
@@ -144,7 +151,12 @@ std::uint16_t TraceAssembler::addLane(LaneKind kind, int index, const std::strin
 }
 
 std::uint16_t TraceAssembler::internName(const std::string& name, OpKind kind) {
-  if (name.empty() || name == toString(kind)) return 0;
+  if (name == toString(kind)) return 0;
+  return internName(name);
+}
+
+std::uint16_t TraceAssembler::internName(const std::string& name) {
+  if (name.empty()) return 0;
   const std::uint16_t id = trace_->internName(name);
   if (id >= nameCount_) {
     nameCount_ = std::size_t(id) + 1;
@@ -173,6 +185,12 @@ void TraceAssembler::addCheckedOps(const std::vector<Op>& ops, const OpCheck& ch
 std::shared_ptr<Trace> TraceAssembler::finish() {
   if (checkedLanes_ > laneCount_ || checkedNames_ > nameCount_)
     throw std::logic_error("TraceAssembler: ops were checked against tables that were never declared");
+  const std::size_t devices = trace_->deviceCount();
+  for (const Lane& l : trace_->lanes())
+    if (l.device >= 0 && std::size_t(l.device) >= devices)
+      fail("lane " + std::to_string(l.id) + " (\"" + l.name + "\") belongs to device " + std::to_string(l.device) +
+           " but the trace describes " + std::to_string(devices) + " device" + (devices == 1 ? "" : "s") +
+           " (0 to " + std::to_string(devices - 1) + "); the file is damaged");
   trace_->ops().publish();
   return trace_;
 }

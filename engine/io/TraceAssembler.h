@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/TraceFileError.h"
+#include "io/TraceMetadataJson.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
@@ -86,7 +87,7 @@ class TraceAssembler {
   /// Throws TraceFileError("'SOURCE': what").
   [[noreturn]] void fail(const std::string& what) const;
 
-  /// A file's own tables: lanes numbered 0..n-1 in order, each kind and index once, at
+  /// A file's own tables: lanes numbered 0..n-1 in order, each kind, index and device once, at
   /// most kMaxTraceLanes; names[0] empty, the others non-empty and distinct, at most
   /// kMaxTraceNames. Declared again (the chunks of a streamed native file), the new
   /// tables must extend the ones before: same entries first, more after.
@@ -98,9 +99,14 @@ class TraceAssembler {
   /// A lane an importer found (a thread, a stream, an engine); the same kind and index
   /// give the same lane. Fails beyond kMaxTraceLanes.
   std::uint16_t addLane(LaneKind kind, int index, const std::string& name);
+  /// The same on GPU `device` (an index into the trace's devices; kSharedLane for none).
+  std::uint16_t addLane(LaneKind kind, int index, int device, const std::string& name);
   /// A name an importer found: 0 (the kind's own name) for "" and for the kind's name,
   /// and once the table is full (a trace keeps its ops when it has too many names).
   std::uint16_t internName(const std::string& name, OpKind kind);
+  /// A name of a table without kinds (a recording's declarations): 0 for "" and once
+  /// the table is full.
+  std::uint16_t internName(const std::string& name);
 
   /// The op checks against the lanes and names so far.
   OpCheck opCheck() const { return OpCheck(source_, laneCount_, nameCount_); }

@@ -26,13 +26,14 @@ void writeTraceJson(const Trace& trace, std::ostream& out) {
     history.push_back({{"first_batch", change.firstBatch}, {"config", configToJson(change.config)}});
   head["config_history"] = history;
   head["device"] = deviceToJson(trace.device());
+  head["devices"] = devicesToJson(trace.devices());
   const RunOutcome outcome = trace.outcome();
   head["outcome"] = {{"state", toString(outcome.state)}, {"message", outcome.message}};
   head["completed_batches"] = trace.completedBatches();
   head["first_op_index"] = ops.begin();
   json lanes = json::array();
   for (const auto& l : trace.lanes())
-    lanes.push_back({{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}});
+    lanes.push_back(laneToJson(l));
   head["lanes"] = lanes;
   head["names"] = trace.names();
   head["op_fields"] = {"kind",   "batch", "stream", "lane", "engine_lane", "name",       "flags",

@@ -11,7 +11,8 @@
 namespace pipescope {
 
 inline constexpr std::string_view kTraceJsonFormat = "pipescope-trace-json";
-inline constexpr int kTraceJsonVersion = 1;
+/// 2: lanes carry "device", the file lists "devices" (several GPUs); 1 still reads.
+inline constexpr int kTraceJsonVersion = 2;
 
 /// Writes every published op and the metadata to `out`.
 void writeTraceJson(const Trace& trace, std::ostream& out);

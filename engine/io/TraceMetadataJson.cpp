@@ -21,7 +21,8 @@ json deviceToJson(const DeviceInfo& d) {
           {"driver_version", d.driverVersion},
           {"runtime_version", d.runtimeVersion},
           {"timing_source", d.timingSource},
-          {"note", d.note}};
+          {"note", d.note},
+          {"ordinal", d.ordinal}};
 }
 
 json outcomeToJson(const RunOutcome& o) { return {{"state", toString(o.state)}, {"message", o.message}}; }
@@ -34,7 +35,30 @@ json configHistoryToJson(const std::vector<ConfigChange>& history) {
 }
 
 json laneToJson(const Lane& l) {
-  return {{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}};
+  return {{"id", l.id}, {"kind", toString(l.kind)}, {"name", l.name}, {"index", l.index}, {"device", l.device}};
+}
+
+json devicesToJson(const std::vector<DeviceInfo>& devices) {
+  json list = json::array();
+  for (const auto& d : devices) list.push_back(deviceToJson(d));
+  return list;
+}
+
+std::vector<DeviceInfo> devicesFromJson(const json& object, const std::string& where, const DeviceInfo& first) {
+  if (!object.is_object() || !object.contains("devices")) return {first};
+  const json& list = object["devices"];
+  if (!list.is_array() || list.empty() || list.size() > std::size_t(kMaxTraceDevices))
+    throw std::invalid_argument("'" + where + ".devices': expected an array of 1 to " +
+                                std::to_string(kMaxTraceDevices) + " devices");
+  std::vector<DeviceInfo> devices;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    try {
+      devices.push_back(deviceFromJson(list[i]));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("'" + where + ".devices[" + std::to_string(i) + "]': " + e.what());
+    }
+  }
+  return devices;
 }
 
 const json& requireField(const json& obj, const std::string& key, const std::string& where) {
@@ -101,6 +125,7 @@ DeviceInfo deviceFromJson(const json& j) {
   d.runtimeVersion = requireString(j, "runtime_version", w);
   d.timingSource = requireString(j, "timing_source", w);
   d.note = requireString(j, "note", w);
+  d.ordinal = j.contains("ordinal") ? int(requireInt(j, "ordinal", w, 0, kMaxTraceDevices - 1)) : 0;
   (void)kIntMax;
   return d;
 }
@@ -112,7 +137,7 @@ std::optional<OpKind> parseOpKind(std::string_view s) {
 }
 
 std::optional<LaneKind> parseLaneKind(std::string_view s) {
-  for (int k = 0; k <= int(LaneKind::HostOther); ++k)
+  for (int k = 0; k <= int(kLastLaneKind); ++k)
     if (toString(LaneKind(k)) == s) return LaneKind(k);
   return std::nullopt;
 }
@@ -162,10 +187,17 @@ Lane laneFromJson(const json& j, std::size_t position) {
   l.kind = *k;
   l.name = requireString(j, "name", w);
   l.index = int(requireInt(j, "index", w, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  l.device = j.contains("device") ? int(requireInt(j, "device", w, kSharedLane, kMaxTraceDevices - 1))
+                                  : defaultLaneDevice(l.kind);
   return l;
 }
 
 void applyRunInfo(Trace& trace, const std::vector<ConfigChange>& history, const DeviceInfo& device,
+                  const RunOutcome& outcome, std::int64_t completedBatches) {
+  applyRunInfo(trace, history, std::vector<DeviceInfo>{device}, outcome, completedBatches);
+}
+
+void applyRunInfo(Trace& trace, const std::vector<ConfigChange>& history, const std::vector<DeviceInfo>& devices,
                   const RunOutcome& outcome, std::int64_t completedBatches) {
   for (std::size_t i = 0; i < history.size(); ++i) {
     if (i == 0)
@@ -173,7 +205,7 @@ void applyRunInfo(Trace& trace, const std::vector<ConfigChange>& history, const 
     else
       trace.addConfigChange(history[i].firstBatch, history[i].config);
   }
-  trace.setDevice(device);
+  trace.setDevices(devices);
   trace.setOutcome(outcome);
   trace.setCompletedBatches(completedBatches);
 }

@@ -16,6 +16,7 @@ std::string_view toString(Bottleneck b) {
     case Bottleneck::HostBound: return "host-bound";
     case Bottleneck::LatencyBound: return "latency-bound";
     case Bottleneck::Unknown: return "unknown";
+    case Bottleneck::CommunicationBound: return "communication-bound";
   }
   return "?";
 }
@@ -333,6 +334,89 @@ void classify(Metrics& m, const MetricsInput& in, const Collected& c) {
   }
 }
 
+// Several GPUs: the per-GPU figures, and the bound and verdict they give.
+void addMultiGpu(Metrics& m, const MetricsInput& in) {
+  MultiGpuInput mi;
+  mi.ops = in.ops;
+  mi.lanes = in.lanes;
+  mi.devices = in.devices;
+  mi.config = in.config ? &*in.config : nullptr;
+  mi.fromNs = in.fromNs;
+  mi.toNs = in.toNs;
+  mi.makespanNs = m.makespanNs;
+  mi.batches = m.batches;
+  mi.hostPerBatchNs = m.hostPerBatchNs;
+  mi.copyEngines = m.copyEngines;
+  MultiGpuMetrics g = computeMultiGpuMetrics(mi);
+  if (g.idealBoundNs > 0) {
+    m.idealBoundNs = g.idealBoundNs;
+    m.efficiency = m.makespanNs > 0 ? g.idealBoundNs / m.makespanNs : 0.0;
+  }
+  if (m.ops == 0 || m.makespanNs <= 0) {
+    m.multiGpu = std::move(g);
+    return;
+  }
+  // The verdict from the busiest resource of any GPU, link or host thread.
+  std::vector<Resource> resources;
+  for (const GpuFigures& f : g.perGpu) {
+    resources.push_back({Bottleneck::ComputeBound, f.name + "'s kernels", f.computeBusy});
+    resources.push_back({Bottleneck::CopyBound, f.name + "'s H2D copies", f.h2dBusy});
+    resources.push_back({Bottleneck::CopyBound, f.name + "'s D2H copies", f.d2hBusy});
+    resources.push_back({Bottleneck::CommunicationBound, f.name + "'s communication", f.commBusy});
+  }
+  for (const LinkFigures& l : g.links)
+    resources.push_back({Bottleneck::CommunicationBound, "the " + l.name + " link", l.busy});
+  for (const auto& lb : m.lanes)
+    if (isHostLane(lb.kind))
+      resources.push_back({Bottleneck::HostBound, lb.kind == LaneKind::HostSubmit ? "the submit thread" : lb.name,
+                           lb.fraction, lb.lane});
+  const auto busiest = std::max_element(resources.begin(), resources.end(),
+                                        [](const Resource& a, const Resource& b) { return a.fraction < b.fraction; });
+  const std::string exposed =
+      g.commNs > 0 ? "; " + pctText(g.commNs > 0 ? g.exposedCommNs / g.commNs : 0.0) +
+                         " of the communication had no kernel beside it (exposed)"
+                   : std::string();
+  double lowest = 1.0, highest = 0.0;
+  for (const GpuFigures& f : g.perGpu) lowest = std::min(lowest, f.computeBusy), highest = std::max(highest, f.computeBusy);
+  const std::string spread = "kernels run " + pctText(lowest) + (lowest == highest ? "" : "-" + pctText(highest)) +
+                             " of the time on the " + std::to_string(g.gpus) + " GPUs";
+  if (busiest->fraction < kSaturatedBusyFraction) {
+    m.bottleneck = Bottleneck::LatencyBound;
+    m.bottleneckSentence =
+        "Latency-bound: nothing on any GPU is busy more than " + pctText(busiest->fraction) + " of the time (" +
+        spread + exposed + "); " +
+        (g.pipeline ? "the stages wait for each other: more micro-batches shrink the pipeline's fill and drain."
+                    : "the GPUs wait for each other and for the host: several streams per GPU, larger batches or "
+                      "more all-reduce buckets would help.");
+  } else {
+    m.bottleneck = busiest->cls;
+    switch (busiest->cls) {
+      case Bottleneck::CommunicationBound:
+        m.bottleneckSentence = "Communication-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) +
+                               " of the time (" + spread + exposed + "); " +
+                               (g.pipeline ? "smaller activations or fewer stages would help most."
+                                           : "more buckets (overlap), fewer GPUs or more work per GPU would help most.");
+        break;
+      case Bottleneck::ComputeBound:
+        m.bottleneckSentence = "Compute-bound: " + busiest->subject + " run " + pctText(busiest->fraction) +
+                               " of the time (" + spread + exposed + "); " +
+                               (g.pipeline ? "balancing the stages' work would help most."
+                                           : "a cheaper model or more GPUs would help most.");
+        break;
+      case Bottleneck::CopyBound:
+        m.bottleneckSentence = "Copy-bound: " + busiest->subject + " run " + pctText(busiest->fraction) +
+                               " of the time (" + spread + exposed + "); faster or fewer copies would help most.";
+        break;
+      default:
+        m.bottleneckSentence = "Host-bound: " + busiest->subject + " is busy " + pctText(busiest->fraction) +
+                               " of the time issuing the work of " + std::to_string(g.gpus) + " GPUs (" + spread +
+                               exposed + "); fewer, larger operations or more CPU workers would help most.";
+        break;
+    }
+  }
+  m.multiGpu = std::move(g);
+}
+
 }  // namespace
 
 Metrics computeMetrics(const MetricsInput& in) {
@@ -421,6 +505,7 @@ Metrics computeMetrics(const MetricsInput& in) {
   m.efficiency = ratio(m.idealBoundNs, span);
 
   classify(m, in, c);
+  if (gpuCountOf(in.lanes) > 1) addMultiGpu(m, in);
   return m;
 }
 
@@ -431,6 +516,7 @@ MetricsInput inputFor(const Trace& trace) {
   in.lanes = trace.lanes();
   if (!trace.configHistory().empty()) in.config = trace.config();
   in.device = trace.device();
+  in.devices = trace.devices();
   in.samplesPerBatch = trace.iterations().samplesPerIteration;
   return in;
 }

@@ -20,14 +20,15 @@
 
 #include "config/PipelineConfig.h"
 #include "metrics/IdealBound.h"
+#include "metrics/MultiGpuMetrics.h"
 #include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
 
-enum class Bottleneck : std::uint8_t { CopyBound, ComputeBound, HostBound, LatencyBound, Unknown };
-/// "copy-bound", "compute-bound", "host-bound", "latency-bound", "unknown".
+enum class Bottleneck : std::uint8_t { CopyBound, ComputeBound, HostBound, LatencyBound, Unknown, CommunicationBound };
+/// "copy-bound", "compute-bound", "host-bound", "latency-bound", "unknown", "communication-bound".
 std::string_view toString(Bottleneck b);
 
 /// A resource (engine or host thread) counts as saturated from this busy fraction on;
@@ -93,6 +94,11 @@ struct Metrics {
 
   Bottleneck bottleneck = Bottleneck::Unknown;
   std::string bottleneckSentence;  ///< one plain sentence saying why
+
+  /// Runs over several GPUs: per-GPU figures, communication, links, and the ideal bound
+  /// with links and collectives as resources (idealBoundNs, efficiency and the
+  /// bottleneck above then come from it; the one-GPU figures above span every GPU).
+  std::optional<MultiGpuMetrics> multiGpu;
 };
 
 /// Ideal makespan for N identical batches with per-batch stage times h, k, d and no
@@ -109,6 +115,7 @@ struct MetricsInput {
   std::vector<Lane> lanes;
   std::optional<PipelineConfig> config;  ///< nullopt: samples are unknown
   DeviceInfo device;
+  std::vector<DeviceInfo> devices;  ///< every GPU (names them by ordinal); empty: {device}
   /// Batches the run completed; 0 counts the batches whose last op ends in the window.
   std::int64_t completedBatches = 0;
   /// Samples per batch where there is no configuration (imported traces: --batch-size or

@@ -1,114 +1,127 @@
 #include "metrics/TimeSeries.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <unordered_map>
 
 #include "metrics/Intervals.h"
 
 namespace pipescope {
 
-std::int64_t readableBinWidth(std::int64_t spanNs, int maxBins) {
-  if (spanNs <= 0 || maxBins <= 0) return 1;
-  const std::int64_t needed = (spanNs + maxBins - 1) / maxBins;
-  for (std::int64_t decade = 1;; decade *= 10) {
-    for (std::int64_t step : {1, 2, 5})
-      if (step * decade >= needed) return step * decade;
-    if (decade > (std::int64_t(1) << 58)) return needed;  // beyond any real trace; avoid overflow
-  }
-}
-
 namespace {
 
-// Adds, for each bin, the length of [s, e) that falls into it (and before `until`),
-// times `weight`.
+// Adds, for each interval of `edges` (interval i is [edges[i], edges[i+1])), the
+// length of [s, e) that falls into it, times `weight`.
 class Binner {
  public:
-  Binner(std::int64_t from, std::int64_t bin, std::size_t bins, std::int64_t until)
-      : from_(from), bin_(bin), bins_(bins), until_(std::min(until, from + bin * std::int64_t(bins))) {}
+  explicit Binner(const std::vector<std::int64_t>& edges) : edges_(edges) {}
 
   void add(std::vector<double>& out, std::int64_t s, std::int64_t e, double weightPerNs = 1.0) const {
-    s = std::max(s, from_);
-    e = std::min(e, until_);
+    s = std::max(s, edges_.front());
+    e = std::min(e, edges_.back());
     if (e <= s) return;
-    for (std::size_t b = std::size_t((s - from_) / bin_); b < bins_; ++b) {
-      const std::int64_t bs = from_ + std::int64_t(b) * bin_;
-      const std::int64_t be = bs + bin_;
-      if (bs >= e) break;
-      out[b] += double(std::min(e, be) - std::max(s, bs)) * weightPerNs;
-    }
+    // The first interval whose end lies after s.
+    std::size_t i = std::size_t(std::upper_bound(edges_.begin() + 1, edges_.end(), s) - (edges_.begin() + 1));
+    for (; i + 1 < edges_.size() && edges_[i] < e; ++i)
+      out[i] += double(std::min(e, edges_[i + 1]) - std::max(s, edges_[i])) * weightPerNs;
   }
   void addIntervals(std::vector<double>& out, const Intervals& merged) const {
     for (const auto& [s, e] : merged) add(out, s, e);
   }
-  /// The bin holding instant t, or bins_ when outside.
-  std::size_t binOf(std::int64_t t) const {
-    if (t < from_ || t >= from_ + bin_ * std::int64_t(bins_)) return bins_;
-    return std::size_t((t - from_) / bin_);
-  }
 
  private:
-  std::int64_t from_, bin_;
-  std::size_t bins_;
-  std::int64_t until_;
+  const std::vector<std::int64_t>& edges_;
 };
 
-// When each batch completed (its last op's end), by batch index.
-std::unordered_map<std::int32_t, std::int64_t> batchEnds(const TraceView& ops) {
+// When each batch completed (its last op's end), in time order.
+std::vector<std::int64_t> completions(const TraceView& ops) {
   std::unordered_map<std::int32_t, std::int64_t> batchEnd;
   ops.forEach([&](const Op& op) {
     if (op.kind == OpKind::Annotation || op.end < op.start || op.batch == kNoBatch) return;
     auto [it, inserted] = batchEnd.try_emplace(op.batch, op.end);
     if (!inserted) it->second = std::max(it->second, op.end);
   });
-  return batchEnd;
+  std::vector<std::int64_t> ends;
+  ends.reserve(batchEnd.size());
+  for (const auto& [batch, end] : batchEnd) ends.push_back(end);
+  std::sort(ends.begin(), ends.end());
+  return ends;
 }
 
-double meanPeriod(const std::unordered_map<std::int32_t, std::int64_t>& batchEnd) {
-  if (batchEnd.size() < 2) return 0.0;
-  std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
-  for (const auto& [batch, end] : batchEnd) {
-    first = std::min(first, end);
-    last = std::max(last, end);
+// Interval edges that end at batch completions, `perPoint` completions each (the last
+// may hold fewer), and the completions counted in each. Completions at the same
+// instant as an edge belong to the interval that edge ends.
+void cutAtCompletions(const std::vector<std::int64_t>& done, std::int64_t start, int perPoint,
+                      std::vector<std::int64_t>& edges, std::vector<int>& counts) {
+  edges.push_back(start);
+  int pending = 0;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    const std::int64_t c = done[i];
+    if (c == edges.back() && !counts.empty()) {
+      ++counts.back();
+      continue;
+    }
+    ++pending;
+    if (pending >= perPoint || i + 1 == done.size()) {
+      edges.push_back(c);
+      counts.push_back(pending);
+      pending = 0;
+    }
   }
-  return double(last - first) / double(batchEnd.size() - 1);
 }
 
 }  // namespace
 
-double meanBatchPeriodNs(const TraceView& ops) { return meanPeriod(batchEnds(ops)); }
+TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints) {
+  return computeTimeSeries(ops, std::int64_t(config.batchSamples), fromNs, toNs, maxPoints);
+}
 
-TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxBins, int minBatchPeriods) {
+TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints) {
+  const std::int64_t samples = !trace.configHistory().empty() ? std::int64_t(trace.config().batchSamples)
+                                                              : trace.iterations().samplesPerIteration;
+  return computeTimeSeries(trace.ops().snapshot(), samples, fromNs, toNs, maxPoints);
+}
+
+TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints) {
   TimeSeries ts;
-  if (toNs <= fromNs || maxBins <= 0) return ts;
-  const std::unordered_map<std::int32_t, std::int64_t> batchEnd = batchEnds(ops);
-  std::int64_t bin = readableBinWidth(toNs - fromNs, maxBins);
-  if (minBatchPeriods > 0) {
-    const double floorNs = meanPeriod(batchEnd) * minBatchPeriods;
-    if (floorNs > double(bin)) bin = readableBinWidth(std::int64_t(std::ceil(floorNs)), 1);
+  ts.samplesPerBatch = std::max<std::int64_t>(samplesPerBatch, 0);
+  if (toNs <= fromNs || maxPoints < 2) return ts;
+
+  // Intervals: one per batch (or group of batches) where batches complete in the range.
+  const std::vector<std::int64_t> ends = completions(ops);
+  const auto firstAfter = std::upper_bound(ends.begin(), ends.end(), fromNs);
+  const std::int64_t start = firstAfter == ends.begin() ? fromNs : *(firstAfter - 1);
+  const std::vector<std::int64_t> inRange(firstAfter, std::upper_bound(firstAfter, ends.end(), toNs));
+  std::vector<std::int64_t> edges;
+  std::vector<int> counts;
+  if (inRange.size() >= 2) {
+    ts.batchesPerPoint = int((inRange.size() + std::size_t(maxPoints) - 1) / std::size_t(maxPoints));
+    cutAtCompletions(inRange, start, ts.batchesPerPoint, edges, counts);
+  } else {
+    // Equal intervals (at least 1 ns each); a lone completion is counted where it falls.
+    const std::int64_t span = toNs - fromNs;
+    const std::int64_t n = std::min<std::int64_t>(maxPoints / 2, span);
+    for (std::int64_t i = 0; i <= n; ++i) edges.push_back(fromNs + span / n * i + span % n * i / n);
+    counts.assign(std::size_t(n), 0);
+    for (std::int64_t c : inRange) {
+      const auto at = std::lower_bound(edges.begin() + 1, edges.end(), c);
+      if (at != edges.end()) ++counts[std::size_t(at - (edges.begin() + 1))];
+    }
   }
-  // The range seldom ends on a bin boundary. A last bin that is mostly empty time
-  // after `toNs` would read as a collapse of every rate at the end of the run, so
-  // it counts only the time it covers, and one that covers under half a bin is
-  // left out: its few ns would make a noisy point.
-  std::size_t n = std::size_t((toNs - fromNs + bin - 1) / bin);
-  std::int64_t lastWidth = toNs - (fromNs + std::int64_t(n - 1) * bin);
-  if (n > 1 && 2 * lastWidth < bin) {
-    --n;
-    lastWidth = bin;
-  }
-  auto widthOf = [&](std::size_t b) { return double(b + 1 == n ? lastWidth : bin); };
-  const Binner binner(fromNs, bin, n, toNs);
-  ts.fromNs = fromNs;
-  ts.binNs = bin;
+
+  const std::size_t n = counts.size();
+  ts.startNs.assign(edges.begin(), edges.end() - 1);
+  ts.endNs.assign(edges.begin() + 1, edges.end());
+  ts.batches = counts;
   for (auto* v : {&ts.batchesPerSec, &ts.samplesPerSec, &ts.h2dGBps, &ts.d2hGBps, &ts.computeBusy, &ts.h2dBusy,
                   &ts.d2hBusy, &ts.overlap})
     v->assign(n, 0.0);
   ts.timeNs.resize(n);
-  for (std::size_t b = 0; b < n; ++b) ts.timeNs[b] = double(fromNs) + double(b) * double(bin) + 0.5 * widthOf(b);
+  auto widthOf = [&](std::size_t i) { return double(ts.endNs[i] - ts.startNs[i]); };
+  for (std::size_t i = 0; i < n; ++i) ts.timeNs[i] = 0.5 * (double(ts.startNs[i]) + double(ts.endNs[i]));
 
+  const Binner binner(edges);
   Intervals h2d, d2h, kernel;
   ops.forEach([&](const Op& op) {
     if (op.kind == OpKind::Annotation || op.end < op.start) return;
@@ -121,19 +134,18 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
     (op.kind == OpKind::CopyH2D ? h2d : d2h).emplace_back(op.start, op.end);
     if (op.end > op.start) {
       binner.add(gbps, op.start, op.end, double(op.bytes) / double(op.end - op.start));
-    } else if (auto b = binner.binOf(op.start); b < n) {
-      gbps[b] += double(op.bytes);
+    } else if (op.start >= edges.front() && op.start < edges.back()) {
+      const auto at = std::upper_bound(edges.begin() + 1, edges.end(), op.start);
+      gbps[std::size_t(at - (edges.begin() + 1))] += double(op.bytes);
     }
   });
 
-  for (const auto& [batch, end] : batchEnd)
-    if (auto b = binner.binOf(end); b < n) ts.batchesPerSec[b] += 1.0;
-  for (std::size_t b = 0; b < n; ++b) {
-    ts.batchesPerSec[b] /= widthOf(b) * 1e-9;
-    ts.samplesPerSec[b] = ts.batchesPerSec[b] * double(config.batchSamples);
-    // bytes per bin / ns per bin = GB/s
-    ts.h2dGBps[b] /= widthOf(b);
-    ts.d2hGBps[b] /= widthOf(b);
+  for (std::size_t i = 0; i < n; ++i) {
+    ts.batchesPerSec[i] = double(ts.batches[i]) / (widthOf(i) * 1e-9);
+    ts.samplesPerSec[i] = ts.batchesPerSec[i] * double(ts.samplesPerBatch);
+    // bytes per interval / ns per interval = GB/s
+    ts.h2dGBps[i] /= widthOf(i);
+    ts.d2hGBps[i] /= widthOf(i);
   }
 
   const Intervals h2dM = mergeIntervals(std::move(h2d)), d2hM = mergeIntervals(std::move(d2h));
@@ -143,11 +155,11 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
   binner.addIntervals(ts.computeBusy, kernelM);
   std::vector<double> both(n, 0.0);
   binner.addIntervals(both, intersectMerged(kernelM, uniteMerged(h2dM, d2hM)));
-  for (std::size_t b = 0; b < n; ++b) {
-    ts.overlap[b] = ts.computeBusy[b] > 0 ? both[b] / ts.computeBusy[b] : 0.0;
-    ts.computeBusy[b] /= widthOf(b);
-    ts.h2dBusy[b] /= widthOf(b);
-    ts.d2hBusy[b] /= widthOf(b);
+  for (std::size_t i = 0; i < n; ++i) {
+    ts.overlap[i] = ts.computeBusy[i] > 0 ? both[i] / ts.computeBusy[i] : 0.0;
+    ts.computeBusy[i] /= widthOf(i);
+    ts.h2dBusy[i] /= widthOf(i);
+    ts.d2hBusy[i] /= widthOf(i);
   }
   return ts;
 }

@@ -1,6 +1,14 @@
 #pragma once
-// Metrics over time for the charts: the run cut into equal bins. Busy and overlap
-// follow the definitions of Metrics.h (unions of intervals), per bin.
+// Metrics over time for the charts: the run (or a visible range of it) cut into
+// intervals, one chart point each. Where batches (or an imported trace's iterations)
+// complete, the intervals follow them: each ends where a batch completes, so a point
+// is one batch (up to kSeriesPoints batches) or a group of consecutive batches (longer
+// runs), and throughput is an exact count over an exact length instead of the 0, 1 or
+// 2 completions that a fixed bin shorter than a batch catches. Without batches the
+// range is cut into equal intervals. Each figure is the honest one for its interval:
+// busy time in it over its length, bytes moved in it over its length, batches
+// completed in it over its length; nothing is smoothed or interpolated. Busy and
+// overlap follow the definitions of Metrics.h (unions of intervals).
 #include <cstdint>
 #include <vector>
 
@@ -9,40 +17,54 @@
 
 namespace pipescope {
 
+/// Points a chart shows at most: one per batch up to this many batches; beyond, each
+/// point covers ceil(batches / kSeriesPoints) batches, so a long run keeps more than
+/// kSeriesPoints / 2 points. A range without batches gets kSeriesPoints / 2 equal
+/// intervals.
+inline constexpr int kSeriesPoints = 400;
+
 struct TimeSeries {
-  std::int64_t fromNs = 0;              ///< start of the first bin
-  std::int64_t binNs = 0;               ///< 0 when there is nothing to show
-  std::vector<double> timeNs;           ///< bin centres (the last bin may end early: the centre of what it covers)
-  std::vector<double> batchesPerSec;    ///< batches completed in the bin (their last op ends in it) / bin length
-  std::vector<double> samplesPerSec;    ///< batchesPerSec x samples per batch
-  std::vector<double> h2dGBps;          ///< bytes copied in the bin / bin length (wall bandwidth)
+  /// Interval i is (startNs[i], endNs[i]]: its batches complete in it, and its busy
+  /// time and bytes are the parts of the ops that fall in it.
+  std::vector<std::int64_t> startNs;
+  std::vector<std::int64_t> endNs;
+  std::vector<double> timeNs;         ///< interval centres, where a chart draws the point
+  std::vector<int> batches;           ///< batches completed in the interval (their last op ends in it)
+  std::vector<double> batchesPerSec;  ///< batches / interval length
+  std::vector<double> samplesPerSec;  ///< batchesPerSec x samples per batch (all 0 when that is unknown)
+  std::vector<double> h2dGBps;        ///< bytes copied in the interval / its length (wall bandwidth)
   std::vector<double> d2hGBps;
-  std::vector<double> computeBusy;      ///< fraction of the bin, 0..1
+  std::vector<double> computeBusy;  ///< fraction of the interval, 0..1
   std::vector<double> h2dBusy;
   std::vector<double> d2hBusy;
-  std::vector<double> overlap;          ///< fraction of the bin's compute time with a copy running
+  std::vector<double> overlap;  ///< fraction of the interval's compute time with a copy running
+  /// Batches each interval was cut after (1: one point per batch); 0 when the
+  /// intervals are equal because the range holds fewer than two batch completions.
+  int batchesPerPoint = 0;
+  /// Samples in a batch; 0 when the trace does not say (a profile imported without a
+  /// configuration or a known batch size): throughput is then only in batches/s.
+  std::int64_t samplesPerBatch = 0;
 
   std::size_t size() const { return timeNs.size(); }
+  std::int64_t fromNs() const { return startNs.empty() ? 0 : startNs.front(); }
+  std::int64_t toNs() const { return endNs.empty() ? 0 : endNs.back(); }
 };
 
-/// A readable bin width: the smallest 1, 2 or 5 x 10^k ns that covers spanNs in at
-/// most maxBins bins (at least 1 ns).
-std::int64_t readableBinWidth(std::int64_t spanNs, int maxBins);
-
-/// Bins must span at least this many batch periods: a batch completes at one instant,
-/// so a bin shorter than a few periods holds 0, 1 or 2 completions and the
-/// throughput curve turns into spikes that show the binning, not the pipeline.
-inline constexpr int kMinBatchPeriodsPerBin = 4;
-
-/// Mean time between consecutive batch completions (a batch completes when its last
-/// op ends) among the ops, or 0 with fewer than two completed batches.
-double meanBatchPeriodNs(const TraceView& ops);
-
-/// At most maxBins bins covering [fromNs, toNs); bin width rounded to a readable step
-/// and at least minBatchPeriods x the mean batch period (0 disables that floor).
-/// An empty range or maxBins <= 0 gives an empty series. Copies are spread over the
-/// bins they span in proportion to the time spent in each.
-TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs,
-                             std::int64_t toNs, int maxBins = 200, int minBatchPeriods = kMinBatchPeriodsPerBin);
+/// The series of the ops over [fromNs, toNs], at most maxPoints intervals. With two
+/// or more batch completions in the range the intervals end at completions: the
+/// first starts at the last completion before fromNs (or at fromNs when there is
+/// none, e.g. the run's start), and the time after the last completion, whose batch
+/// has not completed yet, is left for the point that batch will end. Otherwise
+/// maxPoints / 2 equal intervals cover the range. An empty range or maxPoints < 2
+/// gives an empty series. Copies are spread over the intervals they span in
+/// proportion to the time spent in each.
+TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints = kSeriesPoints);
+/// With the configuration's batch size.
+TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
+                             int maxPoints = kSeriesPoints);
+/// The trace's ops; samples per batch from its configuration, or for an imported
+/// trace from its iterations (0 when neither says), as computeMetrics() counts them.
+TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints = kSeriesPoints);
 
 }  // namespace pipescope

@@ -31,7 +31,11 @@ class ReplayBackend final : public Backend {
   RunOutcome run(const PipelineConfig& /*config: the recorded one is replayed*/, Trace& trace,
                  RunControl& control) override {
     // Lanes and names first, in their recorded order, so op lane and name indices stay valid.
-    for (const Lane& l : recorded_->lanes()) trace.lane(l.kind, l.index, l.name);
+    for (const Lane& l : recorded_->lanes()) trace.lane(l.kind, l.index, l.device, l.name);
+    // Every GPU of the recording; the first as describe() gave it (with the replay note).
+    std::vector<DeviceInfo> devices = recorded_->devices();
+    devices.front() = trace.device();
+    trace.setDevices(std::move(devices));
     const auto names = recorded_->names();
     for (std::size_t i = 1; i < names.size(); ++i) trace.internName(names[i]);
 

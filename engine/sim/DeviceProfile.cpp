@@ -283,6 +283,18 @@ json profileToJson(const DeviceProfile& p) {
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
+  if (!p.multiGpuSource.empty()) j["multiGpuSource"] = p.multiGpuSource;
+  j["peerAccess"] = p.peerAccess;
+  j["peerLinkName"] = p.peerLinkName;
+  j["peerGBps"] = p.peerGBps;
+  if (!p.peerCopyCurve.empty()) j["peerCopyCurve"] = curveToJson(p.peerCopyCurve);
+  j["peerBidirectionalGBps"] = p.peerBidirectionalGBps;
+  j["peerLatencyNs"] = p.peerLatencyNs;
+  j["allreduceBusGBps"] = p.allreduceBusGBps;
+  if (!p.allreduceBusCurve.empty()) j["allreduceBusCurve"] = curveToJson(p.allreduceBusCurve);
+  j["allreduceCurveGpus"] = p.allreduceCurveGpus;
+  j["allreduceStepLatencyNs"] = p.allreduceStepLatencyNs;
+  j["collectiveSmShare"] = p.collectiveSmShare;
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -365,6 +377,21 @@ DeviceProfile profileFromJson(const json& j) {
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
+  r.text("multiGpuSource", p.multiGpuSource);
+  r.boolean("peerAccess", p.peerAccess);
+  r.text("peerLinkName", p.peerLinkName);
+  r.number("peerGBps", p.peerGBps, false);
+  r.curve("peerCopyCurve", p.peerCopyCurve);
+  r.number("peerBidirectionalGBps", p.peerBidirectionalGBps, false);
+  r.number("peerLatencyNs", p.peerLatencyNs, true);
+  r.number("allreduceBusGBps", p.allreduceBusGBps, false);
+  r.curve("allreduceBusCurve", p.allreduceBusCurve);
+  r.integer("allreduceCurveGpus", p.allreduceCurveGpus, 2, 64);
+  r.number("allreduceStepLatencyNs", p.allreduceStepLatencyNs, true);
+  r.number("collectiveSmShare", p.collectiveSmShare, true);
+  if (p.collectiveSmShare >= 1)
+    throw std::invalid_argument("device profile field 'collectiveSmShare' = " + std::to_string(p.collectiveSmShare) +
+                                ": allowed 0 to below 1 (the share of the SMs NCCL's kernels take)");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

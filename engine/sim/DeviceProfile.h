@@ -65,7 +65,7 @@ struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
   std::string deviceName;   ///< GPU it describes ("NVIDIA H200")
-  std::string source;       ///< "built-in from ANCHORS.md" or "calibrated on <device>, driver <v>, <date>"
+  std::string source;       ///< "built-in from the reference figures" or "calibrated on <device>, driver <v>, <date>"
   /// What the fitted terms were fitted on ("calibration micro-benchmarks and fitting
   /// runs, fit seed 7"): a validation must judge the profile on other configurations.
   std::string fitConfigurations;
@@ -194,6 +194,33 @@ struct DeviceProfile {
   std::vector<WorkerHandoff> cpuStageHandoff;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
+
+  // Several GPUs (docs/simulator.md, "Several GPUs"). The defaults are an H200 host's
+  // NVLink (NV18) figures; see multiGpuSource for where a profile's came from.
+  std::string multiGpuSource;
+  /// GPUs reach each other directly (NVLink, or PCIe peer-to-peer); false: a peer copy
+  /// is staged through pinned host memory (the link lanes say "via host").
+  bool peerAccess = true;
+  std::string peerLinkName = "NVLink";  ///< how the link lanes name the link
+  /// One peer copy (cudaMemcpyPeerAsync) in one direction, by size; each direction of
+  /// each pair of GPUs is a link of its own, and peer copies do not share the host
+  /// link (a 256 MiB H2D ran at 55.1 GB/s beside a peer copy, 53.2 alone).
+  double peerGBps = 394.5;
+  std::vector<BandwidthPoint> peerCopyCurve;
+  /// Each direction's rate while both directions of a pair copy at once (389.9 GB/s
+  /// on NV18): recorded for calibration; the simulated pipelines send one way only.
+  double peerBidirectionalGBps = 389.9;
+  double peerLatencyNs = 3000;  ///< fixed cost of one peer copy
+  /// NCCL all-reduce bus bandwidth (nccl-tests' busbw = algbw x 2(n-1)/n) by buffer
+  /// size, measured on allreduceCurveGpus GPUs; empty = allreduceBusGBps flat.
+  double allreduceBusGBps = 351.3;
+  std::vector<BandwidthPoint> allreduceBusCurve;
+  int allreduceCurveGpus = 4;
+  /// Per ring step (2(n-1) steps per all-reduce): NCCL's launch and handshake.
+  double allreduceStepLatencyNs = 6800;
+  /// Share of a GPU's compute the NCCL kernels take while a collective runs on it
+  /// (they occupy some SMs): kernels beside it run at (1 - share) of their speed.
+  double collectiveSmShare = 0.1;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

@@ -9,26 +9,54 @@
 
 namespace pipescope {
 
-GpuModel::GpuModel(const DeviceProfile& profile)
-    : profile_(profile), singleQueue_(profile.hardwareQueues <= 1) {}
-
 namespace {
+constexpr int kEngineKinds = 6;
+}
 
-/// Kernels follow each other in a stream without the front end's dependency latency,
-/// whichever of the two kernel slots they run on.
-int engineFamily(int slot) { return slot == GpuModel::kLinkSlot ? GpuModel::kComputeSlot : slot; }
+GpuModel::GpuModel(const DeviceProfile& profile)
+    : profile_(profile),
+      singleQueue_(profile.hardwareQueues <= 1),
+      slotOf_(std::size_t(kEngineKinds * kMaxModelGpus * kMaxModelGpus), -1) {
+  // GPU 0's engines come first, in the order one-GPU runs always had them.
+  GpuCommand c;
+  for (EngineId e : {EngineId::H2D, EngineId::D2H, EngineId::Compute}) {
+    c.engine = e;
+    engineSlot(c);
+  }
+}
 
-}  // namespace
-
-int GpuModel::engineSlot(EngineId e) const {
-  if (e == EngineId::Link) return singleQueue_ ? kComputeSlot : kLinkSlot;
-  if (e == EngineId::Compute) return kComputeSlot;
-  if (profile_.copyEngines <= 1) return 0;
-  return e == EngineId::H2D ? 0 : 1;
+int GpuModel::engineSlot(const GpuCommand& cmd) {
+  int kind = int(cmd.engine);
+  // One copy engine serves both directions.
+  if (cmd.engine == EngineId::D2H && profile_.copyEngines <= 1) kind = int(EngineId::H2D);
+  // On one hardware queue a link-bound kernel is a compute kernel like any other.
+  if (cmd.engine == EngineId::Link && singleQueue_) kind = int(EngineId::Compute);
+  const int peer = cmd.engine == EngineId::PeerLink ? cmd.peer : 0;
+  const std::size_t key = std::size_t((kind * kMaxModelGpus + cmd.device) * kMaxModelGpus + peer);
+  if (slotOf_[key] < 0) {
+    // Kernels follow each other in a stream without the front end's dependency
+    // latency, whichever of a GPU's two kernel slots they run on.
+    int family = -1;
+    if (kind == int(EngineId::Link)) {
+      GpuCommand compute;
+      compute.engine = EngineId::Compute;
+      compute.device = cmd.device;
+      family = engineSlot(compute);
+    }
+    const int slot = int(engines_.size());
+    slotOf_[key] = std::int16_t(slot);
+    Engine& e = engines_.emplace_back();
+    e.device = cmd.device;
+    e.link = kind == int(EngineId::Link);
+    e.family = family >= 0 ? family : slot;
+    // GPU 0's D2H slot exists on one-engine devices too, unused, as it always did.
+    if (engines_.size() == 1 && profile_.copyEngines <= 1) engines_.emplace_back().family = 1;
+  }
+  return slotOf_[key];
 }
 
 void GpuModel::scheduleDone(int slot, double t) {
-  Engine& e = engines_[slot];
+  Engine& e = engines_[std::size_t(slot)];
   e.doneAt = t;
   e.doneSeq = seq_++;
 }
@@ -37,17 +65,32 @@ std::uint64_t GpuModel::submit(const GpuCommand& cmd, double t) {
   // Submit events are consumed in id order (step), which is their time order only
   // if the host's clock never runs backwards.
   if (t < lastSubmitT_) throw std::logic_error("simulator: command submitted before the previous one");
+  if (cmd.device < 0 || cmd.device >= kMaxModelGpus ||
+      (cmd.engine == EngineId::PeerLink && (cmd.peer < 0 || cmd.peer >= kMaxModelGpus || cmd.peer == cmd.device)))
+    throw std::logic_error("simulator: a command for a GPU or link that does not exist");
+  if (cmd.after != kNone && cmd.after >= nextId())
+    throw std::logic_error("simulator: a command waits for one not yet submitted");
+  if ((cmd.engine == EngineId::Collective) !=
+      (cmd.collective >= collectiveBase_ && cmd.collective < collectiveBase_ + int(collectives_.size())))
+    throw std::logic_error("simulator: a collective op outside an open collective call");
   lastSubmitT_ = t;
   const std::uint64_t id = nextId();
+  const int slot = engineSlot(cmd);
   GpuOpState& s = ops_.append();
   s = GpuOpState{};
   s.cmd = cmd;
-  s.engineSlot = engineSlot(cmd.engine);
+  s.engineSlot = slot;
   s.submit = t;
   s.remainingSoloNs = cmd.soloNs;
   s.submitSeq = seq_++;
   s.nextInStream = s.nextInEngineQueue = kNone;
   return id;
+}
+
+int GpuModel::beginCollective(int gpus) {
+  if (gpus < 1 || gpus > kMaxModelGpus) throw std::logic_error("simulator: a collective over no GPU");
+  collectives_.push_back(Collective{gpus, {}, 0});
+  return collectiveBase_ + int(collectives_.size()) - 1;
 }
 
 void GpuModel::runUntilDone(std::uint64_t id) {
@@ -73,6 +116,13 @@ void GpuModel::forgetBefore(std::uint64_t id) {
     groups_.pop_front();
     ++groupBase_;
   }
+  // A collective call is settled once every GPU's op of it is done and forgotten.
+  while (!collectives_.empty() && int(collectives_.front().joined.size()) == collectives_.front().gpus &&
+         std::all_of(collectives_.front().joined.begin(), collectives_.front().joined.end(),
+                     [&](std::uint64_t m) { return m < base_; })) {
+    collectives_.pop_front();
+    ++collectiveBase_;
+  }
 }
 
 bool GpuModel::step() {
@@ -88,9 +138,9 @@ bool GpuModel::step() {
     t = s.submit;
     seq = s.submitSeq;
   }
-  for (int slot = 0; slot < kSlots; ++slot) {
-    const Engine& e = engines_[slot];
-    if (!e.busy) continue;
+  for (int slot = 0; slot < int(engines_.size()); ++slot) {
+    const Engine& e = engines_[std::size_t(slot)];
+    if (!e.busy || e.waiting) continue;
     if (next == kNoEvent || e.doneAt < t || (e.doneAt == t && e.doneSeq < seq)) {
       next = slot;
       t = e.doneAt;
@@ -122,7 +172,7 @@ void GpuModel::onSubmit(std::uint64_t id, double t) {
     }
   }
   if (singleQueue_) {
-    OpQueue& fifo = engines_[s.engineSlot].fifo;
+    OpQueue& fifo = engines_[std::size_t(s.engineSlot)].fifo;
     if (fifo.empty())
       fifo.head = id;
     else
@@ -142,19 +192,35 @@ void GpuModel::onSubmit(std::uint64_t id, double t) {
   else
     mut(queue.tail).nextInStream = id;
   queue.tail = id;
-  if (wasEmpty || afterEndedKernel) makeReady(id, t);
+  if (wasEmpty || afterEndedKernel) reachStreamHead(id, t);
+}
+
+void GpuModel::reachStreamHead(std::uint64_t id, double t) {
+  GpuOpState& s = mut(id);
+  const std::uint64_t dep = s.cmd.after;
+  // An op forgotten already completed long before (the host side keeps the ops a
+  // later command may wait for).
+  if (dep != kNone && dep >= base_) {
+    const GpuOpState& d = op(dep);
+    if (!d.done()) {
+      waiters_.push_back({dep, id});
+      return;
+    }
+    s.notBefore = std::max(s.notBefore, d.signal + profile_.streamDependencyNs);
+  }
+  makeReady(id, t);
 }
 
 void GpuModel::makeReady(std::uint64_t id, double t) {
   GpuOpState& s = mut(id);
   s.ready = t;
-  if (!singleQueue_) engines_[s.engineSlot].ready.push_back(id);
+  if (!singleQueue_) engines_[std::size_t(s.engineSlot)].ready.push_back(id);
   dispatch(s.engineSlot, t);
 }
 
 void GpuModel::dispatch(int slot, double t) {
-  Engine& e = engines_[slot];
-  if (slot == kLinkSlot) {
+  Engine& e = engines_[std::size_t(slot)];
+  if (e.link) {
     // Link-bound kernels do not wait for each other: every ready one joins those running.
     while (!e.ready.empty()) {
       const std::uint64_t id = e.ready.front();
@@ -195,22 +261,23 @@ void GpuModel::dispatch(int slot, double t) {
 }
 
 void GpuModel::startOp(int slot, std::uint64_t id, double t) {
-  Engine& e = engines_[slot];
+  Engine& e = engines_[std::size_t(slot)];
   GpuOpState& s = mut(id);
-  if (slot == kLinkSlot) {
+  if (e.link) {
     // Shares the link with the link kernels already running (fluid, like the copies);
     // a stream dependency still resolving is charged as its own time.
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceLinkKernels(t);
+    advanceLinkKernels(slot, t);
     s.lastUpdate = t;
-    linkRunning_.push_back(id);
-    rescheduleLinkKernels(t);
+    linkRunning_[std::size_t(e.device)].push_back(id);
+    rescheduleLinkKernels(slot, t);
     return;
   }
   e.busy = true;
   e.current = id;
+  const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
     // A copy whose stream dependency is still resolving holds its engine until it
     // can start; the wait is charged as engine time (it shares bandwidth like the
@@ -218,64 +285,118 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceCopies(t);
+    advanceCopies(device, t);
     s.lastUpdate = t;
-    transferring_.push_back(id);
-    rescheduleCopies(t);
+    transferring_[std::size_t(device)].push_back(id);
+    rescheduleCopies(device, t);
+    return;
+  }
+  if (s.cmd.kind == OpKind::Collective) {
+    s.start = std::max(t, s.notBefore);
+    ++collectivesRunning_[std::size_t(device)];
+    setComputeRate(device, t);
+    joinCollective(id, t);
+    return;
+  }
+  if (s.cmd.kind != OpKind::Kernel) {  // a peer copy: its link alone, at its own rate
+    s.start = std::max(t, s.notBefore);
+    scheduleDone(slot, s.start + s.cmd.soloNs);
     return;
   }
   double start = std::max(t, s.notBefore);
   if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
   s.start = start;
-  scheduleDone(slot, start + s.cmd.soloNs);
+  s.lastUpdate = start;
+  s.rateFactor = collectivesRunning_[std::size_t(device)] > 0 ? 1.0 - profile_.collectiveSmShare : 1.0;
+  scheduleDone(slot, start + s.cmd.soloNs / s.rateFactor);
 }
 
-void GpuModel::advanceCopies(double t) {
-  for (std::uint64_t id : transferring_) {
+void GpuModel::joinCollective(std::uint64_t id, double t) {
+  (void)t;
+  const GpuOpState& s = op(id);
+  Collective& c = collectives_[std::size_t(s.cmd.collective - collectiveBase_)];
+  c.lastJoin = c.joined.empty() ? s.start : std::max(c.lastJoin, s.start);
+  c.joined.push_back(id);
+  if (int(c.joined.size()) < c.gpus) {
+    engines_[std::size_t(s.engineSlot)].waiting = true;
+    return;
+  }
+  // The last GPU has joined: the data moves now, and every GPU's op ends together.
+  const double end = c.lastJoin + s.cmd.soloNs;
+  for (std::uint64_t m : c.joined) {
+    const int slot = op(m).engineSlot;
+    engines_[std::size_t(slot)].waiting = false;
+    scheduleDone(slot, end);
+  }
+}
+
+void GpuModel::setComputeRate(int device, double t) {
+  GpuCommand compute;
+  compute.engine = EngineId::Compute;
+  compute.device = device;
+  const int slot = engineSlot(compute);
+  const Engine& e = engines_[std::size_t(slot)];
+  if (!e.busy) return;
+  GpuOpState& s = mut(e.current);
+  const double rate = collectivesRunning_[std::size_t(device)] > 0 ? 1.0 - profile_.collectiveSmShare : 1.0;
+  if (rate == s.rateFactor) return;
+  // The kernel's progress so far at the old rate; it may not have started yet.
+  if (t > s.lastUpdate) {
+    s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
+    s.lastUpdate = t;
+  }
+  s.rateFactor = rate;
+  scheduleDone(slot, s.lastUpdate + s.remainingSoloNs / rate);
+}
+
+void GpuModel::advanceCopies(int device, double t) {
+  for (std::uint64_t id : transferring_[std::size_t(device)]) {
     GpuOpState& s = mut(id);
     s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
     s.lastUpdate = t;
   }
 }
 
-void GpuModel::rescheduleCopies(double t) {
-  // Fluid sharing: while both directions move data their rates scale down together
-  // so the sum stays within the bidirectional cap.
+void GpuModel::rescheduleCopies(int device, double t) {
+  // Fluid sharing: while both directions of a GPU's host link move data their rates
+  // scale down together so the sum stays within the bidirectional cap.
+  const auto& moving = transferring_[std::size_t(device)];
   double factor = 1;
-  if (transferring_.size() > 1) {
+  if (moving.size() > 1) {
     double sum = 0;
-    for (std::uint64_t id : transferring_) sum += op(id).cmd.gbps;
+    for (std::uint64_t id : moving) sum += op(id).cmd.gbps;
     if (sum > profile_.bidirectionalGBps) factor = profile_.bidirectionalGBps / sum;
   }
-  for (std::uint64_t id : transferring_) {
+  for (std::uint64_t id : moving) {
     GpuOpState& s = mut(id);
     s.rateFactor = factor;
     scheduleDone(s.engineSlot, t + s.remainingSoloNs / factor);
   }
 }
 
-void GpuModel::advanceLinkKernels(double t) {
-  for (std::uint64_t id : linkRunning_) {
+void GpuModel::advanceLinkKernels(int slot, double t) {
+  for (std::uint64_t id : linkRunning_[std::size_t(engines_[std::size_t(slot)].device)]) {
     GpuOpState& s = mut(id);
     s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
     s.lastUpdate = t;
   }
 }
 
-void GpuModel::rescheduleLinkKernels(double t) {
+void GpuModel::rescheduleLinkKernels(int slot, double t) {
   // n link kernels running together reach speedup(n) times one kernel's throughput:
   // each progresses at speedup(n) / n of its own rate alone.
-  Engine& e = engines_[kLinkSlot];
-  if (linkRunning_.empty()) {
+  Engine& e = engines_[std::size_t(slot)];
+  const auto& running = linkRunning_[std::size_t(e.device)];
+  if (running.empty()) {
     e.busy = false;
     return;
   }
-  const int n = int(linkRunning_.size());
-  const auto& curve = op(linkRunning_.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
+  const int n = int(running.size());
+  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
                                                                             : profile_.managedFaultStreamsSpeedup;
   const double rate = streamsSpeedup(curve, n) / n;
   double finish = std::numeric_limits<double>::infinity();
-  for (std::uint64_t id : linkRunning_) {
+  for (std::uint64_t id : running) {
     GpuOpState& s = mut(id);
     s.rateFactor = rate;
     const double f = t + s.remainingSoloNs / rate;
@@ -285,29 +406,35 @@ void GpuModel::rescheduleLinkKernels(double t) {
     }
   }
   e.busy = true;
-  scheduleDone(kLinkSlot, finish);
+  scheduleDone(slot, finish);
 }
 
 void GpuModel::onEngineDone(int slot, double t) {
-  Engine& e = engines_[slot];
+  Engine& e = engines_[std::size_t(slot)];
   const std::uint64_t id = e.current;
   GpuOpState& s = mut(id);
   s.end = t;
-  if (slot == kLinkSlot) {
-    advanceLinkKernels(t);
-    linkRunning_.erase(std::find(linkRunning_.begin(), linkRunning_.end(), id));
-    rescheduleLinkKernels(t);
+  if (e.link) {
+    auto& running = linkRunning_[std::size_t(e.device)];
+    advanceLinkKernels(slot, t);
+    running.erase(std::find(running.begin(), running.end(), id));
+    rescheduleLinkKernels(slot, t);
     signal(id, t);
     return;
   }
   e.busy = false;
+  const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
-    advanceCopies(t);
-    transferring_.erase(std::find(transferring_.begin(), transferring_.end(), id));
-    rescheduleCopies(t);
+    auto& moving = transferring_[std::size_t(device)];
+    advanceCopies(device, t);
+    moving.erase(std::find(moving.begin(), moving.end(), id));
+    rescheduleCopies(device, t);
     e.lastCopyEnd = t;
     e.lastCopyStream = s.cmd.stream;
-  } else {
+  } else if (s.cmd.kind == OpKind::Collective) {
+    --collectivesRunning_[std::size_t(device)];
+    setComputeRate(device, t);
+  } else if (s.cmd.kind == OpKind::Kernel) {
     e.lastKernelEnd = t;
   }
   if (s.kernelGroup >= 0) {
@@ -316,7 +443,7 @@ void GpuModel::onEngineDone(int slot, double t) {
     g.finished.push_back(id);
     // Not yet signalled, so still in its stream's queue: start the kernel behind it.
     const std::uint64_t behind = s.nextInStream;
-    if (behind != kNone && op(behind).cmd.kind == OpKind::Kernel && op(behind).ready < 0) makeReady(behind, t);
+    if (behind != kNone && op(behind).cmd.kind == OpKind::Kernel && op(behind).ready < 0) reachStreamHead(behind, t);
     if (g.unfinished == 0) {
       std::vector<std::uint64_t> finished;
       finished.swap(g.finished);
@@ -336,15 +463,29 @@ void GpuModel::signal(std::uint64_t id, double t) {
   stream.head = s.nextInStream;
   if (stream.empty()) {
     stream.tail = kNone;
-    return;
+  } else if (GpuOpState& next = mut(stream.head); next.ready < 0) {
+    // Work on another engine waits for the front end to see this op complete (on a
+    // device with one copy engine, a D2H followed by an H2D stays on the same engine).
+    if (engines_[std::size_t(next.engineSlot)].family != engines_[std::size_t(s.engineSlot)].family)
+      next.notBefore = t + profile_.streamDependencyNs;
+    reachStreamHead(stream.head, t);
   }
-  GpuOpState& next = mut(stream.head);
-  if (next.ready >= 0) return;
-  // Work on another engine waits for the front end to see this op complete (on a
-  // device with one copy engine, a D2H followed by an H2D stays on the same engine).
-  if (engineFamily(next.engineSlot) != engineFamily(s.engineSlot))
-    next.notBefore = t + profile_.streamDependencyNs;
-  makeReady(stream.head, t);
+  // Ops of other streams that waited for this one (cudaStreamWaitEvent).
+  if (waiters_.empty()) return;
+  std::vector<std::uint64_t> released;
+  for (std::size_t i = 0; i < waiters_.size();) {
+    if (waiters_[i].on == id) {
+      released.push_back(waiters_[i].op);
+      waiters_.erase(waiters_.begin() + std::ptrdiff_t(i));
+    } else {
+      ++i;
+    }
+  }
+  for (std::uint64_t w : released) {
+    GpuOpState& ws = mut(w);
+    ws.notBefore = std::max(ws.notBefore, t + profile_.streamDependencyNs);
+    makeReady(w, t);
+  }
 }
 
 }  // namespace pipescope

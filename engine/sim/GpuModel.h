@@ -5,12 +5,21 @@
 // only ever advances as far as the host needs, so later submissions always lie in
 // its future.
 //
+// One model holds every GPU of a run: each GPU has its copy engines, its compute
+// engine, a link slot (kernels bound by the host link, which run side by side: see
+// EngineId::Link) and a collective engine (NCCL's kernels, beside the compute engine); each
+// direction of each pair of GPUs is a link engine (peer copies). Streams are
+// numbered across all GPUs by the host side. An op may also wait for an op of
+// another stream, on any GPU (cudaStreamWaitEvent), and a collective's ops on the
+// GPUs of one call end together, once the last GPU has joined it.
+//
 // Events, and why there is no general event queue: the only events are "command
 // submitted" and "engine finished its op". Submissions arrive in time order, so they
 // are simply the ops from nextSubmit_ on; each engine has at most one finish that
 // still counts (a rate change supersedes the earlier one). The next event is the
-// earliest of at most four candidates, ties broken by the order the events were
-// created (seq), exactly as a priority queue of (time, seq) would order them.
+// earliest of the candidates, ties broken by the order the events were created
+// (seq), exactly as a priority queue of (time, seq) would order them.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -25,18 +34,25 @@ namespace pipescope {
 /// run side by side with each other and with the compute engine's kernels when the
 /// profile has their overlap curve (DeviceProfile::managedFaultStreamsSpeedup,
 /// mappedStreamsSpeedup); on a single-queue device they are compute kernels.
-enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2, Link = 3 };
+enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2, Collective = 3, PeerLink = 4, Link = 5 };
 
 /// Which overlap curve of the profile a link-bound kernel follows.
 enum class LinkKind : std::uint8_t { None, ManagedFault, Mapped };
 
+inline constexpr std::uint64_t kNoGpuOp = ~std::uint64_t(0);
+inline constexpr int kMaxModelGpus = 8;
+
 /// A command as the host issues it.
 struct GpuCommand {
   OpKind kind = OpKind::Kernel;
-  int stream = 0;
-  EngineId engine = EngineId::Compute;  ///< mapped onto the shared copy engine on one-engine devices
-  double soloNs = 0;                    ///< engine time when nothing else competes
+  int stream = 0;  ///< numbered across all GPUs by the host side
+  EngineId engine = EngineId::Compute;  ///< copies map onto the shared copy engine on one-engine devices
+  double soloNs = 0;                    ///< engine time when nothing else competes (a collective: once all joined)
   double gbps = 0;                      ///< copies: own bandwidth, for sharing the bidirectional cap
+  int device = 0;                       ///< the GPU whose engine runs it
+  int peer = -1;                        ///< PeerLink: the GPU the link goes to
+  std::uint64_t after = kNoGpuOp;       ///< an op of any stream that must have completed first
+  int collective = -1;                  ///< Collective: the call (beginCollective), shared by its GPUs' ops
   LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
 };
 
@@ -67,6 +83,10 @@ class GpuModel {
   /// Queues a command issued at host time `t`; returns its id (consecutive from 0).
   /// `t` must not be earlier than the previous submission's (std::logic_error).
   std::uint64_t submit(const GpuCommand& cmd, double t);
+  /// Opens a collective call over `gpus` GPUs; its ops (one per GPU, GpuCommand::
+  /// collective = the returned id) each start when their engine takes them and all end
+  /// `soloNs` after the last one started.
+  int beginCollective(int gpus);
   /// Advances the model until op `id` has signalled completion to its stream.
   /// Throws std::logic_error if it never can (a model bug, reported as a failed run).
   void runUntilDone(std::uint64_t id);
@@ -77,13 +97,9 @@ class GpuModel {
   std::uint64_t nextId() const { return base_ + ops_.size(); }
   /// Frees the state of ops before `id` (they must be done); keeps memory flat on long runs.
   void forgetBefore(std::uint64_t id);
-  /// 1 engine slot for both copy directions on one-copy-engine devices, else 2; link
-  /// kernels have slot kLinkSlot (the compute slot on single-queue devices).
-  int engineSlot(EngineId e) const;
-  static constexpr int kComputeSlot = 2, kLinkSlot = 3, kSlots = 4;
 
  private:
-  static constexpr std::uint64_t kNone = ~std::uint64_t(0);
+  static constexpr std::uint64_t kNone = kNoGpuOp;
   /// Ops linked through one of GpuOpState's next fields, oldest first.
   struct OpQueue {
     std::uint64_t head = kNone, tail = kNone;
@@ -91,12 +107,16 @@ class GpuModel {
   };
   struct Engine {
     bool busy = false;
+    bool waiting = false;       // busy with an op that has no finish time yet (a collective not all joined)
     std::uint64_t current = 0;
     double doneAt = 0;          // while busy: when the current op finishes (at the present rates)
     std::uint64_t doneSeq = 0;  // ... and the order of that event among all events
     double lastKernelEnd = -1;
     double lastCopyEnd = -1;  // copy engines: when the last copy ended, and its stream
     int lastCopyStream = -1;
+    int device = 0;
+    bool link = false;  // link-bound kernels: every ready one runs at once, sharing the link
+    int family = 0;     // the slot whose ops follow this one's without the dependency latency
     std::vector<std::uint64_t> ready;  // Hyper-Q: ready ops, any stream
     OpQueue fifo;                      // single queue: every op in issue order
   };
@@ -104,20 +124,32 @@ class GpuModel {
     int unfinished = 0;
     std::vector<std::uint64_t> finished;
   };
+  struct Collective {
+    int gpus = 0;
+    std::vector<std::uint64_t> joined;
+    double lastJoin = 0;
+  };
+  struct Waiter {
+    std::uint64_t on, op;
+  };
 
   GpuOpState& mut(std::uint64_t id) { return ops_[id - base_]; }
+  int engineSlot(const GpuCommand& cmd);
   void scheduleDone(int slot, double t);
   bool step();
   void onSubmit(std::uint64_t id, double t);
   void onEngineDone(int slot, double t);
+  void reachStreamHead(std::uint64_t id, double t);
   void makeReady(std::uint64_t id, double t);
   void dispatch(int slot, double t);
   void startOp(int slot, std::uint64_t id, double t);
+  void joinCollective(std::uint64_t id, double t);
   void signal(std::uint64_t id, double t);
-  void advanceCopies(double t);
-  void rescheduleCopies(double t);
-  void advanceLinkKernels(double t);
-  void rescheduleLinkKernels(double t);
+  void advanceCopies(int device, double t);
+  void rescheduleCopies(int device, double t);
+  void setComputeRate(int device, double t);
+  void advanceLinkKernels(int slot, double t);
+  void rescheduleLinkKernels(int slot, double t);
 
   DeviceProfile profile_;
   bool singleQueue_;
@@ -126,13 +158,18 @@ class GpuModel {
   std::uint64_t nextSubmit_ = 0;  // first op whose submit event has not happened
   double lastSubmitT_ = 0;
   std::uint64_t seq_ = 0;         // events created so far
-  Engine engines_[kSlots];
+  std::vector<Engine> engines_;   // device 0's three engines first; the others as first used
+  std::vector<std::int16_t> slotOf_;  // (engine kind, device, peer) -> index in engines_, -1 = none yet
   std::vector<OpQueue> streams_;  // per stream: submitted, not yet signalled (nextInStream)
-  std::vector<std::uint64_t> transferring_;          // copies now moving bytes
-  std::vector<std::uint64_t> linkRunning_;           // link kernels now running, side by side
+  std::array<std::vector<std::uint64_t>, kMaxModelGpus> transferring_;  // per GPU: host-link copies moving bytes
+  std::array<std::vector<std::uint64_t>, kMaxModelGpus> linkRunning_;   // per GPU: link kernels running side by side
+  std::array<int, kMaxModelGpus> collectivesRunning_{};                  // per GPU: collective ops on its SMs
+  std::vector<Waiter> waiters_;   // ops at their stream's head waiting for an op of another stream
   std::deque<KernelGroup> groups_;
   int groupBase_ = 0;
   int openGroup_ = -1;
+  std::deque<Collective> collectives_;
+  int collectiveBase_ = 0;
 };
 
 }  // namespace pipescope

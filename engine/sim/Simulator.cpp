@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 
 #include "config/ModelWork.h"
+#include "sim/InterconnectCosts.h"
 #include "sim/StageCosts.h"
 
 namespace pipescope {
@@ -20,6 +22,11 @@ std::int64_t ns(double t) {
   if (frac >= 0.5) return r + 1;
   if (frac <= -0.5) return r - 1;
   return r;
+}
+
+/// `total` split into `parts` pieces: equal shares, the remainder in the last.
+std::uint64_t share(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  return i + 1 == parts ? total - (total / parts) * (parts - 1) : total / parts;
 }
 
 }  // namespace
@@ -39,16 +46,25 @@ double Simulator::wakeNs(double waitedNs) const {
   return blockingSyncWakeNs(profile_, waitedNs);
 }
 
+std::string Simulator::gpuName(int device) const {
+  return "GPU" + std::to_string(ordinals_[std::size_t(device)]);
+}
+
 void Simulator::setupLanes() {
   submitLane_ = trace_.lane(LaneKind::HostSubmit, 0, "submit thread");
-  if (profile_.copyEngines <= 1) {
-    engineLanes_[0] = engineLanes_[1] = trace_.lane(LaneKind::CopyEngine, 0, "copy engine");
-  } else {
-    engineLanes_[0] = trace_.lane(LaneKind::CopyEngineH2D, 0, "H2D copy engine");
-    engineLanes_[1] = trace_.lane(LaneKind::CopyEngineD2H, 0, "D2H copy engine");
+  gpuLanes_.assign(std::size_t(gpus_), GpuLanes{});
+  for (int g = 0; g < gpus_; ++g) {
+    // One GPU keeps the names it always had; several say whose engine it is.
+    const std::string prefix = gpus_ > 1 ? gpuName(g) + " " : std::string();
+    GpuLanes& l = gpuLanes_[std::size_t(g)];
+    if (profile_.copyEngines <= 1) {
+      l.h2d = l.d2h = trace_.lane(LaneKind::CopyEngine, 0, g, prefix + "copy engine");
+    } else {
+      l.h2d = trace_.lane(LaneKind::CopyEngineH2D, 0, g, prefix + "H2D copy engine");
+      l.d2h = trace_.lane(LaneKind::CopyEngineD2H, 0, g, prefix + "D2H copy engine");
+    }
+    l.compute = trace_.lane(LaneKind::ComputeEngine, 0, g, prefix + "compute engine");
   }
-  engineLanes_[GpuModel::kComputeSlot] = engineLanes_[GpuModel::kLinkSlot] =
-      trace_.lane(LaneKind::ComputeEngine, 0, "compute engine");
   names_.normalize = trace_.internName("normalize");
   names_.model = trace_.internName("model");
   names_.gemm = trace_.internName("gemm");
@@ -64,13 +80,41 @@ void Simulator::setupLanes() {
   names_.prefetchCall = trace_.internName("cudaMemPrefetchAsync");
   names_.prefetchIn = trace_.internName("prefetch to GPU");
   names_.prefetchOut = trace_.internName("prefetch to CPU");
+  if (gpus_ > 1) setupMultiGpu();
 }
 
-std::uint16_t Simulator::streamLane(int stream) {
-  const auto s = std::size_t(stream);
+void Simulator::setupMultiGpu() {
+  names_.allReduce = trace_.internName("all-reduce");
+  names_.ncclAllReduce = trace_.internName("ncclAllReduce");
+  names_.streamWaitEvent = trace_.internName("cudaStreamWaitEvent");
+  names_.memcpyPeer = trace_.internName("cudaMemcpyPeerAsync");
+  names_.activations = trace_.internName("activations");
+  linkLanes_.assign(std::size_t(gpus_ * gpus_), kNoLane);
+  // Every GPU is this profile's device; each says which ordinal it stands for.
+  std::vector<DeviceInfo> devices;
+  const DeviceInfo base = trace_.device();
+  for (int g = 0; g < gpus_; ++g) {
+    DeviceInfo d = base;
+    d.ordinal = ordinals_[std::size_t(g)];
+    devices.push_back(d);
+  }
+  trace_.setDevices(std::move(devices));
+  if (cfg_.allReduces()) {
+    std::string members;
+    for (int g = 0; g < gpus_; ++g) members += (g ? ", " : "") + gpuName(g);
+    collectiveLane_ = trace_.lane(LaneKind::Collective, 0, kSharedLane, "NCCL all-reduce (" + members + ")");
+  }
+}
+
+std::uint16_t Simulator::streamLane(int global) {
+  const auto s = std::size_t(global);
   if (streamLanes_.size() <= s) streamLanes_.resize(s + 1, kNoLane);
-  if (streamLanes_[s] == kNoLane)
-    streamLanes_[s] = trace_.lane(LaneKind::Stream, stream, "stream " + std::to_string(stream));
+  if (streamLanes_[s] == kNoLane) {
+    const int device = global / kStreamsPerGpu, stream = global % kStreamsPerGpu;
+    const std::string prefix = gpus_ > 1 ? gpuName(device) + " " : std::string();
+    const std::string name = stream == kCommStream ? "NCCL stream" : "stream " + std::to_string(stream);
+    streamLanes_[s] = trace_.lane(LaneKind::Stream, stream, device, prefix + name);
+  }
   return streamLanes_[s];
 }
 
@@ -82,6 +126,28 @@ std::uint16_t Simulator::workerLane(int worker) {
   return workerLanes_[w];
 }
 
+std::uint16_t Simulator::linkLane(int from, int to) {
+  std::uint16_t& lane = linkLanes_[std::size_t(from * gpus_ + to)];
+  if (lane == kNoLane) {
+    const std::string how = profile_.peerAccess ? profile_.peerLinkName : std::string("via host");
+    lane = trace_.lane(LaneKind::PeerLink, to, from, gpuName(from) + "→" + gpuName(to) + " " + how);
+  }
+  return lane;
+}
+
+std::uint16_t Simulator::engineLane(const GpuCommand& cmd) {
+  const GpuLanes& l = gpuLanes_[std::size_t(cmd.device)];
+  switch (cmd.engine) {
+    case EngineId::H2D: return l.h2d;
+    case EngineId::D2H: return l.d2h;
+    case EngineId::Compute:
+    case EngineId::Link:                          // link-bound kernels run on the SMs too
+    case EngineId::Collective: return l.compute;  // NCCL's kernels run on the SMs
+    case EngineId::PeerLink: return linkLane(cmd.device, cmd.peer);
+  }
+  return kNoLane;
+}
+
 void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte) {
   if (opsPerByte <= 0 || bytes == 0) return;
   // Fork-join: the batch is split evenly over the workers, the submit thread waits for all.
@@ -89,7 +155,7 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers, pre);
   if (isManagedMemory()) {
     // The CPU touching managed pages that live on the device faults them over first.
-    ManagedPages& pages = managedPages(batch);
+    ManagedPages& pages = managedPages(batch, gpus_ > 1 ? batch % gpus_ : 0);
     if (pre) {
       if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
       pages.inputOnDevice = false;
@@ -102,13 +168,13 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   // the last one wakes the submit thread (the other half).
   const double handoff = cpuStageHandoffNs(profile_, cfg_.cpuWorkers);
   const double start = hostT_ + handoff / 2;
-  const std::uint64_t share = bytes / std::uint64_t(cfg_.cpuWorkers);
+  const std::uint64_t part = bytes / std::uint64_t(cfg_.cpuWorkers);
   for (int w = 0; w < cfg_.cpuWorkers; ++w) {
     Op op;
     op.kind = kind;
     op.lane = workerLane(w);
     op.batch = batch;
-    op.bytes = w + 1 == cfg_.cpuWorkers ? bytes - share * std::uint64_t(cfg_.cpuWorkers - 1) : share;
+    op.bytes = w + 1 == cfg_.cpuWorkers ? bytes - part * std::uint64_t(cfg_.cpuWorkers - 1) : part;
     op.submit = op.ready = op.start = ns(start);
     op.end = ns(start + cost);
     trace_.ops().append(op);
@@ -116,9 +182,12 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   hostT_ += cost + handoff;
 }
 
-Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch) {
-  // Managed buffers are host buffers: one pair per host slot, as the backend has them.
-  return managed_[std::size_t(batch % std::max(cfg_.hostSlots(), 1))];
+Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch, int device) {
+  // Managed buffers are host buffers: one pair per host slot of each GPU, as the
+  // backend has them; a GPU's batches take its slots in turn.
+  const int slots = std::max(cfg_.hostSlots(), 1);
+  const std::int32_t local = gpus_ > 1 ? batch / gpus_ : batch;
+  return managed_[std::size_t(device * slots + local % slots)];
 }
 
 bool Simulator::isManagedMemory() const {
@@ -162,19 +231,20 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
   gpu_.submit(cmd, hostT_);
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
-  meta_.push_back(OpMeta{batch, bytes, name, flags});
-  streamLastOp_[std::size_t(cmd.stream)] = id;
+  meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
+  streamLastOp_[stream] = id;
   return id;
 }
 
-std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes,
+std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                                    bool hostBlocking) {
   const CopyDirection dir = kind == OpKind::CopyH2D ? CopyDirection::H2D : CopyDirection::D2H;
   const bool pageable = cfg_.memory == HostMemory::Pageable;
   GpuCommand cmd;
   cmd.kind = kind;
-  cmd.stream = stream;
+  cmd.stream = globalStream(device, stream);
   cmd.engine = kind == OpKind::CopyH2D ? EngineId::H2D : EngineId::D2H;
+  cmd.device = device;
   // Every batch copies the same sizes: remember the last cost per direction (the
   // curve's log-interpolation was a hot spot).
   CopyCost& cache = copyCache_[dir == CopyDirection::H2D ? 0 : 1];
@@ -199,16 +269,25 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int stream, 
   return id;
 }
 
-void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
+void Simulator::issueCopies(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t total,
+                            bool hostBlocking) {
+  const auto chunks = std::uint64_t(cfg_.transferChunks);
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const std::uint64_t bytes = share(total, chunks, c);
+    if (bytes > 0) issueCopy(kind, batch, device, stream, bytes, hostBlocking);
+  }
+}
+
+void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int device, int stream) {
   const bool blockingCopies = !cfg_.isAsync() || cfg_.memory == HostMemory::Pageable;
-  const auto s = std::size_t(stream);
+  const auto s = std::size_t(globalStream(device, stream));
   const bool resident = cfg_.residency == DataResidency::KeepResident && streamHasData_[s];
   switch (stage) {
     case Stage::H2D: {
       if (resident || cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
         // Pages already on the device make the prefetch a no-op.
-        ManagedPages& pages = managedPages(batch);
+        ManagedPages& pages = managedPages(batch, device);
         // (a nanosecond, so the op still has an extent on the timeline).
         // A no-op moves nothing over the link: it must not take a share of the
         // bidirectional cap (its bytes over 1 ns claimed ~100 TB/s and slowed every
@@ -216,73 +295,121 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int stream) {
         const bool moves = !pages.inputOnDevice;
         const double t = moves ? prefetchNs(profile_, bytes_.in, true) : 1.0;
         pages.inputOnDevice = true;
-        GpuCommand cmd{OpKind::CopyH2D, stream, EngineId::H2D, t, moves ? double(bytes_.in) / std::max(t, 1.0) : 0.0};
+        GpuCommand cmd;
+        cmd.kind = OpKind::CopyH2D;
+        cmd.stream = int(s);
+        cmd.engine = EngineId::H2D;
+        cmd.soloNs = t;
+        cmd.gbps = moves ? double(bytes_.in) / std::max(t, 1.0) : 0.0;
+        cmd.device = device;
         issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         streamHasData_[s] = true;
         return;
       }
-      const std::uint64_t total = bytes_.in;
-      const auto chunks = std::uint64_t(cfg_.transferChunks);
-      for (std::uint64_t c = 0; c < chunks; ++c) {
-        const std::uint64_t bytes = c + 1 == chunks ? total - (total / chunks) * (chunks - 1) : total / chunks;
-        if (bytes > 0) issueCopy(OpKind::CopyH2D, batch, stream, bytes, blockingCopies);
+      issueCopies(OpKind::CopyH2D, batch, device, stream, bytes_.in, blockingCopies);
+      return;
+    }
+    case Stage::Kernels: {
+      // Data parallel with an all-reduce: a step's kernels wait for the step before
+      // it to have reduced its gradients (the optimizer step needs them).
+      const std::uint64_t after = cfg_.allReduces() ? lastCollective_[std::size_t(device)] : kNoGpuOp;
+      if (after != kNoGpuOp) apiCall(names_.streamWaitEvent, profile_.eventRecordNs, 0);
+      planKernels(batchWork());
+      issueKernels(batch, device, stream, after);
+      streamHasData_[s] = true;
+      if (cfg_.allReduces()) {
+        // The kernel each bucket follows (config/ModelWork.h).
+        auto& follows = bucketAfter_[std::size_t(device)];
+        follows.clear();
+        const int buckets = std::max(1, cfg_.buckets), model = int(modelKernelIds_.size());
+        for (int b = 0; b < buckets; ++b)
+          follows.push_back(modelKernelIds_[std::size_t(bucketAfterModelKernel(b, cfg_.buckets, model))]);
       }
       return;
     }
-    case Stage::Kernels: issueKernels(batch, stream); return;
     case Stage::D2H: {
       const std::uint64_t total = bytes_.d2h;
       if (cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed || total == 0) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
-        ManagedPages& pages = managedPages(batch);
+        ManagedPages& pages = managedPages(batch, device);
         const std::uint64_t moving = total - std::min(total, pages.outputBytesOnHost);
         const double t = moving > 0 ? prefetchNs(profile_, moving, false) : 1.0;
         pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, total);
-        GpuCommand cmd{OpKind::CopyD2H, stream, EngineId::D2H, t, double(moving) / std::max(t, 1.0)};
+        GpuCommand cmd;
+        cmd.kind = OpKind::CopyD2H;
+        cmd.stream = int(s);
+        cmd.engine = EngineId::D2H;
+        cmd.soloNs = t;
+        cmd.gbps = double(moving) / std::max(t, 1.0);
+        cmd.device = device;
         issueGpu(cmd, batch, total, names_.prefetchOut, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         return;
       }
-      const auto chunks = std::uint64_t(cfg_.transferChunks);
-      for (std::uint64_t c = 0; c < chunks; ++c) {
-        const std::uint64_t bytes = c + 1 == chunks ? total - (total / chunks) * (chunks - 1) : total / chunks;
-        if (bytes > 0) issueCopy(OpKind::CopyD2H, batch, stream, bytes, blockingCopies);
-      }
+      issueCopies(OpKind::CopyD2H, batch, device, stream, total, blockingCopies);
       return;
     }
   }
 }
 
-void Simulator::issueKernels(std::int32_t batch, int stream) {
-  // The kernels of one batch, as the CUDA backend launches them: normalize, then the
-  // custom model kernel, or the GEMM layers of a cuBLAS preset and their head kernel.
-  struct Planned {
-    std::uint16_t name, apiName;
-    double apiCost, ns;
-    std::uint64_t bytes;  // what the backend records: the data the kernel works on
-    LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
-  };
-  Planned kernels[2 + 16];
-  std::size_t count = 0;
-  if (cfg_.normalizeKernel)
-    kernels[count++] = {names_.normalize, names_.launch, profile_.kernelLaunchNs,
-                        normalizeKernelNs(profile_, bytes_.in), bytes_.in};
+Simulator::KernelWork Simulator::batchWork() const {
+  KernelWork w;
+  w.in = bytes_.in;
+  w.out = bytes_.out;
+  w.normalize = cfg_.normalizeKernel;
+  w.customFlopsPerByte = cfg_.modelFlopsPerByte;
+  w.customPieces = customModelPieces(cfg_);
+  w.endLayer = gemmShape(cfg_.model).layers;
+  w.head = true;
+  return w;
+}
+
+Simulator::KernelWork Simulator::stageWork(int stage, std::uint64_t in, std::uint64_t out) const {
+  // Pipeline parallel (config/ModelWork.h): normalize on the first stage, the head on
+  // the last, the GEMM layers split between the stages, the custom model's work too.
+  KernelWork w;
+  w.in = in;
+  w.out = out;
+  w.normalize = cfg_.normalizeKernel && stage == 0;
+  w.customFlopsPerByte = cfg_.modelFlopsPerByte / gpus_;
+  const LayerRange layers = stageLayers(stage, gpus_, gemmShape(cfg_.model).layers);
+  w.firstLayer = layers.first;
+  w.endLayer = layers.end;
+  w.head = stage + 1 == gpus_;
+  return w;
+}
+
+void Simulator::planKernels(const KernelWork& w) {
+  // The kernels as the CUDA backend launches them: normalize, then the custom model
+  // kernel (in pieces), or the GEMM layers of a cuBLAS preset and their head kernel.
+  planned_.clear();
+  if (w.normalize)
+    planned_.push_back({names_.normalize, names_.launch, profile_.kernelLaunchNs, normalizeKernelNs(profile_, w.in), w.in,
+                        false});
   const GemmShape g = gemmShape(cfg_.model);
   if (g.width == 0) {
-    kernels[count++] = {names_.model, names_.launch, profile_.kernelLaunchNs, modelKernelNs(profile_, cfg_), bytes_.in};
+    const double piece = w.customFlopsPerByte / w.customPieces;
+    for (int p = 0; p < w.customPieces; ++p)
+      planned_.push_back({names_.model, names_.launch, profile_.kernelLaunchNs,
+                          customModelKernelNs(profile_, w.in, w.out, piece), w.in, true});
   } else {
-    const std::uint64_t rows = gemmRows(cfg_);
+    const std::uint64_t rows = w.in / 4 / std::uint64_t(g.width);
     const double gemmNs = gemmLayerNs(profile_, cfg_.model, rows);
     const double call = gemmCallNs(profile_, cfg_.model);
-    const std::uint64_t activations = rows > 0 ? rows * std::uint64_t(g.width) * 4 : bytes_.in;
-    for (int l = 0; l < g.layers && rows > 0; ++l)
-      kernels[count++] = {names_.gemm, names_.gemmCall, call, gemmNs, activations};
-    kernels[count++] = {names_.head, names_.launch, profile_.kernelLaunchNs,
-                        headKernelNs(profile_, activations, bytes_.out), bytes_.out};
+    const std::uint64_t activations = rows > 0 ? rows * std::uint64_t(g.width) * 4 : w.in;
+    for (int l = w.firstLayer; l < w.endLayer && rows > 0; ++l)
+      planned_.push_back({names_.gemm, names_.gemmCall, call, gemmNs, activations, true});
+    if (w.head)
+      planned_.push_back({names_.head, names_.launch, profile_.kernelLaunchNs,
+                          headKernelNs(profile_, activations, w.out), w.out, true});
   }
-  const auto s = std::size_t(stream);
+}
+
+std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after) {
+  modelKernelIds_.clear();
+  if (planned_.empty()) return kNoGpuOp;
   std::uint8_t flags = 0;
-  Planned& first = kernels[0];
-  Planned& last = kernels[count - 1];
+  Planned& first = planned_.front();
+  Planned& last = planned_.back();
   if (cfg_.memory == HostMemory::Mapped) {
     // Zero-copy: the first kernel reads the input and the last writes the output over
     // PCIe; one kernel doing both reads and writes at once, each direction at its own
@@ -294,7 +421,7 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     const double firstCompute = first.ns, lastCompute = last.ns;
     first.ns = std::max(first.ns, read);
     last.ns = std::max(last.ns, write);
-    if (count == 1 && profile_.mappedDuplexGBps > 0)
+    if (planned_.size() == 1 && profile_.mappedDuplexGBps > 0)
       first.ns = std::max(first.ns, double(bytes_.in + bytes_.out) / profile_.mappedDuplexGBps);
     // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
     if (!profile_.mappedStreamsSpeedup.empty()) {
@@ -304,7 +431,7 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
-    ManagedPages& pages = managedPages(batch);
+    ManagedPages& pages = managedPages(batch, device);
     const double faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
     const double faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
     first.ns += faultIn;
@@ -317,41 +444,167 @@ void Simulator::issueKernels(std::int32_t batch, int stream) {
     pages.inputOnDevice = true;
     pages.outputBytesOnHost = 0;
   }
-  for (std::size_t k = 0; k < count; ++k) {
+  std::uint64_t id = kNoGpuOp;
+  for (std::size_t k = 0; k < planned_.size(); ++k) {
     GpuCommand cmd;
     cmd.kind = OpKind::Kernel;
-    cmd.stream = stream;
-    cmd.engine = kernels[k].link == LinkKind::None ? EngineId::Compute : EngineId::Link;
-    cmd.link = kernels[k].link;
-    cmd.soloNs = kernels[k].ns;
-    issueGpu(cmd, batch, kernels[k].bytes, kernels[k].name, flags, kernels[k].apiName, kernels[k].apiCost);
+    cmd.stream = globalStream(device, stream);
+    cmd.engine = planned_[k].link == LinkKind::None ? EngineId::Compute : EngineId::Link;
+    cmd.link = planned_[k].link;
+    cmd.device = device;
+    cmd.soloNs = planned_[k].ns;
+    if (k == 0) cmd.after = after;
+    id = issueGpu(cmd, batch, planned_[k].bytes, planned_[k].name, flags, planned_[k].apiName, planned_[k].apiCost);
+    if (planned_[k].model) modelKernelIds_.push_back(id);
   }
-  streamHasData_[s] = true;
+  // No model kernel (the custom model at 0 FLOP/B): buckets follow the last kernel.
+  if (modelKernelIds_.empty()) modelKernelIds_.push_back(id);
+  return id;
 }
 
-void Simulator::runBlockingBatch(std::int32_t batch) {
+void Simulator::runBlockingBatch(std::int32_t batch, int device) {
   cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
-  issueAsyncStage(Stage::H2D, batch, 0);
-  issueAsyncStage(Stage::Kernels, batch, 0);
-  issueAsyncStage(Stage::D2H, batch, 0);
+  issueAsyncStage(Stage::H2D, batch, device, 0);
+  issueAsyncStage(Stage::Kernels, batch, device, 0);
+  issueAsyncStage(Stage::D2H, batch, device, 0);
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
-  if (lastWaited_ != streamLastOp_[0]) hostWait(streamLastOp_[0], names_.deviceSync);
+  const std::uint64_t last = streamLastOp_[std::size_t(globalStream(device, 0))];
+  if (lastWaited_ != last) hostWait(last, names_.deviceSync);
   hostT_ += profile_.hostBatchOverheadNs;
   cpuStage(OpKind::Postprocess, batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
 }
 
-void Simulator::finishIssuing(std::int32_t batch, int stream) {
+void Simulator::makeRoom(int device) {
+  // Each GPU's batches in flight own its host buffers (hostSlots per GPU); the host
+  // retires in issue order, so it may retire another GPU's older batch first.
+  while (inFlightOn_[std::size_t(device)] >= cfg_.hostSlots()) retireOldest();
+}
+
+void Simulator::runDataParallelStep(std::int32_t first, int count) {
+  // One step: batch first + g on GPU g, every GPU on the same stream number.
+  const int stream = (first / gpus_) % cfg_.streams;
+  for (int g = 0; g < count; ++g) {
+    makeRoom(g);
+    cpuStage(OpKind::Preprocess, first + g, bytes_.in, cfg_.preprocessOpsPerByte);
+  }
+  if (cfg_.order == IssueOrder::DepthFirst) {
+    for (int g = 0; g < count; ++g)
+      for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H}) issueAsyncStage(stage, first + g, g, stream);
+  } else {
+    for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
+      for (int g = 0; g < count; ++g) issueAsyncStage(stage, first + g, g, stream);
+  }
+  if (cfg_.allReduces()) issueAllReduces(first);
+  for (int g = 0; g < count; ++g) finishIssuing(first + g, g, stream);
+}
+
+void Simulator::issueAllReduces(std::int32_t first) {
+  // Each bucket is one NCCL all-reduce over every GPU, issued for all of them at once
+  // (one group call): on each GPU's NCCL stream, after an event recorded behind the
+  // kernel its share of the gradients waits for.
+  const int buckets = std::max(1, cfg_.buckets);
+  for (int b = 0; b < buckets; ++b) {
+    const std::uint64_t bytes = share(cfg_.allreduceBytes, std::uint64_t(buckets), std::uint64_t(b));
+    const double soloNs = allreduceNs(profile_, bytes, gpus_);
+    const int call = gpu_.beginCollective(gpus_);
+    for (int g = 0; g < gpus_; ++g) {
+      apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
+      apiCall(names_.streamWaitEvent, profile_.eventRecordNs, 0);
+      GpuCommand cmd;
+      cmd.kind = OpKind::Collective;
+      cmd.stream = globalStream(g, kCommStream);
+      cmd.engine = EngineId::Collective;
+      cmd.device = g;
+      cmd.soloNs = soloNs;
+      cmd.after = bucketAfter_[std::size_t(g)][std::size_t(b)];
+      cmd.collective = call;
+      const std::uint64_t id =
+          issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, profile_.kernelLaunchNs);
+      lastCollective_[std::size_t(g)] = id;
+    }
+    meta_.back().collectiveMembers = std::uint8_t(gpus_);
+  }
+}
+
+void Simulator::runPipelineBatch(std::int32_t batch) {
+  // GPipe: the batch's micro-batches flow through the stages, stage k on GPU k; the
+  // step ends with a flush (every micro-batch done) before the next one starts, so
+  // each step fills and drains the pipeline: the bubble.
+  cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
+  drain();
+  const int micro = cfg_.microBatches, last = gpus_ - 1;
+  const bool pageable = cfg_.memory == HostMemory::Pageable;
+  handoff_.assign(std::size_t(micro), kNoGpuOp);
+  // Phases of one micro-batch in order: H2D to GPU 0, stage 0's kernels, the copy to
+  // GPU 1, stage 1's kernels, ..., the last stage's kernels, D2H from the last GPU.
+  const int phases = 2 * gpus_ + 1;
+  auto issue = [&](int phase, int m) {
+    const int stream = m % cfg_.streams;
+    const std::uint64_t in = std::uint64_t(microBatchSamples(cfg_, m)) * cfg_.sampleBytes;
+    const std::uint64_t out = std::uint64_t(std::llround(double(in) * cfg_.outputRatio));
+    if (phase == 0) {
+      const auto s = std::size_t(globalStream(0, stream));
+      if (cfg_.residency == DataResidency::KeepResident && streamHasData_[s]) return;
+      issueCopies(OpKind::CopyH2D, batch, 0, stream, in, pageable);
+    } else if (phase == phases - 1) {
+      issueCopies(OpKind::CopyD2H, batch, last, stream, std::uint64_t(std::llround(double(out) * cfg_.roiFraction)),
+                  pageable);
+    } else if (phase % 2 == 1) {
+      const int stage = phase / 2;
+      const std::uint64_t after = handoff_[std::size_t(m)];
+      if (after != kNoGpuOp) apiCall(names_.streamWaitEvent, profile_.eventRecordNs, 0);
+      planKernels(stageWork(stage, in, out));
+      const std::uint64_t id = issueKernels(batch, stage, stream, after);
+      if (id != kNoGpuOp) handoff_[std::size_t(m)] = id;
+      if (stage == 0) streamHasData_[std::size_t(globalStream(0, stream))] = true;
+    } else {
+      const int from = phase / 2 - 1;
+      if (cfg_.activationBytes == 0) return;  // the next stage still waits for this one's kernels
+      GpuCommand cmd;
+      cmd.kind = OpKind::PeerCopy;
+      cmd.stream = globalStream(from, stream);
+      cmd.engine = EngineId::PeerLink;
+      cmd.device = from;
+      cmd.peer = from + 1;
+      cmd.soloNs = peerCopySoloNs(profile_, cfg_.activationBytes);
+      handoff_[std::size_t(m)] = issueGpu(cmd, batch, cfg_.activationBytes, names_.activations, 0, names_.memcpyPeer,
+                                          profile_.memcpyAsyncCallNs);
+      apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
+    }
+  };
+  if (cfg_.order == IssueOrder::DepthFirst) {
+    for (int m = 0; m < micro; ++m)
+      for (int p = 0; p < phases; ++p) issue(p, m);
+  } else {
+    for (int p = 0; p < phases; ++p)
+      for (int m = 0; m < micro; ++m) issue(p, m);
+  }
+  // The step ends when the last GPU's streams are done with it.
+  apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
+  pipelineWaits_.clear();
+  for (int s = 0; s < std::min(micro, cfg_.streams); ++s)
+    pipelineWaits_.push_back(streamLastOp_[std::size_t(globalStream(last, s))]);
+  inFlight_.push_back(InFlightBatch{batch, last, *std::min_element(pipelineWaits_.begin(), pipelineWaits_.end()), true});
+  ++inFlightOn_[std::size_t(last)];
+}
+
+void Simulator::finishIssuing(std::int32_t batch, int device, int stream) {
   // The CUDA backend records one event per batch after its D2H and later waits on it.
   apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
-  inFlight_.push_back(InFlightBatch{batch, stream, streamLastOp_[std::size_t(stream)]});
+  inFlight_.push_back(InFlightBatch{batch, device, streamLastOp_[std::size_t(globalStream(device, stream))], false});
+  ++inFlightOn_[std::size_t(device)];
 }
 
 void Simulator::retireOldest() {
   const InFlightBatch b = inFlight_.front();
-  hostWait(b.lastOp, names_.eventSync);
+  if (b.pipeline)
+    for (std::uint64_t id : pipelineWaits_) hostWait(id, names_.eventSync);
+  else
+    hostWait(b.lastOp, names_.eventSync);
   hostT_ += profile_.hostBatchOverheadNs;
   inFlight_.pop_front();
+  --inFlightOn_[std::size_t(b.device)];
   cpuStage(OpKind::Postprocess, b.batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
 }
@@ -375,16 +628,42 @@ void Simulator::flushDoneOps() {
     op.batch = m.batch;
     op.correlation = std::uint32_t(flushed_ + 1);
     op.lane = streamLanes_[std::size_t(s.cmd.stream)];  // created when the op was issued
-    op.engineLane = engineLanes_[s.engineSlot];
+    op.engineLane = engineLane(s.cmd);
     op.name = m.name;
-    op.stream = std::int16_t(s.cmd.stream);
+    op.stream = std::int16_t(s.cmd.stream % kStreamsPerGpu);
     op.flags = m.flags;
     trace_.ops().append(op);
+    if (m.collectiveMembers > 0) recordCollectiveCall(flushed_, m.collectiveMembers);
     meta_.pop_front();
     ++flushed_;
   }
-  // Keep the ops the host may still wait on (the end of each in-flight batch).
-  gpu_.forgetBefore(inFlight_.empty() ? flushed_ : std::min(flushed_, inFlight_.front().lastOp));
+  // Keep the ops the host may still wait on (the end of each in-flight batch), and
+  // those the next step's kernels wait for (each GPU's last all-reduce).
+  std::uint64_t keep = inFlight_.empty() ? flushed_ : std::min(flushed_, inFlight_.front().lastOp);
+  for (std::uint64_t id : lastCollective_) keep = std::min(keep, id);
+  gpu_.forgetBefore(keep);
+}
+
+void Simulator::recordCollectiveCall(std::uint64_t lastMember, int members) {
+  // The call as a whole on the communicator's lane: from the last GPU joining it
+  // (when the data can move) to its end, the same on every GPU.
+  Op op;
+  op.kind = OpKind::Collective;
+  op.lane = collectiveLane_;
+  op.name = names_.allReduce;
+  op.bytes = meta_.front().bytes;
+  op.submit = op.ready = op.start = std::numeric_limits<std::int64_t>::min();
+  op.end = 0;
+  std::int64_t firstSubmit = std::numeric_limits<std::int64_t>::max();
+  for (std::uint64_t id = lastMember + 1 - std::uint64_t(members); id <= lastMember; ++id) {
+    const GpuOpState& s = gpu_.op(id);
+    firstSubmit = std::min(firstSubmit, ns(s.submit));
+    op.ready = std::max(op.ready, ns(s.ready));
+    op.start = std::max(op.start, ns(s.start));
+    op.end = std::max(op.end, ns(s.end));
+  }
+  op.submit = std::min(firstSubmit, op.ready);
+  trace_.ops().append(op);
 }
 
 void Simulator::publishCompleted() {
@@ -414,12 +693,16 @@ void Simulator::startConfig(const PipelineConfig& config) {
   bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), copiesRotateHostBuffers(cfg_),
             cfg_.preprocessOpsPerByte > 0};
   copyCache_[0] = copyCache_[1] = CopyCost{};
-  streamHasData_.assign(std::size_t(limits::kMaxStreams), false);
+  const auto streams = std::size_t(gpus_ * kStreamsPerGpu);
+  streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.
-  managed_.assign(std::size_t(std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
-  if (streamLastOp_.size() < std::size_t(limits::kMaxStreams))
-    streamLastOp_.resize(std::size_t(limits::kMaxStreams), 0);
-  for (int s = 0; s < cfg_.streams; ++s) streamLane(s);
+  managed_.assign(std::size_t(gpus_ * std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
+  if (streamLastOp_.size() < streams) streamLastOp_.resize(streams, 0);
+  inFlightOn_.resize(std::size_t(gpus_), 0);
+  if (lastCollective_.empty() && cfg_.allReduces()) lastCollective_.assign(std::size_t(gpus_), kNoGpuOp);
+  bucketAfter_.resize(std::size_t(gpus_));
+  for (int g = 0; g < gpus_; ++g)
+    for (int s = 0; s < cfg_.streams; ++s) streamLane(globalStream(g, s));
   if (cfg_.preprocessOpsPerByte > 0 || cfg_.postprocessOpsPerByte > 0)
     for (int w = 0; w < cfg_.cpuWorkers; ++w) workerLane(w);
 }
@@ -427,13 +710,23 @@ void Simulator::startConfig(const PipelineConfig& config) {
 std::string Simulator::invalidMessage(const PipelineConfig& config) {
   std::string message;
   for (const auto& issue : validate(config)) message += (message.empty() ? "" : "; ") + issue.message();
+  if (message.empty() && config.gpuCount() > kMaxModelGpus)
+    message = "the simulator models at most " + std::to_string(kMaxModelGpus) + " GPUs";
   return message;
 }
 
 RunOutcome Simulator::run(const PipelineConfig& config) {
   if (auto problem = invalidMessage(config); !problem.empty())
     return {RunState::Failed, "invalid configuration: " + problem};
+  gpus_ = config.gpuCount();
+  ordinals_ = config.deviceOrdinals();
+  cfg_ = config;
   setupLanes();
+  if (gpus_ == 1 && !config.devices.empty()) {
+    DeviceInfo d = trace_.device();
+    d.ordinal = ordinals_.front();
+    trace_.setDevice(d);
+  }
   startConfig(config);
   wallStart_ = std::chrono::steady_clock::now();
   std::int32_t batch = 0;
@@ -444,6 +737,10 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       break;
     }
     if (auto next = control_.takePendingConfig()) {
+      // The GPUs of a run are fixed when it starts (their lanes, streams and
+      // communicator); a live change applies every other knob.
+      next->devices = cfg_.devices;
+      next->parallel = cfg_.parallel;
       if (auto problem = invalidMessage(*next); !problem.empty()) {
         drain();
         publishBatch();
@@ -454,8 +751,21 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       startConfig(*next);
       continue;
     }
-    if (!cfg_.isAsync()) {
-      runBlockingBatch(batch);
+    if (gpus_ > 1) {
+      if (cfg_.isPipelineParallel()) {
+        runPipelineBatch(batch);
+        ++batch;
+      } else if (!cfg_.isAsync()) {
+        runBlockingBatch(batch, batch % gpus_);  // one host thread: the GPUs take turns
+        ++batch;
+      } else {
+        int count = gpus_;
+        if (cfg_.batchCount > 0) count = std::min(count, cfg_.batchCount - batch);
+        runDataParallelStep(batch, count);
+        batch += count;
+      }
+    } else if (!cfg_.isAsync()) {
+      runBlockingBatch(batch, 0);
       ++batch;
     } else if (cfg_.order == IssueOrder::DepthFirst) {
       const int stream = batch % cfg_.streams;
@@ -464,10 +774,10 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
       // buffers of batch b - 2·streams, so the host waits for that one, not b - streams.
       if (int(inFlight_.size()) >= cfg_.hostSlots()) retireOldest();
       cpuStage(OpKind::Preprocess, batch, bytes_.in, cfg_.preprocessOpsPerByte);
-      issueAsyncStage(Stage::H2D, batch, stream);
-      issueAsyncStage(Stage::Kernels, batch, stream);
-      issueAsyncStage(Stage::D2H, batch, stream);
-      finishIssuing(batch, stream);
+      issueAsyncStage(Stage::H2D, batch, 0, stream);
+      issueAsyncStage(Stage::Kernels, batch, 0, stream);
+      issueAsyncStage(Stage::D2H, batch, 0, stream);
+      finishIssuing(batch, 0, stream);
       ++batch;
     } else {
       int group = cfg_.streams;
@@ -480,8 +790,8 @@ RunOutcome Simulator::run(const PipelineConfig& config) {
         cpuStage(OpKind::Preprocess, batch + j, bytes_.in, cfg_.preprocessOpsPerByte);
       }
       for (Stage stage : {Stage::H2D, Stage::Kernels, Stage::D2H})
-        for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, (batch + j) % cfg_.streams);
-      for (int j = 0; j < group; ++j) finishIssuing(batch + j, (batch + j) % cfg_.streams);
+        for (int j = 0; j < group; ++j) issueAsyncStage(stage, batch + j, 0, (batch + j) % cfg_.streams);
+      for (int j = 0; j < group; ++j) finishIssuing(batch + j, 0, (batch + j) % cfg_.streams);
       batch += group;
     }
     publishBatch();

@@ -2,7 +2,7 @@
 // The simulator's host side: runs the pipeline algorithm of docs/simulator.md (the
 // same one the CUDA backend runs) against a GpuModel, and records every host and
 // device operation into a Trace. Deterministic: the same configuration and profile
-// always give the same trace.
+// always give the same trace. One host thread drives every GPU of the run.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -24,38 +24,77 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
   RunOutcome run(const PipelineConfig& config);
 
+  /// Streams are numbered across GPUs in the model: GPU g's stream s is
+  /// g * kStreamsPerGpu + s, and its NCCL stream is the last of its range.
+  static constexpr int kStreamsPerGpu = limits::kMaxStreams + 1;
+  static constexpr int kCommStream = limits::kMaxStreams;
+
  private:
   struct InFlightBatch {
     std::int32_t batch = 0;
-    int stream = 0;
-    std::uint64_t lastOp = 0;  // the GPU op whose completion ends the batch
+    int device = 0;
+    std::uint64_t lastOp = 0;  // the GPU op whose completion ends the batch (pipeline: the earliest of them)
+    bool pipeline = false;     // ends when every op of pipelineWaits_ has
   };
   enum class Stage : std::uint8_t { H2D, Kernels, D2H };
+  /// The kernels one GPU runs for a batch (or, pipelined, for a micro-batch at one stage).
+  struct KernelWork {
+    std::uint64_t in = 0, out = 0;  ///< bytes read (the batch or micro-batch input) and written (its output)
+    bool normalize = false;
+    double customFlopsPerByte = 0;  ///< custom model: its work on this GPU, FLOP per input byte
+    int customPieces = 1;           ///< ... launched as this many equal pieces
+    int firstLayer = 0, endLayer = 0;  ///< GEMM presets: the layers run here
+    bool head = false;                 ///< GEMM presets: the head kernel runs here
+  };
+  struct Planned {
+    std::uint16_t name, apiName;
+    double apiCost, ns;
+    std::uint64_t bytes;  // what the backend records: the data the kernel works on
+    bool model;           // a model kernel (what all-reduce buckets follow)
+    LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
+  };
 
+  static int globalStream(int device, int stream) { return device * kStreamsPerGpu + stream; }
   void setupLanes();
+  void setupMultiGpu();
   void startConfig(const PipelineConfig& config);
   static std::string invalidMessage(const PipelineConfig& config);
-  std::uint16_t streamLane(int stream);
+  std::uint16_t streamLane(int globalStream);
   std::uint16_t workerLane(int worker);
+  std::uint16_t linkLane(int from, int to);
+  std::uint16_t engineLane(const GpuCommand& cmd);
+  std::string gpuName(int device) const;
 
-  void runBlockingBatch(std::int32_t batch);
-  void issueAsyncStage(Stage stage, std::int32_t batch, int stream);
-  void finishIssuing(std::int32_t batch, int stream);
+  void runBlockingBatch(std::int32_t batch, int device);
+  void runDataParallelStep(std::int32_t first, int count);
+  void runPipelineBatch(std::int32_t batch);
+  void issueAsyncStage(Stage stage, std::int32_t batch, int device, int stream);
+  void issueCopies(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t total, bool hostBlocking);
+  void issueAllReduces(std::int32_t first);
+  void finishIssuing(std::int32_t batch, int device, int stream);
+  void makeRoom(int device);
   void retireOldest();
   void drain();
 
   void cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, double opsPerByte);
-  void issueKernels(std::int32_t batch, int stream);
+  KernelWork batchWork() const;
+  KernelWork stageWork(int stage, std::uint64_t in, std::uint64_t out) const;
+  void planKernels(const KernelWork& work);
+  /// Issues the planned kernels on GPU `device`'s `stream`, the first after op `after`
+  /// (kNoGpuOp: none); returns the last one's id. modelKernelIds_ holds the model kernels'.
+  std::uint64_t issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after);
   bool isManagedMemory() const;
   struct ManagedPages;
-  ManagedPages& managedPages(std::int32_t batch);
+  ManagedPages& managedPages(std::int32_t batch, int device);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
-  std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int stream, std::uint64_t bytes, bool hostBlocking);
+  std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
+                          bool hostBlocking);
   std::uint64_t issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
                          std::uint8_t flags, std::uint16_t apiName, double apiCost);
 
   void flushDoneOps();
+  void recordCollectiveCall(std::uint64_t lastMember, int members);
   void publishCompleted();
   void publishBatch();
   /// Host wake-up after a sync that waited `waitedNs` for the device.
@@ -68,6 +107,8 @@ class Simulator {
   std::chrono::steady_clock::time_point wallStart_;
 
   PipelineConfig cfg_;
+  int gpus_ = 1;
+  std::vector<int> ordinals_;
   struct BatchBytes {
     std::uint64_t in = 0, out = 0, d2h = 0;
     bool rotatingHost = false;  ///< copies rotate over host slots (the rotating pageable curves)
@@ -78,16 +119,25 @@ class Simulator {
   std::int64_t completed_ = 0;
   std::int64_t publishedCompleted_ = 0;
   RingBuffer<InFlightBatch> inFlight_;
-  std::vector<bool> streamHasData_;   // resident data already on the device
+  std::vector<int> inFlightOn_;       // per GPU: its batches in flight
+  std::vector<bool> streamHasData_;   // by global stream: resident data already on the device
   // Where a host slot's managed buffers live now: the host, or the device. Touching
   // pages on the other side faults them over (docs/simulator.md).
   struct ManagedPages {
     bool inputOnDevice = false;
     std::uint64_t outputBytesOnHost = 0;
   };
-  std::vector<ManagedPages> managed_;
-  std::vector<std::uint64_t> streamLastOp_;
+  std::vector<ManagedPages> managed_;  // per GPU, per host slot
+  std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
+  // Several GPUs: each GPU's last all-reduce (the next step's kernels wait for it),
+  // the ops the model kernels' buckets follow, and a pipeline step's last ops.
+  std::vector<std::uint64_t> lastCollective_;
+  std::vector<std::vector<std::uint64_t>> bucketAfter_;  // per GPU, per bucket
+  std::vector<std::uint64_t> pipelineWaits_;
+  std::vector<std::uint64_t> handoff_;  // pipeline: per micro-batch, the op the next stage waits for
+  std::vector<Planned> planned_;
+  std::vector<std::uint64_t> modelKernelIds_;
 
   // Per GPU op (by id, from flushed_ on): trace fields the model does not know.
   struct OpMeta {
@@ -95,6 +145,7 @@ class Simulator {
     std::uint64_t bytes;
     std::uint16_t name;
     std::uint8_t flags;
+    std::uint8_t collectiveMembers = 0;  ///< on a collective call's last op: how many ops the call has
   };
   RingBuffer<OpMeta> meta_;
 
@@ -107,13 +158,20 @@ class Simulator {
   std::uint64_t flushed_ = 0;
 
   std::uint16_t submitLane_ = 0;
-  std::uint16_t engineLanes_[GpuModel::kSlots] = {0, 0, 0, 0};  // link kernels: the compute engine's lane
-  std::vector<std::uint16_t> streamLanes_;
+  struct GpuLanes {
+    std::uint16_t h2d = 0, d2h = 0, compute = 0;
+  };
+  std::vector<GpuLanes> gpuLanes_;
+  std::vector<std::uint16_t> linkLanes_;  // from * gpus_ + to
+  std::uint16_t collectiveLane_ = kNoLane;
+  std::vector<std::uint16_t> streamLanes_;  // by global stream
   std::vector<std::uint16_t> workerLanes_;
 
   struct Names {
     std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, eventRecord, eventSync,
         deviceSync, prefetchCall, prefetchIn, prefetchOut;
+    // Several GPUs only (a one-GPU trace's name table stays as it was).
+    std::uint16_t allReduce, ncclAllReduce, streamWaitEvent, memcpyPeer, activations;
   } names_{};
 };
 

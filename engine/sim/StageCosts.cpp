@@ -73,9 +73,13 @@ double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes) {
 }
 
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
-  const double elements = double(c.batchBytes() / 4);
-  const double flops = elements * 2.0 * double(modelFmasPerElement(c.modelFlopsPerByte));
-  const double memory = double(c.batchBytes() + c.outputBytes()) / p.deviceMemoryGBps;
+  return customModelKernelNs(p, c.batchBytes(), c.outputBytes(), c.modelFlopsPerByte);
+}
+
+double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
+  const double elements = double(in / 4);
+  const double flops = elements * 2.0 * double(modelFmasPerElement(flopsPerByte));
+  const double memory = double(in + out) / p.deviceMemoryGBps;
   return p.kernelFixedNs + std::max(flops / p.modelGflops, memory);
 }
 

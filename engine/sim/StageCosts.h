@@ -53,6 +53,9 @@ double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);
 /// at the model rate, or reading the input and writing the output at the device's
 /// memory bandwidth, whichever takes longer.
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
+/// The same kernel on `in` input bytes writing `out` bytes at `flopsPerByte` (one piece
+/// of a split model, or one pipeline stage's share of a micro-batch).
+double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
 /// One GEMM layer of a cuBLAS preset with `rows` rows: the profile's curve for the
 /// preset, else its flops at gemmTflops.
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows);

@@ -67,14 +67,14 @@ std::vector<std::uint64_t> parseSizeList(std::string_view option, std::string_vi
   return out;
 }
 
-std::vector<int> parseCountList(std::string_view option, std::string_view text) {
+std::vector<int> parseCountList(std::string_view option, std::string_view text, int least) {
   std::vector<int> out;
   for (const std::string& item : items(option, text, "1,2,4,8")) {
     int v = 0;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() || v < 1)
-      throw std::invalid_argument(std::string(option) + ": '" + item +
-                                  "' is not a whole number of at least 1; use e.g. 1,2,4,8");
+    if (ec != std::errc() || end != item.data() + item.size() || v < least)
+      throw std::invalid_argument(std::string(option) + ": '" + item + "' is not a whole number of at least " +
+                                  std::to_string(least) + "; use e.g. " + (least == 0 ? "0,1,4" : "1,2,4,8"));
     out.push_back(v);
   }
   return out;

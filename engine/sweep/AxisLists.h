@@ -14,7 +14,8 @@ namespace pipescope {
 
 /// "1M,4M" -> {1 MiB, 4 MiB}; option is the name shown in messages ("--batch").
 std::vector<std::uint64_t> parseSizeList(std::string_view option, std::string_view text);
-std::vector<int> parseCountList(std::string_view option, std::string_view text);
+/// Whole numbers of at least `least` (1: counts of streams or GPUs; 0: buckets).
+std::vector<int> parseCountList(std::string_view option, std::string_view text, int least = 1);
 std::vector<HostMemory> parseMemoryList(std::string_view option, std::string_view text);
 std::vector<ModelPreset> parseModelList(std::string_view option, std::string_view text);
 /// "a.json,b.json" -> its items, trimmed (file or profile names).

@@ -35,7 +35,8 @@ std::string saturation(const SweepPointResult& p) {
   switch (p.bottleneck) {
     case Bottleneck::CopyBound:
     case Bottleneck::ComputeBound:
-    case Bottleneck::HostBound: return limitingResource(p) + " is saturated";
+    case Bottleneck::HostBound:
+    case Bottleneck::CommunicationBound: return limitingResource(p) + " is saturated";
     case Bottleneck::LatencyBound: return "the pipeline is latency-bound (" + limitingResource(p) + ")";
     case Bottleneck::Unknown: break;
   }
@@ -44,8 +45,18 @@ std::string saturation(const SweepPointResult& p) {
 
 double thr(const SweepPointResult& p) { return p.samplesPerSec.median; }
 
-using BlockKey = std::tuple<HostMemory, ModelPreset>;
-BlockKey blockOf(const SweepPointResult& p) { return {p.config.memory, p.config.model}; }
+using BlockKey = std::tuple<HostMemory, ModelPreset, int, int, int>;
+BlockKey blockOf(const SweepPointResult& p) {
+  return {p.config.memory, p.config.model, p.config.gpuCount(), p.config.buckets, p.config.microBatches};
+}
+
+/// The configuration with its GPUs set aside: points equal on this differ only in GPUs
+/// (and in the batches that make whole steps on them).
+PipelineConfig withoutGpus(PipelineConfig c) {
+  c.devices.clear();
+  c.batchCount = 0;
+  return c;
+}
 
 }  // namespace
 
@@ -59,6 +70,7 @@ std::string limitingResource(const SweepPointResult& p) {
     case Bottleneck::HostBound:
       return p.workersBusy >= p.submitBusy ? "the CPU workers (" + pct(p.workersBusy) + " busy)"
                                            : "the submit thread (" + pct(p.submitBusy) + " busy)";
+    case Bottleneck::CommunicationBound: return "the communication between the GPUs";
     case Bottleneck::LatencyBound: {
       const double busiest = std::max({p.h2dBusy, p.d2hBusy, p.computeBusy, p.submitBusy, p.workersBusy});
       return "no engine busier than " + pct(busiest);
@@ -103,6 +115,16 @@ Recommendation recommend(const SweepResult& result, double tolerance) {
     if (p->config.streams == chosen->config.streams && p->config.batchSamples > chosen->config.batchSamples)
       largerBatch = std::max(largerBatch.value_or(-1.0), gain);
   }
+  // Scaling efficiency of every multi-GPU point against its one-GPU twin.
+  for (const auto* p : ok) {
+    const int gpus = p->config.gpuCount();
+    if (gpus < 2) continue;
+    for (const auto* q : ok)
+      if (q->config.gpuCount() == 1 && withoutGpus(q->config) == withoutGpus(p->config) && thr(*q) > 0) {
+        rec.scaling.push_back({p->index, q->index, gpus, thr(*p) / (gpus * thr(*q))});
+        break;
+      }
+  }
   std::string s = "Use " + result.label(*chosen) + " (" + rate(thr(*chosen)) + ", " +
                   (chosen == best ? std::string("the best measured")
                                   : pct(thr(*chosen) / thr(*best)) + " of the best, " + result.label(*best)) +
@@ -115,13 +137,38 @@ Recommendation recommend(const SweepResult& result, double tolerance) {
   if (reasons.empty()) reasons.push_back(limitingResource(*chosen) + " limits it");
   s += ": " + reasons.front();
   for (std::size_t i = 1; i < reasons.size(); ++i) s += (i + 1 == reasons.size() ? ", and " : ", ") + reasons[i];
+  for (const ScalingPoint& sp : rec.scaling)
+    if (sp.pointIndex == chosen->index)
+      s += "; scaling efficiency " + pct(sp.efficiency) + " on " + std::to_string(sp.gpus) + " GPUs";
   rec.sentence = s + ".";
+  if (result.gridVariesGpus()) {
+    // The chosen setup at every GPU count the grid measured.
+    std::vector<const ScalingPoint*> family;
+    for (const ScalingPoint& sp : rec.scaling) {
+      const SweepPointResult* p = result.point(sp.pointIndex);
+      if (p && withoutGpus(p->config) == withoutGpus(chosen->config)) family.push_back(&sp);
+    }
+    std::sort(family.begin(), family.end(), [](auto* a, auto* b) { return a->gpus < b->gpus; });
+    PipelineConfig oneGpu = chosen->config;
+    oneGpu.devices.clear();
+    if (family.empty()) {
+      rec.scalingSentence = "Scaling efficiency needs a one-GPU point to compare with: add 1 to the GPU counts.";
+    } else {
+      std::string list;
+      for (const ScalingPoint* sp : family)
+        list += (list.empty() ? "" : ", ") + std::to_string(sp->gpus) + " GPUs " + pct(sp->efficiency);
+      rec.scalingSentence = "Scaling efficiency (throughput over GPUs x one GPU's) at " +
+                            pointLabel(oneGpu, false, false) + ": " + list + ".";
+    }
+  }
 
   // Knees, one per (memory, model, batch size), in grid order.
-  std::map<std::tuple<HostMemory, ModelPreset, int>, std::vector<const SweepPointResult*>> groups;
-  std::vector<std::tuple<HostMemory, ModelPreset, int>> order;
+  using KneeKey = std::tuple<HostMemory, ModelPreset, int, int, int, int>;
+  std::map<KneeKey, std::vector<const SweepPointResult*>> groups;
+  std::vector<KneeKey> order;
   for (const auto* p : ok) {
-    auto key = std::make_tuple(p->config.memory, p->config.model, p->config.batchSamples);
+    auto key = std::make_tuple(p->config.memory, p->config.model, p->config.gpuCount(), p->config.buckets,
+                               p->config.microBatches, p->config.batchSamples);
     auto [it, inserted] = groups.try_emplace(key);
     if (inserted) order.push_back(key);
     it->second.push_back(p);
@@ -150,6 +197,11 @@ Recommendation recommend(const SweepResult& result, double tolerance) {
     std::string label = formatBytes(at.config.batchBytes());
     if (result.gridVariesMemory()) label += ", " + std::string(toString(at.config.memory));
     if (result.gridVariesModel()) label += ", " + std::string(toString(at.config.model));
+    const GridAxes axes = variedAxes(result.spec);
+    if (axes.gpus || at.config.isMultiGpu())
+      label += ", " + std::to_string(at.config.gpuCount()) + (at.config.gpuCount() == 1 ? " GPU" : " GPUs");
+    if (axes.buckets) label += ", " + std::to_string(at.config.buckets) + " buckets";
+    if (axes.microBatches) label += ", " + std::to_string(at.config.microBatches) + " micro-batches";
     if (g.size() == 1) {
       knee.sentence = label + ": one stream count measured (" + std::to_string(at.config.streams) + ")";
     } else if (knee.stillHelping) {

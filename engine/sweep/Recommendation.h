@@ -26,6 +26,15 @@ struct StreamKnee {
   std::string sentence;         ///< "16 MiB: 4 streams; more add +0.4% (compute engine 98% busy)"
 };
 
+/// Several GPUs: a point's throughput over GPUs x the throughput of the grid's point
+/// that differs only in running on one GPU.
+struct ScalingPoint {
+  std::size_t pointIndex = 0;
+  std::size_t oneGpuIndex = 0;  ///< the one-GPU point it is compared with
+  int gpus = 0;
+  double efficiency = 0;
+};
+
 struct Recommendation {
   bool valid = false;           ///< false when no point finished
   std::size_t bestIndex = 0;    ///< highest median throughput
@@ -34,6 +43,10 @@ struct Recommendation {
   double chosenSamplesPerSec = 0;
   std::string sentence;         ///< the recommendation and its reason, one sentence
   std::vector<StreamKnee> knees;  ///< one per batch size (per memory/model block), grid order
+  std::vector<ScalingPoint> scaling;  ///< every multi-GPU point with a one-GPU point to compare with
+  /// "Scaling efficiency (...): 2 GPUs 97%, 4 GPUs 81%" for the chosen point's setup;
+  /// empty when the grid has one GPU count.
+  std::string scalingSentence;
 };
 
 Recommendation recommend(const SweepResult& result, double tolerance = kRecommendTolerance);

@@ -56,6 +56,7 @@ json pointToJson(const SweepPointResult& p) {
                     {"efficiency", r.efficiency}});
   return {{"index", p.index},
           {"label", pointLabel(p.config, true, true)},
+          {"gpus", p.config.gpuCount()},
           {"config", configToJson(p.config)},
           {"batch_bytes", p.config.batchBytes()},
           {"warmup_batches", p.warmupBatches},
@@ -127,6 +128,7 @@ class Reader {
     return *it;
   }
   const std::string& path() const { return path_; }
+  bool has(const char* key) const { return j_.contains(key); }
 
  private:
   [[noreturn]] void fail(const char* what) const {
@@ -145,7 +147,7 @@ E enumFrom(const Reader& r, const char* key, std::optional<E> (*parse)(std::stri
 
 std::optional<Bottleneck> parseBottleneck(std::string_view s) {
   for (Bottleneck b : {Bottleneck::CopyBound, Bottleneck::ComputeBound, Bottleneck::HostBound,
-                       Bottleneck::LatencyBound, Bottleneck::Unknown})
+                       Bottleneck::LatencyBound, Bottleneck::Unknown, Bottleneck::CommunicationBound})
     if (toString(b) == s) return b;
   return std::nullopt;
 }
@@ -287,6 +289,9 @@ nlohmann::json sweepToJson(const SweepResult& r) {
               {"streams", s.streams},
               {"memories", memories},
               {"models", models},
+              {"gpus", s.gpus},
+              {"buckets", s.buckets},
+              {"micro_batches", s.microBatches},
               {"batches", s.batches},
               {"time_budget_s", s.timeBudgetSec},
               {"warmup_batches", s.warmupBatches},
@@ -305,8 +310,14 @@ nlohmann::json sweepToJson(const SweepResult& r) {
   for (const auto& k : rec.knees)
     knees.push_back({{"point", k.pointIndex}, {"streams", k.streams}, {"gain_beyond", k.gainBeyond},
                      {"still_helping", k.stillHelping}, {"sentence", k.sentence}});
-  j["recommendation"] = {{"valid", rec.valid}, {"chosen", rec.chosenIndex}, {"best", rec.bestIndex},
-                         {"sentence", rec.sentence}, {"knees", knees}};
+  json scaling = json::array();
+  for (const auto& sp : rec.scaling)
+    scaling.push_back({{"point", sp.pointIndex}, {"one_gpu_point", sp.oneGpuIndex}, {"gpus", sp.gpus},
+                       {"efficiency", sp.efficiency}});
+  j["recommendation"] = {{"valid", rec.valid},         {"chosen", rec.chosenIndex},
+                         {"best", rec.bestIndex},       {"sentence", rec.sentence},
+                         {"knees", knees},              {"scaling", scaling},
+                         {"scaling_sentence", rec.scalingSentence}};
   return j;
 }
 
@@ -329,6 +340,10 @@ SweepResult sweepFromJson(const nlohmann::json& j) {
   r.spec.streams = spec.get<std::vector<int>>("streams");
   r.spec.memories = enumList<HostMemory>(spec, "memories", parseHostMemory);
   r.spec.models = enumList<ModelPreset>(spec, "models", parseModelPreset);
+  // Sweeps over several GPUs (absent in files from before them).
+  if (spec.has("gpus")) r.spec.gpus = spec.get<std::vector<int>>("gpus");
+  if (spec.has("buckets")) r.spec.buckets = spec.get<std::vector<int>>("buckets");
+  if (spec.has("micro_batches")) r.spec.microBatches = spec.get<std::vector<int>>("micro_batches");
   r.spec.batches = spec.get<int>("batches");
   r.spec.timeBudgetSec = spec.number("time_budget_s");
   r.spec.warmupBatches = spec.get<int>("warmup_batches");

@@ -67,11 +67,12 @@ struct SweepResult {
 
   bool gridVariesMemory() const { return spec.memories.size() > 1; }
   bool gridVariesModel() const { return spec.models.size() > 1; }
+  bool gridVariesGpus() const { return spec.gpus.size() > 1; }
   /// The point with this grid index, or null when it did not finish.
   const SweepPointResult* point(std::size_t index) const;
   const SweepPointResult* predictedPoint(std::size_t index) const;
   std::string label(const SweepPointResult& p) const {
-    return pointLabel(p.config, gridVariesMemory(), gridVariesModel());
+    return pointLabel(p.config, variedAxes(spec));
   }
 };
 

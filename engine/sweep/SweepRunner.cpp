@@ -61,18 +61,21 @@ std::shared_ptr<Trace> runOnce(Backend& backend, const PipelineConfig& config, c
 
 /// Measured batches for a time budget: a short probe run gives the steady-state
 /// time per batch; the point then runs about budget / that many batches.
-int budgetBatches(Backend& backend, const SweepSpec& spec, PipelineConfig config, const SweepCancel* cancel) {
+int budgetBatches(Backend& backend, const SweepSpec& spec, PipelineConfig config, int warmupBatches,
+                  const SweepCancel* cancel) {
   constexpr int kProbeBatches = 4;
-  config.batchCount = spec.warmupBatches + kProbeBatches;
+  config.batchCount = wholeSteps(config, warmupBatches + kProbeBatches);
   RunOutcome outcome;
   auto trace = runOnce(backend, config, cancel, outcome);
   if (outcome.state != RunState::Finished) return spec.batches;
-  const Metrics m = measuredMetrics(*trace, spec.warmupBatches);
+  const Metrics m = measuredMetrics(*trace, warmupBatches);
   if (m.batches <= 0 || m.makespanNs <= 0) return spec.batches;
   const double perBatchNs = m.makespanNs / double(m.batches);
   const double wanted = std::ceil(spec.timeBudgetSec * 1e9 / perBatchNs);
-  const double cap = double(limits::kMaxBatchCount - spec.warmupBatches);
-  return int(std::clamp(wanted, double(spec.batches), cap));
+  const double cap = double(limits::kMaxBatchCount - warmupBatches - config.gpuCount());
+  // Whole steps when the GPUs all-reduce (warm-up and measured together).
+  const int measured = int(std::clamp(wanted, double(spec.batches), cap));
+  return wholeSteps(config, warmupBatches + measured) - warmupBatches;
 }
 
 /// Fills the point's spread and the median repetition's verdict.
@@ -224,16 +227,16 @@ SweepResult runSweep(const SweepSpec& spec, Backend& backend, const SweepCallbac
     report(0);
     if (cancel && cancel->cancelled()) break;
     if (spec.timeBudgetSec > 0) {
-      const int measured = budgetBatches(backend, spec, ps.config, cancel);
+      const int measured = budgetBatches(backend, spec, ps.config, ps.warmupBatches, cancel);
       totalWeight -= weight(ps.config);
-      ps.config.batchCount = spec.warmupBatches + measured;
+      ps.config.batchCount = ps.warmupBatches + measured;
       totalWeight += weight(ps.config);
     }
 
     SweepPointResult p;
     p.index = ps.index;
     std::vector<std::shared_ptr<Trace>> traces;
-    const bool cancelledHere = !measurePoint(backend, ps.config, spec.warmupBatches, repeats, cancel, p, traces,
+    const bool cancelledHere = !measurePoint(backend, ps.config, ps.warmupBatches, repeats, cancel, p, traces,
                                              [&](int rep) { report(rep); });
     if (cancelledHere) break;  // a half-measured point is not a result
     if (!p.repetitions.empty()) {

@@ -20,6 +20,7 @@ struct DeviceInfo {
   std::string runtimeVersion;
   std::string timingSource;   ///< "CUPTI", "CUDA events", "simulated", "imported"
   std::string note;           ///< e.g. why CUPTI was not used, or the auto-backend fallback
+  int ordinal = 0;            ///< the CUDA device ordinal (what --devices names)
 
   /// "NVIDIA H200 (PCIe Gen5 x16)" or "Simulator: h200".
   std::string summary() const;

@@ -16,15 +16,24 @@ enum class OpKind : std::uint8_t {
   ApiCall,      ///< host-side cost of a CUDA API call (launch, memcpy call, ...)
   Memset,       ///< device memset (imported traces)
   Annotation,   ///< host range with no pipeline meaning (imported user annotations)
+  PeerCopy,     ///< GPU -> GPU copy (lane: the stream; engine lane: the peer link it used)
+  /// A collective (NCCL all-reduce, ...): as it ran on one GPU (lane: its stream, engine
+  /// lane: that GPU's compute engine, since NCCL's kernels run on the SMs), or the call
+  /// as a whole on a Collective lane. bytes = the buffer size.
+  Collective,
 };
-inline constexpr int kOpKindCount = 9;
+inline constexpr int kOpKindCount = 11;
 
 std::string_view toString(OpKind kind);
 /// Kinds that execute on the GPU (and so have a meaningful ready time).
 constexpr bool isGpuKind(OpKind k) {
-  return k == OpKind::CopyH2D || k == OpKind::Kernel || k == OpKind::CopyD2H || k == OpKind::Memset;
+  return k == OpKind::CopyH2D || k == OpKind::Kernel || k == OpKind::CopyD2H || k == OpKind::Memset ||
+         k == OpKind::PeerCopy || k == OpKind::Collective;
 }
+/// Copies over the host link (PCIe); peer copies travel another link.
 constexpr bool isCopyKind(OpKind k) { return k == OpKind::CopyH2D || k == OpKind::CopyD2H; }
+/// Traffic between GPUs.
+constexpr bool isCommunicationKind(OpKind k) { return k == OpKind::PeerCopy || k == OpKind::Collective; }
 
 inline constexpr std::uint16_t kNoLane = 0xFFFF;
 inline constexpr std::int16_t kNoStream = -1;

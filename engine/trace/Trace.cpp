@@ -15,6 +15,8 @@ std::string_view toString(OpKind kind) {
     case OpKind::ApiCall: return "API call";
     case OpKind::Memset: return "memset";
     case OpKind::Annotation: return "annotation";
+    case OpKind::PeerCopy: return "peer copy";
+    case OpKind::Collective: return "collective";
   }
   return "?";
 }
@@ -29,6 +31,8 @@ std::string_view toString(LaneKind kind) {
     case LaneKind::CopyEngine: return "copy-engine";
     case LaneKind::ComputeEngine: return "compute-engine";
     case LaneKind::HostOther: return "host-other";
+    case LaneKind::PeerLink: return "peer-link";
+    case LaneKind::Collective: return "collective";
   }
   return "?";
 }
@@ -73,21 +77,41 @@ std::vector<ConfigChange> Trace::configHistory() const {
 
 void Trace::setDevice(const DeviceInfo& device) {
   std::lock_guard lock(mutex_);
-  device_ = device;
+  devices_.front() = device;
 }
 
 DeviceInfo Trace::device() const {
   std::lock_guard lock(mutex_);
-  return device_;
+  return devices_.front();
+}
+
+void Trace::setDevices(std::vector<DeviceInfo> devices) {
+  if (devices.empty()) throw std::invalid_argument("a trace describes at least one device");
+  std::lock_guard lock(mutex_);
+  devices_ = std::move(devices);
+}
+
+std::vector<DeviceInfo> Trace::devices() const {
+  std::lock_guard lock(mutex_);
+  return devices_;
+}
+
+std::size_t Trace::deviceCount() const {
+  std::lock_guard lock(mutex_);
+  return devices_.size();
 }
 
 std::uint16_t Trace::lane(LaneKind kind, int index, const std::string& name) {
+  return lane(kind, index, defaultLaneDevice(kind), name);
+}
+
+std::uint16_t Trace::lane(LaneKind kind, int index, int device, const std::string& name) {
   std::lock_guard lock(mutex_);
   for (const auto& l : lanes_)
-    if (l.kind == kind && l.index == index) return l.id;
+    if (l.kind == kind && l.index == index && l.device == device) return l.id;
   if (lanes_.size() >= kNoLane) throw std::length_error("too many lanes in one trace (at most 65534)");
   const auto id = static_cast<std::uint16_t>(lanes_.size());
-  lanes_.push_back(Lane{id, kind, name, index});
+  lanes_.push_back(Lane{id, kind, name, index, device});
   return id;
 }
 
@@ -153,6 +177,16 @@ void Trace::setIterations(IterationInfo info) {
 IterationInfo Trace::iterations() const {
   std::lock_guard lock(mutex_);
   return iterations_;
+}
+
+void Trace::setRanks(std::vector<RankInfo> ranks) {
+  std::lock_guard lock(mutex_);
+  ranks_ = std::move(ranks);
+}
+
+std::vector<RankInfo> Trace::ranks() const {
+  std::lock_guard lock(mutex_);
+  return ranks_;
 }
 
 }  // namespace pipescope

@@ -12,6 +12,7 @@
 #include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
 #include "trace/Op.h"
+#include "trace/RankInfo.h"
 #include "trace/TraceStore.h"
 
 namespace pipescope {
@@ -59,11 +60,19 @@ class Trace {
   PipelineConfig config() const;  ///< the configuration the run started with
   std::vector<ConfigChange> configHistory() const;
 
+  /// The first (for one GPU, the only) device; setDevice replaces it alone.
   void setDevice(const DeviceInfo& device);
   DeviceInfo device() const;
+  /// Every GPU of the run, in the order Lane::device numbers them; never empty (a
+  /// one-GPU trace lists device() alone). `devices` must not be empty.
+  void setDevices(std::vector<DeviceInfo> devices);
+  std::vector<DeviceInfo> devices() const;
+  std::size_t deviceCount() const;
 
-  /// Adds a lane, or returns the existing one with the same kind and index.
+  /// Adds a lane, or returns the existing one with the same kind, index and device.
+  /// Without a device: defaultLaneDevice(kind) (host lanes shared, GPU lanes on GPU 0).
   std::uint16_t lane(LaneKind kind, int index, const std::string& name);
+  std::uint16_t lane(LaneKind kind, int index, int device, const std::string& name);
   std::vector<Lane> lanes() const;
   std::size_t laneCount() const;
 
@@ -85,16 +94,22 @@ class Trace {
   void setIterations(IterationInfo info);
   IterationInfo iterations() const;
 
+  /// Imported traces of distributed jobs: one entry for a single rank's file, one per
+  /// rank for a merged folder of ranks (in rank order); empty otherwise.
+  void setRanks(std::vector<RankInfo> ranks);
+  std::vector<RankInfo> ranks() const;
+
  private:
   mutable std::mutex mutex_;
   std::vector<ConfigChange> configs_;
-  DeviceInfo device_;
+  std::vector<DeviceInfo> devices_{DeviceInfo{}};
   std::vector<Lane> lanes_;
   std::vector<std::string> names_{std::string()};
   std::unordered_map<std::string, std::uint16_t> nameIndex_;
   RunOutcome outcome_;
   std::int64_t completedBatches_ = 0;
   IterationInfo iterations_;
+  std::vector<RankInfo> ranks_;
   TraceStore ops_;
 };
 

@@ -14,14 +14,14 @@ using nlohmann::json;
 using pipescope::testing::CliResult;
 using pipescope::testing::runCli;
 
-TEST(CliLessons, ListsTheNineLessons) {
+TEST(CliLessons, ListsTheElevenLessons) {
   const CliResult r = runCli({"lessons"});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   for (const char* id : {"naive", "pinned", "async-one-stream", "streams", "issue-order", "resident", "roi",
-                         "compute-vs-copy", "cpu-workers"})
+                         "compute-vs-copy", "cpu-workers", "allreduce-buckets"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
   const json j = json::parse(runCli({"lessons", "--json"}).out);
-  EXPECT_EQ(j["lessons"].size(), 9u);
+  EXPECT_EQ(j["lessons"].size(), 11u);
 }
 
 TEST(CliLessons, RunPrintsQuestionNumbersAndClaims) {

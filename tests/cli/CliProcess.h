@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,22 @@ class CliProcess {
  public:
   /// blockSigint: start the child with SIGINT blocked, so an interrupt sent before it
   /// reaches main() stays pending (as if it arrived at its first instruction).
-  explicit CliProcess(const std::vector<std::string>& args, bool blockSigint = false) {
+  explicit CliProcess(const std::vector<std::string>& args, bool blockSigint = false)
+      : CliProcess(args, blockSigint ? std::vector<int>{SIGINT} : std::vector<int>{}) {}
+  /// Starts the child with `blockedSignals` blocked: one sent before it reaches main()
+  /// stays pending until the program unblocks it.
+  CliProcess(const std::vector<std::string>& args, const std::vector<int>& blockedSignals)
+      : CliProcess(args, blockedSignals, false) {}
+  /// Starts the child with `signals` blocked and already pending when its main() runs:
+  /// a shell sends them to itself, then execs the program (a pending, blocked signal
+  /// survives exec). Unlike a kill() after the start, this never races the program.
+  static std::unique_ptr<CliProcess> withPendingSignals(const std::vector<std::string>& args,
+                                                        const std::vector<int>& signals) {
+    return std::unique_ptr<CliProcess>(new CliProcess(args, signals, true));
+  }
+
+ private:
+  CliProcess(const std::vector<std::string>& args, const std::vector<int>& blockedSignals, bool pending) {
     int outPipe[2], errPipe[2];
     if (::pipe(outPipe) != 0 || ::pipe(errPipe) != 0) return;
     posix_spawn_file_actions_t actions;
@@ -36,20 +52,25 @@ class CliProcess {
     posix_spawn_file_actions_addclose(&actions, outPipe[0]);
     posix_spawn_file_actions_addclose(&actions, errPipe[0]);
     std::vector<std::string> argv{PIPESCOPE_CLI};
+    if (pending) {
+      std::string script;
+      for (int sig : blockedSignals) script += "kill -" + std::to_string(sig) + " $$; ";
+      argv = {"/bin/sh", "-c", script + "exec \"$0\" \"$@\"", PIPESCOPE_CLI};
+    }
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    if (blockSigint) {
+    if (!blockedSignals.empty()) {
       sigset_t mask;
       sigemptyset(&mask);
-      sigaddset(&mask, SIGINT);
+      for (int blocked : blockedSignals) sigaddset(&mask, blocked);
       posix_spawnattr_setsigmask(&attr, &mask);
       posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     }
-    if (posix_spawn(&pid_, PIPESCOPE_CLI, &actions, &attr, cargv.data(), environ) != 0) pid_ = -1;
+    if (posix_spawn(&pid_, argv.front().c_str(), &actions, &attr, cargv.data(), environ) != 0) pid_ = -1;
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     ::close(outPipe[1]);
@@ -57,6 +78,8 @@ class CliProcess {
     outFd_ = outPipe[0];
     errFd_ = errPipe[0];
   }
+
+ public:
   ~CliProcess() {
     if (pid_ > 0 && !reaped_) {
       ::kill(pid_, SIGKILL);

@@ -96,7 +96,7 @@ TEST(CliRun, TraceFileIsVersionedJsonWithEveryOp) {
   const json t = json::parse(in);
   std::filesystem::remove(path);
   EXPECT_EQ(t["format"], "pipescope-trace-json");
-  EXPECT_EQ(t["version"], 1);
+  EXPECT_EQ(t["version"], 2);
   EXPECT_EQ(t["ops"].size(), j["metrics"]["ops"].get<std::size_t>());
   EXPECT_EQ(t["ops"][0].size(), t["op_fields"].size());
   EXPECT_EQ(j["trace"], path.string());
@@ -115,7 +115,10 @@ TEST(CliRun, InterruptStopsAnEndlessRunAndStillSummarises) {
   // The progress line appears once the run has lasted a second: the handler is in place.
   ASSERT_TRUE(p.waitForStderr("ops recorded"));
   ::kill(p.pid(), SIGINT);
-  const json j = parseSummary(p.finish());
+  const CliResult r = p.finish();
+  EXPECT_EQ(r.exitCode, 128 + SIGINT) << r.err;
+  const json j = json::parse(r.out);
   EXPECT_EQ(j["outcome"]["state"], "stopped");
+  EXPECT_EQ(j["outcome"]["signal"], "SIGINT");
   EXPECT_GT(j["metrics"]["ops"].get<long long>(), 0);
 }

@@ -168,6 +168,44 @@ TEST(CliUsage, ConfigFileWithUnknownFieldNamesTheField) {
   EXPECT_TRUE(contains(r.err, "stremas"));
 }
 
+// A value error inside a config file names the file and the field, as type errors do:
+// the user edits the file, not an option they never typed.
+TEST(CliUsage, ConfigFileValueOutOfRangeNamesTheFileAndTheField) {
+  TempFile f("range.json", "{\"streams\": 0, \"roi\": 2}");
+  const CliResult r = runCli({"run", "--config", f.path()});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(contains(r.err, "config file '" + f.path() + "': field 'streams' = 0: allowed 1..32"));
+  EXPECT_TRUE(contains(r.err, "config file '" + f.path() + "': field 'roi' = 2"));
+  EXPECT_FALSE(contains(r.err, "--streams")) << "no option was given";
+}
+
+TEST(CliUsage, ConfigFileContradictionNamesTheFileAndTheField) {
+  TempFile f("contradiction.json", "{\"mode\": \"blocking\", \"streams\": 4}");
+  const CliResult r = runCli({"run", "--config", f.path()});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(contains(r.err, "config file '" + f.path() + "': field 'streams' = 4: allowed 1 in blocking mode"));
+}
+
+TEST(CliUsage, ContradictionBetweenAnOptionAndAConfigFileNamesBoth) {
+  TempFile f("blocking.json", "{\"mode\": \"blocking\"}");
+  CliResult r = runCli({"run", "--config", f.path(), "--streams", "4"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(contains(r.err, "--streams = 4: allowed 1 in blocking mode"));
+  EXPECT_TRUE(contains(r.err, "'mode' is set in config file '" + f.path() + "'"));
+  // An option given after the file's value wins, and the file is then not to blame.
+  TempFile zero("zero.json", "{\"streams\": 0}");
+  r = runCli({"run", "--config", zero.path(), "--streams", "0", "--backend", "sim", "--batches", "1"});
+  EXPECT_TRUE(contains(r.err, "--streams = 0: allowed 1..32"));
+  EXPECT_FALSE(contains(r.err, zero.path()));
+}
+
+TEST(CliUsage, SweepConfigFileValueErrorNamesTheFile) {
+  TempFile f("chunks.json", "{\"chunks\": 0}");
+  const CliResult r = runCli({"sweep", "--config", f.path(), "--backend", "sim", "--streams", "1"});
+  EXPECT_EQ(r.exitCode, kUsage);
+  EXPECT_TRUE(contains(r.err, "config file '" + f.path() + "': field 'chunks' = 0: allowed 1.."));
+}
+
 TEST(CliUsage, PresetsListsTheTeachingSequenceOneLineEach) {
   const CliResult r = runCli({"presets"});
   ASSERT_EQ(r.exitCode, kOk);

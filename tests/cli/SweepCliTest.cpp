@@ -173,8 +173,8 @@ TEST(CliSweep, CtrlCKeepsTheFinishedPoints) {
   ASSERT_TRUE(p.waitForStderr("point 3/9"));
   ::kill(p.pid(), SIGINT);
   const CliResult r = p.finish();
-  ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.err.find("stopped on request"), std::string::npos) << r.err;
+  ASSERT_EQ(r.exitCode, 128 + SIGINT) << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGINT (Ctrl-C)"), std::string::npos) << r.err;
   const json j = json::parse(readFile(js));
   EXPECT_TRUE(j["cancelled"].get<bool>());
   const std::size_t kept = j["points"].size();

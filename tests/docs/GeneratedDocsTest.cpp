@@ -97,7 +97,7 @@ TEST(GeneratedManPage, TheAppsPageListsItsOptionsAndFileArgument) {
   if (!PIPESCOPE_GUI_DOCS) GTEST_SKIP() << "built without the UI";
   const std::string man = readFile(kDir + "/pipescope.1");
   EXPECT_NE(man.find(".TH PIPESCOPE 1"), std::string::npos);
-  for (const char* o : {"screenshot", "open", "measure\\-startup", "help", "version"})
+  for (const char* o : {"screenshot", "open", "measure\\-startup", "presentation", "help", "version"})
     EXPECT_NE(man.find(std::string("\\fB\\-\\-") + o + "\\fR"), std::string::npos) << o;
   EXPECT_NE(man.find(".SH ARGUMENTS"), std::string::npos);
 }

@@ -10,9 +10,9 @@
 namespace pipescope {
 namespace {
 
-TEST(Lessons, SequenceCoversTheNineTopicsInOrder) {
+TEST(Lessons, SequenceCoversTheElevenTopicsInOrder) {
   const auto& lessons = builtinLessons();
-  ASSERT_EQ(lessons.size(), 9u);
+  ASSERT_EQ(lessons.size(), 11u);
   std::set<std::string> ids;
   for (std::size_t i = 0; i < lessons.size(); ++i) {
     const Lesson& l = lessons[i];
@@ -32,7 +32,13 @@ TEST(Lessons, SequenceCoversTheNineTopicsInOrder) {
   }
   EXPECT_EQ(findLesson("1"), &lessons[0]);
   EXPECT_EQ(findLesson("issue-order"), &lessons[4]);
-  EXPECT_EQ(findLesson("10"), nullptr);
+  EXPECT_EQ(findLesson("10"), &lessons[9]);
+  EXPECT_EQ(findLesson("12"), nullptr);
+  // The two lessons over several GPUs come last: a one-GPU class can stop before them.
+  EXPECT_EQ(lessons[9].id, "allreduce-buckets");
+  EXPECT_EQ(lessons[10].id, "pipeline-bubble");
+  for (std::size_t i = 9; i < 11; ++i)
+    for (const LessonRun& r : lessons[i].runs) EXPECT_EQ(r.config.gpuCount(), 2) << lessons[i].id;
 }
 
 TEST(Lessons, IssueOrderRunsOnTheLegacyProfilesAndTheCurrentOne) {
@@ -87,7 +93,7 @@ TEST_P(EachLesson, RunsOnTheSimulatorAndShowsTheClaimedEffect) {
   EXPECT_FALSE(out.numbers.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Lessons, EachLesson, ::testing::Range(0, 9));
+INSTANTIATE_TEST_SUITE_P(Lessons, EachLesson, ::testing::Range(0, 11));
 
 // The lessons teach what holds on today's cards: every claim holds on the profiles
 // calibrated on an H100 and an H200 (the real cards: docs/analysis.md, "Claims on an

@@ -41,6 +41,22 @@ TEST(ReplayBackend, PlaysBackTheSameRunFlatOut) {
   EXPECT_NE(d.note.find("replay"), std::string::npos) << d.note;
 }
 
+TEST(ReplayBackend, ARunOverSeveralGpusKeepsItsLanesAndDevices) {
+  PipelineConfig c = findPreset("async")->config;
+  c.devices = {0, 3};
+  c.batchCount = 4;
+  c.allreduceBytes = 1 << 20;
+  const auto original = simulate(c, *builtinProfile("h200")).trace;
+  EngineThread engine(makeReplayBackend(original, 0));
+  const auto replay = engine.start(original->config());
+  engine.wait();
+  EXPECT_EQ(replay->lanes(), original->lanes());
+  ASSERT_EQ(replay->deviceCount(), 2u);
+  EXPECT_EQ(replay->devices()[1].ordinal, 3);
+  EXPECT_EQ(opsOf(*replay), opsOf(*original));
+  ASSERT_TRUE(computeMetrics(*replay).multiGpu);
+}
+
 TEST(ReplayBackend, SlowMotionPublishesOpsAsTheirRecordedEndPasses) {
   const auto original = recorded();
   const double makespanS = computeMetrics(*original).makespanNs * 1e-9;

@@ -1,5 +1,5 @@
-// The default h200 profile against the shape of ANCHORS.md's hand-written pipeline
-// table, and Harris's issue-order experiment on the legacy profiles.
+// The default h200 profile against the shape of the hand-written pipeline table in
+// docs/reference-figures.md, and Harris's issue-order experiment on the legacy profiles.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -34,7 +34,7 @@ TEST(SimulatorAnchors, DefaultStageTimesMatchTheHandWrittenPipeline) {
   double kernelNs = 0;
   for (const Op& k : kernels) kernelNs += double(k.duration());
   kernelNs /= double(h2d.size());
-  // ANCHORS.md: kernel time ~ H2D time ~ 0.62 ms for 32 MiB.
+  // docs/reference-figures.md: kernel time ~ H2D time ~ 0.62 ms for 32 MiB.
   EXPECT_NEAR(double(h2d[0].duration()) / 1e6, 0.62, 0.02);
   EXPECT_NEAR(kernelNs / 1e6, 0.62, 0.03);
 }

@@ -85,7 +85,7 @@ TEST(OpCheck, UnknownKind) {
   Op op = opOn(0);
   op.kind = OpKind(200);
   EXPECT_EQ(errorOf([&] { check(op, OpOrigin{"op", 1}); }),
-            std::string("'f': op 1: unknown op kind 200 (kinds are 0 to 8)") + kDamaged);
+            std::string("'f': op 1: unknown op kind 200 (kinds are 0 to 10)") + kDamaged);
 }
 
 TEST(OpCheck, EndBeforeStart) {
@@ -127,7 +127,7 @@ TEST(TraceAssembler, DuplicateLane) {
   TraceTables t = twoLanes();
   t.lanes[1].kind = LaneKind::Stream;  // same kind and index as lane 0
   EXPECT_EQ(errorOf([&] { TraceAssembler("f").declareTables(t); }),
-            "'f': lane 1: same kind and index as lane 0 (each lane must be unique)");
+            "'f': lane 1: same kind, index and device as lane 0 (each lane must be unique)");
 }
 
 TEST(TraceAssembler, TooManyLanes) {

@@ -299,7 +299,7 @@ TEST(CsvExport, OpsRowsCarryEveryField) {
   EXPECT_EQ(
       line,
       "index,kind,name,lane,lane_name,engine_lane,engine_lane_name,batch,stream,bytes,submit_ns,ready_ns,start_ns,"
-      "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags");
+      "end_ns,duration_ns,stream_wait_ns,engine_wait_ns,gbps,correlation,flags,device");
   std::size_t rows = 0;
   const TraceView ops = trace->ops().snapshot();
   while (std::getline(s, line)) {

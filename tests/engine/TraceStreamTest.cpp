@@ -73,7 +73,7 @@ TEST(TraceStream, FinishedStreamLoadsAsTheWholeTrace) {
   NativeReadInfo info;
   const auto loaded = loadNativeTrace(dir.file("run.pipescope"), {}, &info);
   EXPECT_TRUE(info.complete);
-  EXPECT_EQ(info.version, 2u);
+  EXPECT_EQ(info.version, kNativeVersion);
   EXPECT_EQ(info.chunks, 7u);  // the first (empty) chunk, 5 pieces, the final one
   filetest::expectSameTrace(*source, *loaded);
 }

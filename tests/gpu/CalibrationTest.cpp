@@ -7,8 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "GpuTestEnvironment.h"
-#include "cuda/Calibration.h"
-#include "cuda/CudaBackend.h"
 
 namespace pipescope {
 namespace {
@@ -25,21 +23,23 @@ void expectPlausibleCurve(const std::vector<BandwidthPoint>& curve, double lo, d
 }
 
 TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
-  const CudaProbe probe = probeCuda();
+  PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+  const CudaProbe probe = cuda.probe();
   if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
   if (sanitizerTool() == "racecheck")
     GTEST_SKIP() << "the calibration's kernel ladders and GEMMs do not finish under racecheck within its budget; "
                     "they run the backend's kernels, which the other tests check, and memcheck covers this test";
   std::string error;
-  auto backend = makeCudaBackend(0, error);
+  auto backend = cuda.makeBackend(0, error);
   ASSERT_TRUE(backend) << error;
   const DeviceInfo device = backend->describe();
 
   CalibrationOptions o;
   o.quick = true;
+  o.gpus = 1;  // one GPU here; the multi-GPU probes have their own test below
   std::vector<std::string> lines;
   o.log = [&](const std::string& line) { lines.push_back(line); };
-  const DeviceProfile p = calibrateDevice(o);
+  const DeviceProfile p = cuda.calibrate(o);
 
   EXPECT_EQ(p.deviceName, device.name);
   EXPECT_FALSE(p.deviceName.empty());
@@ -83,6 +83,48 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_FALSE(lines.empty());
   // What calibrate writes, the simulator reads back unchanged.
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+}
+
+}  // namespace
+}  // namespace pipescope
+
+namespace pipescope {
+namespace {
+
+// On a machine with several GPUs, the quick calibration also measures peer copies and
+// NCCL's all-reduce into the profile's multi-GPU fields.
+TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
+#if !PIPESCOPE_HAVE_NCCL
+  GTEST_SKIP() << "this build has no NCCL: no multi-GPU probes";
+#endif
+  PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+  const CudaProbe probe = cuda.probe();
+  if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
+  if (probe.deviceCount < 2) GTEST_SKIP() << "needs 2 GPUs; this machine has " << probe.deviceCount;
+  if (!sanitizerTool().empty())
+    GTEST_SKIP() << "NCCL is not run under compute-sanitizer (" << sanitizerTool()
+                 << "): MultiGpuTest covers the all-reduce path there";
+  CalibrationOptions o;
+  o.quick = true;
+  o.gpus = 2;
+  std::vector<std::string> lines;
+  o.log = [&](const std::string& line) { lines.push_back(line); };
+  const DeviceProfile p = cuda.calibrate(o);
+  ASSERT_FALSE(p.peerCopyCurve.empty());
+  expectPlausibleCurve(p.peerCopyCurve, 1, 5000, "peer copy");
+  EXPECT_GT(p.peerGBps, 1);
+  EXPECT_GT(p.peerBidirectionalGBps, 1);
+  EXPECT_FALSE(p.peerLinkName.empty());
+  EXPECT_EQ(p.allreduceCurveGpus, 2);
+  ASSERT_FALSE(p.allreduceBusCurve.empty());
+  expectPlausibleCurve(p.allreduceBusCurve, 0.1, 5000, "all-reduce bus bandwidth");
+  EXPECT_GE(p.allreduceStepLatencyNs, 0);
+  EXPECT_GE(p.collectiveSmShare, 0);
+  EXPECT_LT(p.collectiveSmShare, 1);
+  EXPECT_NE(p.multiGpuSource.find("calibrated on 2 x"), std::string::npos) << p.multiGpuSource;
+  bool logged = false;
+  for (const std::string& l : lines) logged = logged || l.find("all-reduce over 2 GPUs") != std::string::npos;
+  EXPECT_TRUE(logged);
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "GpuTestEnvironment.h"
-#include "cuda/CudaBackend.h"
 
 namespace pipescope {
 namespace {

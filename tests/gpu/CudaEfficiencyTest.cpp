@@ -9,7 +9,6 @@
 #include "GpuTestEnvironment.h"
 #include "analysis/Limits.h"
 #include "config/Presets.h"
-#include "cuda/CudaBackend.h"
 #include "metrics/Metrics.h"
 
 namespace pipescope {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/Backend.h"
-#include "cuda/CudaBackend.h"
+#include "backend/CudaModule.h"
 
 namespace pipescope {
 
@@ -21,17 +21,28 @@ inline std::string sanitizerTool() {
   return v ? std::string(v) : std::string();
 }
 
-/// A test with the CUDA backend on device 0 in `backend_`; skipped without a GPU.
+/// The CUDA module, loaded as the programs load it. These tests are built only with
+/// the module, so failing to load it is a test failure (on CI too), never a skip.
+#define PIPESCOPE_LOAD_CUDA_MODULE(name)                 \
+  const CudaModuleLoad& name##Load_ = loadCudaModule(); \
+  ASSERT_TRUE(name##Load_.module) << name##Load_.error; \
+  const CudaModule& name = *name##Load_.module
+
+/// A test with the CUDA backend on device 0 in `backend_` (and the module in
+/// `cuda_`); skipped without a GPU.
 class CudaBackendFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    const CudaProbe probe = probeCuda();
+    PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+    cuda_ = &cuda;
+    const CudaProbe probe = cuda.probe();
     if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
     std::string error;
-    backend_ = makeCudaBackend(0, error);
+    backend_ = cuda.makeBackend(0, error);
     ASSERT_TRUE(backend_) << error;
   }
 
+  const CudaModule* cuda_ = nullptr;
   std::unique_ptr<Backend> backend_;
 };
 

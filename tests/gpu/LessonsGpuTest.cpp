@@ -7,7 +7,6 @@
 
 #include "analysis/LessonReport.h"
 #include "analysis/LessonRunner.h"
-#include "cuda/CudaBackend.h"
 #include "GpuTestEnvironment.h"
 
 namespace pipescope {
@@ -16,7 +15,8 @@ namespace {
 class LessonsGpu : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    const CudaProbe probe = probeCuda();
+    PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+    const CudaProbe probe = cuda.probe();
     if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
     if (!sanitizerTool().empty()) GTEST_SKIP() << "lessons are minutes of GPU work under compute-sanitizer";
   }

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "GpuTestEnvironment.h"
-#include "cuda/CudaBackend.h"
 #include "sweep/SweepRunner.h"
 
 namespace pipescope {
@@ -65,7 +64,7 @@ TEST_F(SweepGpuTest, ReusedBuffersMeasureLikeFreshOnes) {
   std::string error;
   std::vector<Spread> freshRates;
   for (const auto& p : r.points) {
-    auto fresh = makeCudaBackend(0, error);
+    auto fresh = cuda_->makeBackend(0, error);
     ASSERT_TRUE(fresh) << error;
     SweepSpec one = reusedSpec;
     one.batchSamples = {p.config.batchSamples};

@@ -1,6 +1,8 @@
-# cmake -DBUILD_DIR=... -DUI=ON|OFF -P CheckInstallLayout.cmake
+# cmake -DBUILD_DIR=... -DUI=ON|OFF [-DCUDA_MODULE=lib/pipescope/libpipescope-cuda.so] -P CheckInstallLayout.cmake
 # Installs the build into a temporary prefix (as the .deb does, under /usr) and
-# checks that every piece a user expects is there.
+# checks that every piece a user expects is there. With CUDA_MODULE (the module's
+# path under the prefix) it also checks that the installed pipescope-cli finds the
+# installed module relative to itself.
 set(dest ${BUILD_DIR}/install-layout-test)
 file(REMOVE_RECURSE ${dest})
 # DESTDIR keeps /usr inside the test folder.
@@ -29,15 +31,32 @@ if(UI)
     list(APPEND expected share/icons/hicolor/${size}x${size}/apps/pipescope.png)
   endforeach()
 endif()
+if(CUDA_MODULE)
+  list(APPEND expected ${CUDA_MODULE})
+endif()
 set(missing "")
 foreach(f IN LISTS expected)
   if(NOT EXISTS ${dest}/usr/${f})
     list(APPEND missing ${f})
   endif()
 endforeach()
+set(module_error "")
+if(CUDA_MODULE AND NOT missing)
+  # `--backend cuda` loads the module before asking for a GPU: without one the run
+  # fails on the GPU, never on the module. Only an unset override tests the lookup.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=PIPESCOPE_CUDA_MODULE
+                          ${dest}/usr/bin/pipescope-cli run --backend cuda --preset naive --batches 1 --quiet
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if("${out}${err}" MATCHES "CUDA backend cannot be used")
+    set(module_error "the installed pipescope-cli does not load the installed module: ${out}${err}")
+  endif()
+endif()
 file(REMOVE_RECURSE ${dest})
 if(missing)
   message(FATAL_ERROR "cmake --install did not lay out: ${missing}")
+endif()
+if(module_error)
+  message(FATAL_ERROR "${module_error}")
 endif()
 list(LENGTH expected count)
 message(STATUS "install layout: all ${count} expected files present")

@@ -1,11 +1,10 @@
-// The charts take a TimeSeries in bulk and never hold more than kMaxPoints per series.
+// The charts take a TimeSeries in bulk and draw one point per interval of it.
 #include <gtest/gtest.h>
 
 #include <QImage>
 #include <algorithm>
 #include <QPainter>
 
-#include "charts/Downsample.h"
 #include "charts/ThroughputCharts.h"
 
 using namespace pipescope;
@@ -14,8 +13,10 @@ using namespace pipescope::ui;
 namespace {
 TimeSeries rampSeries(std::size_t n) {
   TimeSeries ts;
-  ts.binNs = 1000;
+  ts.samplesPerBatch = 64;
   for (std::size_t i = 0; i < n; ++i) {
+    ts.startNs.push_back(std::int64_t(i) * 1000);
+    ts.endNs.push_back(std::int64_t(i + 1) * 1000);
     ts.timeNs.push_back(double(i) * 1000 + 500);
     ts.batchesPerSec.push_back(1e3);
     ts.samplesPerSec.push_back(64e3 + double(i));
@@ -30,30 +31,14 @@ TimeSeries rampSeries(std::size_t n) {
 }
 }  // namespace
 
-TEST(Charts, SeriesGetPointsAndNeverExceedTheCap) {
+TEST(Charts, EachIntervalIsOnePointWithItsOwnFigure) {
   ThroughputCharts charts;
   charts.setTimeSeries(rampSeries(50));
   for (int n : charts.pointCounts()) EXPECT_EQ(n, 50);
-  charts.setTimeSeries(rampSeries(5000));
-  for (int n : charts.pointCounts()) {
-    EXPECT_GT(n, 0);
-    EXPECT_LE(n, ThroughputCharts::kMaxPoints);
-  }
+  charts.setTimeSeries(rampSeries(ThroughputCharts::kMaxPoints));
+  for (int n : charts.pointCounts()) EXPECT_EQ(n, ThroughputCharts::kMaxPoints);
   charts.clear();
   for (int n : charts.pointCounts()) EXPECT_EQ(n, 0);
-}
-
-TEST(Charts, DownsampleAveragesGroupsAndKeepsTheLevel) {
-  const std::vector<double> x{0, 1, 2, 3, 4, 5}, y{1, 3, 1, 3, 1, 3};
-  const auto pts = downsampledPoints(x, y, 3);
-  ASSERT_EQ(pts.size(), 3);
-  EXPECT_DOUBLE_EQ(pts[0].x(), 0.5);
-  for (const auto& p : pts) EXPECT_DOUBLE_EQ(p.y(), 2.0);
-  EXPECT_EQ(downsampledPoints(x, y, 100).size(), 6);
-  EXPECT_TRUE(downsampledPoints(x, y, 0).isEmpty());
-  const auto scaled = downsampledPoints({1000}, {0.5}, 10, 1e-3, 100);
-  EXPECT_DOUBLE_EQ(scaled[0].x(), 1.0);
-  EXPECT_DOUBLE_EQ(scaled[0].y(), 50.0);
 }
 
 TEST(Charts, RenderToPaintsSomethingIntoTheTarget) {
@@ -89,4 +74,14 @@ TEST(Charts, ChartsWithoutDataSaySoInsteadOfAFlatLine) {
   ASSERT_EQ(notes.size(), 2) << notes.join("|").toStdString();
   EXPECT_EQ(notes[0], "Throughput (no batches)");
   EXPECT_EQ(notes[1], "Copy bandwidth (wall) (no copies)");
+}
+
+TEST(Charts, WithoutABatchSizeThroughputIsInBatchesPerSecond) {
+  ThroughputCharts charts;
+  TimeSeries ts = rampSeries(20);
+  ts.samplesPerBatch = 0;  // an imported profile: iterations known, samples not
+  std::fill(ts.samplesPerSec.begin(), ts.samplesPerSec.end(), 0.0);
+  charts.setTimeSeries(ts);
+  EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
+  EXPECT_EQ(charts.seriesNames().front(), "batches/s");
 }

@@ -42,9 +42,9 @@ struct LessonFixture {
 
 }  // namespace
 
-TEST(LessonsPanel, ListsTheNineLessonsAndAsksForAPredictionBeforeRunning) {
+TEST(LessonsPanel, ListsTheElevenLessonsAndAsksForAPredictionBeforeRunning) {
   LessonFixture f;
-  EXPECT_EQ(builtinLessons().size(), 9u);
+  EXPECT_EQ(builtinLessons().size(), 11u);
   EXPECT_EQ(f.panel.currentLesson(), 1);
   EXPECT_FALSE(f.panel.runButton()->isEnabled());  // no answer picked yet
   f.panel.choose(0);
@@ -53,7 +53,8 @@ TEST(LessonsPanel, ListsTheNineLessonsAndAsksForAPredictionBeforeRunning) {
   f.panel.nextButton()->click();
   EXPECT_EQ(f.panel.currentLesson(), 2);
   EXPECT_EQ(f.panel.chosen(), -1);  // a new lesson, a new question
-  EXPECT_FALSE(f.panel.selectLesson(10));
+  EXPECT_TRUE(f.panel.selectLesson(10));
+  EXPECT_FALSE(f.panel.selectLesson(12));
 }
 
 TEST(LessonsPanel, LessonOneRunsToCompletionOnTheSimulatorAndShowsTheNumbers) {

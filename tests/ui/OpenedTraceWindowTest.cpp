@@ -135,6 +135,14 @@ TEST(OpenedTraceWindow, FiguresThatCannotBeKnownReadNotAvailable) {
   EXPECT_TRUE(notes.join("|").contains("Throughput (no batches)")) << notes.join("|").toStdString();
 }
 
+TEST(OpenedTraceWindow, ChartsHaveAPointPerIteration) {
+  Opened o;
+  ASSERT_TRUE(o.ok()) << o.w.lastError().toStdString();
+  const auto iterations = computeMetrics(*o.w.currentTrace()).batches;
+  ASSERT_GE(iterations, 2u);
+  for (int n : o.w.charts().pointCounts()) EXPECT_EQ(std::size_t(n), iterations);
+}
+
 TEST(OpenedTraceWindow, StartingARunGivesTheLiveOrderAndTheSettingsBack) {
   Opened o;
   ASSERT_TRUE(o.ok()) << o.w.lastError().toStdString();

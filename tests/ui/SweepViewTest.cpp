@@ -374,7 +374,7 @@ TEST(SweepView, TheAppExportsASavedSweepHeadless) {
   EXPECT_TRUE(error.contains("needs --screenshot")) << error.toStdString();
 }
 
-TEST(SweepView, InANarrowWindowTheSweepScrollsInsteadOfWideningIt) {
+TEST(SweepView, InANarrowWindowTheSweepReflowsAndScrollsVerticallyInsteadOfWideningIt) {
   MainWindow w(MainWindow::Options{false});
   w.resize(1200, 800);
   w.show();
@@ -382,17 +382,22 @@ TEST(SweepView, InANarrowWindowTheSweepScrollsInsteadOfWideningIt) {
   ASSERT_NE(dock, nullptr);
   dock->raise();
   QTest::qWait(20);
-  // The window keeps the size asked for; the sweep keeps the size its heatmaps
-  // need to be legible and scrolls inside its dock.
+  // The window keeps the size asked for; the sweep's parts move onto a second row
+  // (the heatmaps under the grid) and the dock scrolls vertically, never sideways.
   EXPECT_EQ(w.width(), 1200);
   auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
   ASSERT_NE(scroll, nullptr);
   auto* view = w.findChild<SweepView*>();
   ASSERT_NE(view, nullptr);
-  EXPECT_GE(view->width(), view->minimumSizeHint().width());
-  EXPECT_GE(view->minimumSizeHint().width(), 900);
-  EXPECT_LT(scroll->viewport()->width(), view->width());
-  EXPECT_TRUE(scroll->horizontalScrollBar()->isVisible());
+  EXPECT_EQ(view->width(), scroll->viewport()->width());
+  EXPECT_FALSE(scroll->horizontalScrollBar()->isVisible());
+  auto* form = view->findChild<SweepGridForm*>();
+  const auto maps = view->findChildren<SweepHeatmap*>();
+  ASSERT_TRUE(form && maps.size() == 2);
+  EXPECT_GE(maps[0]->mapTo(view, QPoint(0, 0)).y(), form->mapTo(view, QPoint(0, form->height())).y());
+  EXPECT_GE(maps[0]->width(), maps[0]->minimumSizeHint().width());
+  EXPECT_GT(view->height(), scroll->viewport()->height());
+  EXPECT_TRUE(scroll->verticalScrollBar()->isVisible());
   if (const char* dir = std::getenv("PIPESCOPE_SCREENSHOT_DIR")) {
     useSimulator(*view);
     defineGrid(*view, "1M,4M,16M,64M", "1,2,4,8", 20);

@@ -4,7 +4,6 @@
 #include <QLabel>
 #include <QMetaObject>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -17,6 +16,7 @@
 #include "controls/ControlPanel.h"
 #include "run/RunController.h"
 #include "sim/DeviceProfile.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -36,9 +36,6 @@ AdvicePanel::AdvicePanel(MainWindow& window) : window_(window) {
   setObjectName("advicePanel");
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
   status_ = wrapped(tr("When a run ends, the simulator tries the usual fixes on it and ranks them here."));
@@ -47,8 +44,7 @@ AdvicePanel::AdvicePanel(MainWindow& window) : window_(window) {
   items_ = new QVBoxLayout;
   layout->addLayout(items_);
   layout->addStretch(1);
-  scroll->setWidget(inner);
-  outer->addWidget(scroll);
+  outer->addWidget(new VerticalScrollArea(inner));
 
   connect(&window, &MainWindow::runCompleted, this, [this](std::shared_ptr<Trace> t) { adviseOn(std::move(t)); });
   connect(&window, &MainWindow::traceChanged, this, [this](std::shared_ptr<Trace> t) {
@@ -118,7 +114,7 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     const TraceView ops = trace->ops().snapshot();
     const std::vector<Lane> lanes = trace->lanes();
     const WaitSummary waits = summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
-    AdviceInput in{trace->config(), profile, &metrics, &waits};
+    AdviceInput in{trace->config(), profile, &metrics, &waits, std::nullopt};
     AdviceResult result;
     std::optional<DerivedConfig> derived;
     if (imported && metrics.batches > 0) derived = deriveConfig(*trace, metrics, profile, stop);

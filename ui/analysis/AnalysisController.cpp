@@ -20,8 +20,7 @@ AnalysisController::AnalysisController(MainWindow& window) : QObject(&window), w
   model_ = new WaitAnalysisModel(this);
   overlay_ = std::make_unique<WaitCauseOverlay>(*model_);
   legend_ = new WaitCauseLegend;
-  if (QLayout* central = window.centralWidget() ? window.centralWidget()->layout() : nullptr)
-    central->addWidget(legend_);
+  window.addUnderTimeline(legend_);
   section_ = new LimitsSection;
   window.metricsPanel().addSection(section_);
 
@@ -53,6 +52,7 @@ AnalysisController::AnalysisController(MainWindow& window) : QObject(&window), w
   // new run, another trace), and the next figures place them again.
   connect(&window.metricsPanel(), &MetricsPanel::cleared, this, [this] {
     section_->clear();
+    emit limitsCleared();
     window_.timeline().setMarkers({});
   });
   setShowWaits(true);
@@ -107,6 +107,7 @@ void AnalysisController::onMetrics(const Metrics& m) {
   if (const auto shown = window_.currentTrace())
     if (const std::string none = noIterationsSentence(*shown, m.batches); !none.empty()) limits.positionSentence = none;
   section_->setLimits(limits);
+  emit limitsShown(limits);
   // Markers only once the run is over: a live run's bound moves with every batch.
   const bool live = window_.runController().running();
   window_.timeline().setMarkers(live ? std::vector<TimelineMarker>{} : boundMarkers(limits));

@@ -41,6 +41,12 @@ class AnalysisController : public QObject {
   /// The timeline markers of a finished run: ideal finish and actual finish.
   static std::vector<TimelineMarker> boundMarkers(const Limits& limits);
 
+ signals:
+  /// The limits of the figures on screen (the limits section shows them; so does the
+  /// presentation mode's bar), or none (a new run, another trace).
+  void limitsShown(const pipescope::Limits& limits);
+  void limitsCleared();
+
  private:
   void onTraceChanged(std::shared_ptr<Trace> trace);
   void onMetrics(const Metrics& m);

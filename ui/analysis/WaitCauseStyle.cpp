@@ -14,6 +14,8 @@ QColor waitCauseColor(WaitCause cause) {
     case WaitCause::HostCpuWork: return QColor(0xD4, 0xD4, 0xD4);      // pale grey: like CPU stages
     case WaitCause::PageableStaging: return QColor(0xF7, 0xCF, 0x8C);  // pale orange: staging copy
     case WaitCause::HostSync: return QColor(0xF3, 0xEC, 0x9C);         // pale yellow: like host sync
+    case WaitCause::PeerActivation: return QColor(0xDD, 0xB3, 0xC8);   // pale wine: like peer copies
+    case WaitCause::CollectiveWait: return QColor(0xB8, 0xB3, 0xE0);   // pale indigo: like collectives
   }
   return QColor(Qt::lightGray);
 }
@@ -27,6 +29,8 @@ Qt::BrushStyle waitCausePattern(WaitCause cause) {
     case WaitCause::HostCpuWork: return Qt::Dense6Pattern;
     case WaitCause::PageableStaging: return Qt::DiagCrossPattern;
     case WaitCause::HostSync: return Qt::VerPattern;
+    case WaitCause::PeerActivation: return Qt::Dense5Pattern;
+    case WaitCause::CollectiveWait: return Qt::Dense4Pattern;
   }
   return Qt::SolidPattern;
 }
@@ -42,6 +46,8 @@ QString waitCauseExplanation(WaitCause cause) {
     case WaitCause::HostCpuWork: return QObject::tr("the host was busy with CPU pre/postprocessing");
     case WaitCause::PageableStaging: return QObject::tr("the host was held by a pageable (staged) copy");
     case WaitCause::HostSync: return QObject::tr("the host was waiting in a synchronisation");
+    case WaitCause::PeerActivation: return QObject::tr("waiting for a peer's activation: the copy from the GPU before");
+    case WaitCause::CollectiveWait: return QObject::tr("waiting for the collective (all-reduce) on its GPU to finish");
   }
   return {};
 }

@@ -1,5 +1,8 @@
 #include "app/AppIcon.h"
 
+#include <QImageReader>
+#include <QPixmap>
+
 // Q_INIT_RESOURCE must be called outside any namespace; the resources live in the
 // static pipescope_ui library, whose initialiser the linker would otherwise drop.
 static void initPipescopeResources() { Q_INIT_RESOURCE(pipescope); }
@@ -13,9 +16,16 @@ const std::vector<int>& appIconSizes() {
 
 QIcon appIcon() {
   initPipescopeResources();
+  // Decoded as PNG, no format detection: QIcon::addFile (and QImage::load) ask
+  // every image-format plugin whether it can read the file, loading them all (SVG,
+  // JPEG, GIF, ICO) before the first frame. The 256 px image covers larger sizes; the SVG is installed into
+  // the icon theme for the desktop.
   QIcon icon;
-  for (int size : appIconSizes()) icon.addFile(QStringLiteral(":/pipescope/icons/pipescope-%1.png").arg(size), QSize(size, size));
-  icon.addFile(QStringLiteral(":/pipescope/icons/pipescope.svg"));
+  for (int size : appIconSizes()) {
+    QImageReader png(QStringLiteral(":/pipescope/icons/pipescope-%1.png").arg(size), "png");
+    png.setAutoDetectImageFormat(false);
+    icon.addPixmap(QPixmap::fromImage(png.read()));
+  }
   return icon;
 }
 

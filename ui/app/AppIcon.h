@@ -1,7 +1,7 @@
 #pragma once
-// The application icon (resources/icons): the SVG plus pre-rendered PNGs, so the
-// title bar and task bar get a crisp image at each size even where no SVG icon
-// engine is installed.
+// The application icon (resources/icons): pre-rendered PNGs from 16 to 256 px, so
+// the title bar and task bar get a crisp image at each size with no image-format
+// plugin or SVG icon engine loaded.
 #include <QIcon>
 #include <vector>
 

@@ -18,6 +18,15 @@ LaunchMode launchModeOf(int argc, const char* const* argv) {
   return LaunchMode::Window;
 }
 
+bool printsTextOnly(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a == "-h" || a == "-?" || a == "--help" || a == "-v" || a == "--version") return true;
+  }
+  return false;
+}
+
 bool selectHeadlessPlatform(int argc, const char* const* argv) {
   const char* set = std::getenv("QT_QPA_PLATFORM");
   if (set != nullptr && *set != '\0') return false;

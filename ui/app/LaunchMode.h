@@ -14,6 +14,12 @@ enum class LaunchMode { Window, Headless };
 /// Classifies the arguments (argv[0] is the program name).
 LaunchMode launchModeOf(int argc, const char* const* argv);
 
+/// True when the arguments ask for --help or --version (not --help-all, which lists
+/// the GUI application's own options): the launch prints text and exits, so it needs
+/// a QCoreApplication only, with no platform plugin, fonts or theme (faster, and
+/// nothing on stderr, such as Qt's warning about an unset XDG_RUNTIME_DIR).
+bool printsTextOnly(int argc, const char* const* argv);
+
 /// For a headless launch with no QT_QPA_PLATFORM set, sets it to "offscreen".
 /// Returns true when it did. Call before constructing QApplication.
 bool selectHeadlessPlatform(int argc, const char* const* argv);

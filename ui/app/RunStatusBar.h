@@ -3,9 +3,10 @@
 // state, and how many events were recorded.
 #include <QStatusBar>
 
-class QLabel;
 
 namespace pipescope::ui {
+
+class ElidedLabel;
 
 class RunStatusBar : public QStatusBar {
   Q_OBJECT
@@ -20,9 +21,11 @@ class RunStatusBar : public QStatusBar {
   QString eventsText() const;
 
  private:
-  QLabel* backend_;
-  QLabel* state_;
-  QLabel* events_;
+  // Elided with a tooltip when the window is narrow: a long error message never
+  // widens the window past the screen.
+  ElidedLabel* backend_;
+  ElidedLabel* state_;
+  ElidedLabel* events_;
 };
 
 }  // namespace pipescope::ui

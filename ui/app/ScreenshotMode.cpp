@@ -115,10 +115,6 @@ int runScreenshot(const ScreenshotRequest& r) {
   MainWindow window(MainWindow::Options{false});
   window.resize(r.size);
   window.show();
-  if (window.size() != r.size)
-    // The docks cannot shrink further: say so rather than hand back a surprise size.
-    qWarning("pipescope: --size %dx%d is below the window's minimum; the screenshot is %dx%d",
-             r.size.width(), r.size.height(), window.width(), window.height());
 
   ControlPanel& controls = window.controlPanel();
   controls.selectPreset(r.preset);
@@ -158,11 +154,17 @@ int runScreenshot(const ScreenshotRequest& r) {
                                                                          : window.lastError()));
     return 1;
   }
-  // Let the final refresh and the dock layout settle before grabbing.
+  // Let the final refresh and the dock layout settle before grabbing, at the size
+  // asked for: the panels' minimum sizes are known only now that they show figures.
+  window.resize(r.size);
   window.timeline().fit();
   QEventLoop settle;
   QTimer::singleShot(100, &settle, &QEventLoop::quit);
   settle.exec();
+  if (window.size() != r.size && !r.report)
+    // The docks cannot shrink further: say so rather than hand back a surprise size.
+    qWarning("pipescope: --size %dx%d is below the window's minimum; the screenshot is %dx%d",
+             r.size.width(), r.size.height(), window.width(), window.height());
 
   QString error;
   bool ok = false;

@@ -1,8 +1,9 @@
 #pragma once
 // `pipescope --measure-startup`: notes when the main window's first frame has been
-// painted, prints the time and quits. bench/ui_startup_bench.cpp launches the app
-// many times and takes the time from its own spawn to that printed instant (both
-// on CLOCK_MONOTONIC, which every process shares).
+// painted, prints the time and the resident memory, and quits. bench/startup_bench.cpp
+// and bench/ui_startup_bench.cpp launch the app many times and take the time from
+// their own spawn to that printed instant (both on CLOCK_MONOTONIC, which every
+// process shares).
 #include <QObject>
 #include <cstdint>
 

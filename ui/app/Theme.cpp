@@ -57,6 +57,25 @@ QPalette themePalette(Theme theme) {
   return p;
 }
 
+QPalette presentationPalette() {
+  const std::unique_ptr<QStyle> fusion(QStyleFactory::create("Fusion"));
+  QPalette p = fusion ? fusion->standardPalette() : QPalette();
+  const QColor ink(0, 0, 0), paper(Qt::white), muted(0x4A, 0x4A, 0x4A);
+  for (auto role : {QPalette::Window, QPalette::Base, QPalette::AlternateBase, QPalette::Button, QPalette::ToolTipBase})
+    p.setColor(role, paper);
+  for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText, QPalette::ToolTipText})
+    p.setColor(role, ink);
+  p.setColor(QPalette::AlternateBase, QColor(0xEE, 0xEE, 0xEE));
+  p.setColor(QPalette::PlaceholderText, muted);
+  p.setColor(QPalette::Mid, muted);
+  p.setColor(QPalette::Dark, QColor(0x30, 0x30, 0x30));
+  p.setColor(QPalette::Highlight, QColor(0x00, 0x5A, 0xB5));
+  p.setColor(QPalette::HighlightedText, paper);
+  for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    p.setColor(QPalette::Disabled, role, muted);
+  return p;
+}
+
 void applyTheme(Theme theme) {
   g_current = theme;
   if (!qobject_cast<QApplication*>(QCoreApplication::instance())) return;  // a CLI-only process has no widgets

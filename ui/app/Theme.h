@@ -13,6 +13,10 @@ enum class Theme { Light, Dark };
 QString toString(Theme theme);  ///< "light", "dark"
 std::optional<Theme> parseTheme(const QString& name);
 QPalette themePalette(Theme theme);
+/// The presentation mode's look for a projector: black on white with no greys paler
+/// than 4.5:1 (a washed-out projector flattens light greys into the background).
+/// Not a theme: leaving the mode puts the current theme back.
+QPalette presentationPalette();
 /// Sets the style and palette of the running application (all windows follow).
 void applyTheme(Theme theme);
 /// The theme last applied (Light before any).

@@ -13,7 +13,6 @@
 #include <cmath>
 
 #include "OpPalette.h"
-#include "charts/Downsample.h"
 
 namespace pipescope::ui {
 
@@ -57,6 +56,15 @@ double niceStep(double v) {
   return 10 * p;
 }
 
+// One point per interval: the figure is the interval's own, never averaged with a
+// neighbour's (an average of rates over intervals of different lengths is no rate).
+QList<QPointF> pointsOf(const std::vector<double>& x, const std::vector<double>& y, double xScale, double yScale) {
+  QList<QPointF> points;
+  points.reserve(qsizetype(x.size()));
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) points.append(QPointF(x[i] * xScale, y[i] * yScale));
+  return points;
+}
+
 double maxOf(const QList<QPointF>& points) {
   double m = 0;
   for (const auto& p : points) m = std::max(m, p.y());
@@ -95,7 +103,9 @@ struct ThroughputCharts::Charts {
 };
 
 ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
-  auto* layout = new QVBoxLayout(this);
+  // Side by side until the first resize says otherwise: stacked, the three charts'
+  // minimum height would set the window's before it is ever shown.
+  auto* layout = new QBoxLayout(QBoxLayout::LeftToRight, this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   auto make = [&](Charts::Panel& p, const QString& title) {
@@ -110,16 +120,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.y = new QValueAxis;
     p.x->setLabelFormat("%g");  // time: "1000", never "1e+03"
     p.y->setLabelFormat("%g");
-    QFont small = p.chart->font();
-    small.setPointSizeF(8.0);
-    QFont titleFont = small;
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(9.0);
-    p.chart->setTitleFont(titleFont);
-    p.chart->legend()->setFont(small);
     for (QValueAxis* axis : {p.x, p.y}) {
-      axis->setLabelsFont(small);
-      axis->setTitleFont(small);
       axis->setTickCount(6);
     }
     p.chart->addAxis(p.x, Qt::AlignBottom);
@@ -144,6 +145,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  setTextPixelSize(0);
   applyPalette();
   for (auto* p : charts_->panels())
     for (auto* s : p->series) {
@@ -165,6 +167,7 @@ void ThroughputCharts::clear() {
   }
   charts_->throughput.y->setRange(0, 1);
   charts_->throughput.y->setTitleText(tr("samples/s"));
+  charts_->throughput.series[0]->setName(tr("samples/s"));
   charts_->bandwidth.y->setRange(0, 1);
   charts_->bandwidth.y->setTitleText(tr("GB/s"));
   charts_->utilisation.y->setRange(0, 100);
@@ -176,32 +179,38 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     clear();
     return;
   }
-  const double spanNs = double(ts.binNs) * double(ts.size()) + double(ts.fromNs);
+  const double spanNs = double(ts.toNs());
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
   for (auto* p : charts_->panels()) {
     // The axis ends where the run does; ticks sit on round times (not 6.25 / 12.5)
     // and the range is not stretched to the next round number (a 539 ms run on a
     // 0..1000 ms axis leaves half the chart empty).
-    const double span = spanNs * time.scale;
-    p->x->setRange(0, span);
+    const double from = double(ts.fromNs()) * time.scale, to = spanNs * time.scale;
+    p->x->setRange(from, to);
     p->x->setTickType(QValueAxis::TicksDynamic);
     p->x->setTickAnchor(0);
-    p->x->setTickInterval(niceStep(span / 5));
+    p->x->setTickInterval(niceStep((to - from) / (textPixels_ > 0 ? 3 : 5)));  // fewer labels in large print
     p->x->setTitleText(timeTitle);
   }
   auto points = [&](const std::vector<double>& y, double yScale) {
-    return downsampledPoints(ts.timeNs, y, kMaxPoints, time.scale, yScale);
+    return pointsOf(ts.timeNs, y, time.scale, yScale);
   };
 
-  const double maxRate = ts.samplesPerSec.empty() ? 0.0 : *std::max_element(ts.samplesPerSec.begin(), ts.samplesPerSec.end());
+  // Samples per second where the batch size is known; an imported profile without
+  // one shows its iterations per second rather than samples it never recorded.
+  const bool samplesKnown = ts.samplesPerBatch > 0;
+  const std::vector<double>& throughput = samplesKnown ? ts.samplesPerSec : ts.batchesPerSec;
+  const QString perSecond = samplesKnown ? tr("samples/s") : tr("batches/s");
+  const double maxRate = throughput.empty() ? 0.0 : *std::max_element(throughput.begin(), throughput.end());
   const Unit rate = rateUnit(maxRate);
   auto& t = charts_->throughput;
-  const auto samples = points(ts.samplesPerSec, rate.scale);
+  const auto samples = points(throughput, rate.scale);
+  t.series[0]->setName(perSecond);
   t.series[0]->replace(samples);
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
-  t.y->setTitleText(tr("%1 samples/s").arg(rate.name).trimmed());
+  t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
 
   auto& b = charts_->bandwidth;
   const auto h2d = points(ts.h2dGBps, 1.0), d2h = points(ts.d2hGBps, 1.0);
@@ -229,7 +238,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     return true;
   };
   // Short notes: the title is all the room they get in a narrow chart.
-  t.setEmptyNote(allZero({&ts.samplesPerSec}) ? tr("no batches") : QString());
+  t.setEmptyNote(allZero({&throughput}) ? tr("no batches") : QString());
   b.setEmptyNote(allZero({&ts.h2dGBps, &ts.d2hGBps}) ? tr("no copies") : QString());
   u.setEmptyNote(allZero({&ts.computeBusy, &ts.h2dBusy, &ts.d2hBusy}) ? tr("no GPU ops") : QString());
 }
@@ -248,10 +257,58 @@ std::vector<int> ThroughputCharts::pointCounts() const {
   return counts;
 }
 
+QStringList ThroughputCharts::seriesNames() const {
+  QStringList names;
+  for (auto* p : charts_->panels())
+    for (auto* s : p->series) names << s->name();
+  return names;
+}
+
+void ThroughputCharts::showOnly(std::optional<Chart> chart) {
+  const std::vector<Charts::Panel*> panels = charts_->panels();
+  for (std::size_t i = 0; i < panels.size(); ++i) panels[i]->view->setVisible(!chart || int(*chart) == int(i));
+  // All three back (under the timeline): side by side until a resize says otherwise,
+  // or the stacked minimum height of a narrow column would stretch the window.
+  if (!chart) static_cast<QBoxLayout*>(layout())->setDirection(QBoxLayout::LeftToRight);
+}
+
+void ThroughputCharts::setTextPixelSize(int pixels) {
+  textPixels_ = pixels;
+  QFont small = font();
+  QFont titleFont = small;
+  titleFont.setBold(true);
+  if (pixels > 0) {
+    small.setPixelSize(pixels);
+    titleFont.setPixelSize(pixels * 23 / 20);
+  } else {  // the default small print of a chart beside the timeline
+    small.setPointSizeF(8.0);
+    titleFont.setPointSizeF(9.0);
+  }
+  for (auto* p : charts_->panels()) {
+    // Room for the title, the axis labels and titles, and a plot, in this print.
+    p->view->setMinimumHeight(std::max(150, pixels * 12));
+    p->chart->setTitleFont(titleFont);
+    p->chart->legend()->setFont(small);
+    for (QValueAxis* axis : {p->x, p->y}) {
+      axis->setLabelsFont(small);
+      axis->setTitleFont(small);
+    }
+  }
+  applyPalette();  // pen widths follow the text size
+}
+
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   auto* box = static_cast<QBoxLayout*>(layout());
   box->setDirection(width() > height() ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+  // A low chart (the bottom row of a laptop screen): the legend beside the plot and
+  // fewer ticks, so the axis labels keep their room instead of turning into "...".
+  const int chartHeight = box->direction() == QBoxLayout::LeftToRight ? height() : height() / 3;
+  const bool low = chartHeight < 240;
+  for (auto* p : charts_->panels()) {
+    p->chart->legend()->setAlignment(low ? Qt::AlignRight : Qt::AlignBottom);
+    p->y->setTickCount(low ? 3 : 6);
+  }
 }
 
 void ThroughputCharts::changeEvent(QEvent* event) {
@@ -278,10 +335,19 @@ void ThroughputCharts::applyPalette() {
       axis->setLinePenColor(pal.color(QPalette::Mid));
     }
   }
-  // The two series drawn in "ink" follow the text colour.
-  for (QLineSeries* s : {charts_->throughput.series[0], charts_->utilisation.series[3]}) {
+  // Op colours (standard or high contrast, OpPalette.h); the two series drawn in
+  // "ink" follow the text colour. Thicker lines with larger text (a projector).
+  const auto& b = charts_->bandwidth.series;
+  const auto& u = charts_->utilisation.series;
+  const std::pair<QLineSeries*, QColor> colours[] = {
+      {charts_->throughput.series[0], text},        {b[0], opKindColor(OpKind::CopyH2D)},
+      {b[1], opKindColor(OpKind::CopyD2H)},         {u[0], opKindColor(OpKind::Kernel)},
+      {u[1], opKindColor(OpKind::CopyH2D)},         {u[2], opKindColor(OpKind::CopyD2H)},
+      {u[3], text}};
+  for (const auto& [s, colour] : colours) {
     QPen pen = s->pen();
-    pen.setColor(text);
+    pen.setColor(colour);
+    pen.setWidthF(textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0);
     s->setPen(pen);
   }
 }

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "metrics/TimeSeries.h"
 
@@ -16,20 +17,30 @@ namespace pipescope::ui {
 class ThroughputCharts : public QWidget {
   Q_OBJECT
  public:
-  /// Most points a series holds (TimeSeries bins are downsampled beyond it).
-  static constexpr int kMaxPoints = 200;
+  /// Most points to ask computeTimeSeries for: one per batch up to this many.
+  static constexpr int kMaxPoints = kSeriesPoints;
 
   explicit ThroughputCharts(QWidget* parent = nullptr);
   ~ThroughputCharts() override;
 
-  /// Replaces every series in bulk (one replace() per series).
+  /// Replaces every series in bulk (one replace() per series), one point per
+  /// interval of the series, drawn at the interval's centre.
   void setTimeSeries(const TimeSeries& series);
   void clear();
 
+  /// The charts shown: all three (the default) or one (presentation mode).
+  enum class Chart { Throughput, Bandwidth, Utilisation };
+  void showOnly(std::optional<Chart> chart);
+  /// Size of titles, axis labels and legends in pixels (0: the default small print).
+  void setTextPixelSize(int pixels);
+  int textPixelSize() const { return textPixels_; }
+
   /// Titles of the charts that have no data and say so (tests).
   QStringList emptyNotes() const;
-  /// Points held by each series, for tests (never more than kMaxPoints).
+  /// Points held by each series, for tests.
   std::vector<int> pointCounts() const;
+  /// The legend name of each series, for tests.
+  QStringList seriesNames() const;
   /// Paints the charts into `target`, stacked (Vertical) or side by side
   /// (Horizontal), for the export and the report image.
   void renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation = Qt::Vertical);
@@ -45,6 +56,7 @@ class ThroughputCharts : public QWidget {
 
   struct Charts;
   std::unique_ptr<Charts> charts_;
+  int textPixels_ = 0;
 };
 
 }  // namespace pipescope::ui

@@ -55,7 +55,8 @@ CompareController::CompareController(MainWindow& window) : QObject(&window), win
   auto* row = new QWidget;
   auto* rowLayout = new QHBoxLayout(row);
   rowLayout->setContentsMargins(0, 0, 0, 0);
-  pinButton_ = new QPushButton(tr("Pin as A (compare with the next run)"));
+  pinButton_ = new QPushButton(tr("Pin as A"));
+  pinButton_->setToolTip(pin_->toolTip());
   pinButton_->setObjectName("pinAsA");
   connect(pinButton_, &QPushButton::clicked, pin_, &QAction::trigger);
   rowLayout->addWidget(pinButton_);
@@ -80,7 +81,9 @@ void CompareController::updateActions() {
 }
 
 void CompareController::showDock() {
-  if (auto* dock = qobject_cast<QDockWidget*>(view_->parentWidget())) {
+  QWidget* dockWidget = view_->parentWidget();  // the dock, through its scroll area
+  while (dockWidget && !qobject_cast<QDockWidget*>(dockWidget)) dockWidget = dockWidget->parentWidget();
+  if (auto* dock = qobject_cast<QDockWidget*>(dockWidget)) {
     dock->show();
     dock->raise();
   }

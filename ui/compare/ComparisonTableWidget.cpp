@@ -11,7 +11,9 @@ ComparisonTableWidget::ComparisonTableWidget(QWidget* parent) : QTableWidget(par
   setEditTriggers(QAbstractItemView::NoEditTriggers);
   setSelectionMode(QAbstractItemView::ContiguousSelection);  // copy a few rows into a report
   verticalHeader()->setVisible(false);
-  horizontalHeader()->setStretchLastSection(true);
+  // Columns as wide as their figures (a narrow dock scrolls sideways, never cuts the
+  // difference column); the figure names alone may be cut, and their tooltips say them whole.
+  horizontalHeader()->setStretchLastSection(false);
   setAlternatingRowColors(true);
   setWordWrap(false);
   setTextElideMode(Qt::ElideRight);
@@ -30,6 +32,7 @@ void ComparisonTableWidget::clearTable() {
   table_ = ComparisonTable{};
   setRowCount(0);
   setHorizontalHeaderLabels({tr("figure"), tr("A"), tr("B"), tr("difference (B − A)")});
+  resizeColumnsToContents();
 }
 
 void ComparisonTableWidget::setTable(const ComparisonTable& t) {
@@ -53,7 +56,6 @@ void ComparisonTableWidget::setTable(const ComparisonTable& t) {
     }
   }
   resizeColumnsToContents();
-  // Long figure names elide (the tooltip has them whole): the values matter more.
   setColumnWidth(0, std::min(columnWidth(0), 170));
 }
 

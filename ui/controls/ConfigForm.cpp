@@ -20,8 +20,8 @@ QComboBox* choiceBox(const std::vector<std::string_view>& names, const QString& 
   auto* box = new QComboBox;
   for (auto n : names) box->addItem(QString::fromUtf8(n.data(), int(n.size())));
   box->setToolTip(tip);
-  box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  box->setMinimumContentsLength(10);
+  // Wide enough for the longest choice: a narrow dock wraps the row, never elides "managed-prefetch".
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   return box;
 }
 
@@ -65,6 +65,7 @@ QGroupBox* group(const QString& title, QFormLayout*& form) {
   auto* box = new QGroupBox(title);
   form = new QFormLayout(box);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow dock puts the field under its label
   return box;
 }
 

@@ -5,13 +5,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "config/Presets.h"
 #include "controls/BackendSelector.h"
 #include "controls/ConfigForm.h"
 #include "controls/TraceSourceBox.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -63,10 +63,6 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   liveNote_->setVisible(false);
   settingsLayout->addWidget(liveNote_);
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* inner = new QWidget;
   auto* innerLayout = new QVBoxLayout(inner);
   innerLayout->setContentsMargins(0, 0, 0, 0);
@@ -77,8 +73,7 @@ ControlPanel::ControlPanel(QWidget* parent) : QWidget(parent) {
   backend_ = new BackendSelector;
   backendLayout->addWidget(backend_);
   innerLayout->addWidget(backendBox);
-  scroll->setWidget(inner);
-  settingsLayout->addWidget(scroll, 1);
+  settingsLayout->addWidget(new VerticalScrollArea(inner), 1);
 
   outer->addWidget(settings_, 1);
   outer->addStretch(0);  // keeps the trace box at the top while the settings are hidden

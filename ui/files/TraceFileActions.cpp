@@ -38,11 +38,12 @@ const ExportEntry kExports[] = {
     {"pipescope &trace…", TraceFileFormat::Native, "pipescope trace (*.pipescope)", ".pipescope"},
 };
 
-QString localFile(const QMimeData* mime) {
-  if (mime == nullptr || !mime->hasUrls()) return {};
+QStringList localFiles(const QMimeData* mime) {
+  QStringList out;
+  if (mime == nullptr || !mime->hasUrls()) return out;
   for (const QUrl& url : mime->urls())
-    if (url.isLocalFile()) return url.toLocalFile();
-  return {};
+    if (url.isLocalFile()) out << url.toLocalFile();
+  return out;
 }
 
 }  // namespace
@@ -135,24 +136,38 @@ bool TraceFileActions::save(const QString& path, TraceFileFormat format, QString
 
 void TraceFileActions::openFile(const QString& chosen, const ImportOptions& options) {
   QString path = chosen;
-  if (QFileInfo(path).isDir() && window_->isVisible()) {
-    // Several workers' files: let the user pick one (headless, the load's error lists them).
+  if (QFileInfo(path).isDir()) {
     QStringList files;
     for (const auto& f : profilerTraceFilesIn(path.toStdString())) files << QString::fromStdString(f);
     if (files.size() > 1) {
+      // One trace per rank (or worker): all of them on one timeline by default; headless
+      // (no one to ask), the same.
+      if (!window_->isVisible()) return openRanks({path}, options);
+      QStringList choices{tr("All %1 ranks on one timeline").arg(files.size())};
+      choices << files;
       bool ok = false;
       const QString pick = QInputDialog::getItem(window_, tr("Open profiler folder"),
-                                                 tr("This folder holds one trace per worker; open:"), files, 0, false,
-                                                 &ok);
+                                                 tr("This folder holds one trace per rank (worker); open:"), choices,
+                                                 0, false, &ok);
       if (!ok) return;
+      if (pick == choices.front()) return openRanks({path}, options);
       path = pick;
     }
   }
+  startLoad(std::make_unique<TraceLoadTask>(path, options));
+}
+
+void TraceFileActions::openRanks(const QStringList& paths, const ImportOptions& options) {
+  startLoad(std::make_unique<TraceLoadTask>(paths, options, true));
+}
+
+void TraceFileActions::startLoad(std::unique_ptr<TraceLoadTask> task) {
+  const QString path = task->path();
   if (task_) task_->cancel();
   task_.reset();  // joins the previous worker
   finishLoad();
   lastLoadShown_ = false;
-  task_ = std::make_unique<TraceLoadTask>(path, options);
+  task_ = std::move(task);
   connect(task_.get(), &TraceLoadTask::loaded, this, &TraceFileActions::onLoaded);
   connect(task_.get(), &TraceLoadTask::failed, this, [this](const QString& m, const QString&) { onFailed(m); });
   connect(task_.get(), &TraceLoadTask::cancelled, this, [this](const QString& p) {
@@ -194,9 +209,13 @@ bool TraceFileActions::waitForLoad(int timeoutMs) {
 }
 
 void TraceFileActions::onLoaded(std::shared_ptr<Trace> trace, const QString& path) {
+  const QStringList problems = task_ ? task_->problems() : QStringList();
   finishLoad();
   window_->showOpenedTrace(std::move(trace), path);
   window_->statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+  // A set of ranks opens with what can be shown; what was left out is said.
+  if (!problems.isEmpty())
+    window_->showError(tr("Opened %1, but:\n• %2").arg(path, problems.join(QStringLiteral("\n• "))));
   lastLoadShown_ = true;
   emit traceOpened(path);
 }
@@ -225,17 +244,18 @@ bool TraceFileActions::eventFilter(QObject* watched, QEvent* event) {
   if (watched == window_) {
     if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove) {
       auto* e = static_cast<QDropEvent*>(event);
-      if (!localFile(e->mimeData()).isEmpty()) {
+      if (!localFiles(e->mimeData()).isEmpty()) {
         e->acceptProposedAction();
         return true;
       }
     } else if (event->type() == QEvent::Drop) {
       auto* e = static_cast<QDropEvent*>(event);
-      const QString path = localFile(e->mimeData());
-      if (!path.isEmpty()) {
+      const QStringList paths = localFiles(e->mimeData());
+      if (!paths.isEmpty()) {
         e->acceptProposedAction();
-        // Open after the drop returns: the drag source is still waiting on us.
-        QTimer::singleShot(0, this, [this, path] { openFile(path); });
+        // Open after the drop returns: the drag source is still waiting on us. Several
+        // files dropped at once are the ranks of one job.
+        QTimer::singleShot(0, this, [this, paths] { paths.size() > 1 ? openRanks(paths) : openFile(paths.front()); });
         return true;
       }
     }

@@ -38,6 +38,9 @@ class TraceFileActions : public QObject {
   /// tensorboard_trace_handler files opens its profiler trace (asks which when several
   /// and the window is shown).
   void openFile(const QString& path, const ImportOptions& options = {});
+  /// Opens the ranks of a distributed job as one timeline: a folder of per-rank
+  /// profiler traces, or several rank files.
+  void openRanks(const QStringList& paths, const ImportOptions& options = {});
   /// Blocks (with events processed) until the current load ends; for tests and the
   /// screenshot mode. Returns true when a trace was shown.
   bool waitForLoad(int timeoutMs = 60000);
@@ -63,6 +66,7 @@ class TraceFileActions : public QObject {
  private:
   void openDialog();
   void openFolderDialog();
+  void startLoad(std::unique_ptr<TraceLoadTask> task);
   void saveDialog(TraceFileFormat format);
   void onLoaded(std::shared_ptr<Trace> trace, const QString& path);
   void onFailed(const QString& message);

@@ -3,11 +3,19 @@
 #include <QThread>
 
 #include "io/TraceFiles.h"
+#include "ranks/RankMerge.h"
 
 namespace pipescope::ui::files {
 
 TraceLoadTask::TraceLoadTask(QString path, ImportOptions options, QObject* parent)
     : QObject(parent), path_(std::move(path)), options_(std::move(options)) {}
+
+TraceLoadTask::TraceLoadTask(QStringList paths, ImportOptions options, bool asRanks, QObject* parent)
+    : QObject(parent),
+      path_(paths.size() == 1 ? paths.front() : tr("%1 files").arg(paths.size())),
+      paths_(std::move(paths)),
+      asRanks_(asRanks),
+      options_(std::move(options)) {}
 
 TraceLoadTask::~TraceLoadTask() {
   if (thread_ != nullptr) {
@@ -20,12 +28,20 @@ bool TraceLoadTask::running() const { return thread_ != nullptr && thread_->isRu
 
 void TraceLoadTask::start() {
   const std::string path = path_.toStdString();
-  thread_ = QThread::create([this, path, options = options_] {
+  std::vector<std::string> paths;
+  for (const QString& p : paths_) paths.push_back(p.toStdString());
+  thread_ = QThread::create([this, path, paths, options = options_] {
     LoadControl control;
     control.cancel = &cancel_;
     control.progress = [this](double f) { progress_.store(f); };
     try {
-      result_ = loadTraceFile(resolveTracePath(path), options, control);
+      if (asRanks_) {
+        std::vector<std::string> problems;
+        result_ = loadRanks(paths, options, control, &problems);
+        for (const auto& p : problems) problems_ << QString::fromStdString(p);
+      } else {
+        result_ = loadTraceFile(resolveTracePath(path), options, control);
+      }
     } catch (const TraceLoadCancelled&) {
       wasCancelled_ = true;
     } catch (const std::exception& e) {

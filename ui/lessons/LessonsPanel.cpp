@@ -8,15 +8,17 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
-#include <QRadioButton>
-#include <QScrollArea>
+#include <QFormLayout>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "MainWindow.h"
 #include "analysis/LessonReport.h"
 #include "compare/CompareController.h"
 #include "run/RunController.h"
+#include "widgets/VerticalScrollArea.h"
+#include "widgets/WrappingRadioButton.h"
 
 namespace pipescope::ui {
 
@@ -39,16 +41,16 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   player_ = new LessonPlayer(window);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // text wraps to the dock's width
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
 
   list_ = new QListWidget;
   list_->setObjectName("lessonList");
-  for (const Lesson& l : builtinLessons()) list_->addItem(QStringLiteral("%1. %2").arg(l.number).arg(q(l.title)));
+  for (const Lesson& l : builtinLessons()) {
+    const QString text = QStringLiteral("%1. %2").arg(l.number).arg(q(l.title));
+    list_->addItem(text);
+    list_->item(list_->count() - 1)->setToolTip(text);  // a narrow dock elides it
+  }
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   list_->setTextElideMode(Qt::ElideRight);
   list_->setMinimumWidth(120);
@@ -67,7 +69,7 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   runsLabel_->setStyleSheet("color: palette(placeholder-text);");
   layout->addWidget(runsLabel_);
 
-  auto* predict = new QGroupBox(tr("Your prediction (answer before pressing Run)"));
+  auto* predict = new QGroupBox(tr("Your prediction"));
   auto* predictLayout = new QVBoxLayout(predict);
   question_ = wrapped("lessonQuestion");
   question_->setStyleSheet("font-weight: 600;");
@@ -81,10 +83,10 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   layout->addWidget(predict);
 
   auto* runRow = new QHBoxLayout;
-  run_ = new QPushButton(tr("Run the lesson"));
+  run_ = new QPushButton(tr("R&un the lesson"));
   run_->setObjectName("runLesson");
-  stop_ = new QPushButton(tr("Stop"));
-  slowMotion_ = new QCheckBox(tr("slow motion"));
+  stop_ = new QPushButton(tr("S&top"));
+  slowMotion_ = new QCheckBox(tr("s&low motion"));
   slowMotion_->setChecked(true);
   slowMotion_->setToolTip(tr("Simulated runs, and replays of runs measured on the GPU, take about %1 s each, so "
                               "you can watch them on the timeline")
@@ -92,16 +94,21 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   connect(slowMotion_, &QCheckBox::toggled, player_, &LessonPlayer::setSlowMotion);
   runRow->addWidget(run_);
   runRow->addWidget(stop_);
-  runRow->addWidget(slowMotion_);
   runRow->addStretch(1);
   layout->addLayout(runRow);
-  auto* whereRow = new QHBoxLayout;
-  whereRow->addWidget(new QLabel(tr("Run on:")));
+  layout->addWidget(slowMotion_);
+  auto* whereRow = new QFormLayout;
+  whereRow->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  whereRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   backend_ = new QComboBox;
   backend_->setObjectName("lessonBackend");
-  backend_->addItem(tr("the backend chosen in Controls"));
-  backend_->addItem(tr("the simulator (live)"), int(BackendChoice::Simulator));
-  backend_->addItem(tr("this GPU (measured, then replayed)"), int(BackendChoice::Cuda));
+  backend_->addItem(tr("backend in Controls"));
+  backend_->addItem(tr("simulator (live)"), int(BackendChoice::Simulator));
+  backend_->addItem(tr("this GPU (measured)"), int(BackendChoice::Cuda));
+  for (int i = 0; i < backend_->count(); ++i)
+    backend_->setItemData(i, QStringList{tr("The backend chosen in the Controls panel"), tr("The simulator, live"),
+                                         tr("This GPU: each run measured, then replayed")}[i],
+                          Qt::ToolTipRole);
   backend_->setToolTip(tr("On the GPU every run is measured first (each repeated, claims judged on the medians), "
                           "then replayed on the timeline at the slow-motion pace. Runs on legacy GPUs are "
                           "always simulated."));
@@ -109,14 +116,13 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
     player_->setBackendChoice(i == 0 ? std::nullopt
                                      : std::optional<BackendChoice>(BackendChoice(backend_->itemData(i).toInt())));
   });
-  whereRow->addWidget(backend_, 1);
-  whereRow->addWidget(new QLabel(tr("repetitions:")));
+  whereRow->addRow(tr("Run on"), backend_);
   reps_ = new QSpinBox;
   reps_->setRange(1, 20);
   reps_->setValue(player_->repetitions());
   reps_->setToolTip(tr("Each run on the GPU is repeated this often; the simulator runs once (it is deterministic)"));
   connect(reps_, &QSpinBox::valueChanged, player_, &LessonPlayer::setRepetitions);
-  whereRow->addWidget(reps_);
+  whereRow->addRow(tr("Repetitions"), reps_);
   layout->addLayout(whereRow);
   status_ = wrapped("lessonStatus");
   layout->addWidget(status_);
@@ -133,27 +139,28 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   resultsLayout->addWidget(measuredRuns_);
   resultsLayout->addWidget(numbers_);
   resultsLayout->addWidget(checks_);
-  auto* showRow = new QHBoxLayout;
-  showRow->addWidget(new QLabel(tr("Show run:")));
+  auto* showRow = new QFormLayout;
+  showRow->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  showRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   showRun_ = new QComboBox;
-  showRow->addWidget(showRun_, 1);
-  compare_ = new QPushButton(tr("Compare A/B"));
+  showRow->addRow(tr("Show run"), showRun_);
+  compare_ = new QPushButton(tr("Co&mpare A/B"));
   compare_->setToolTip(tr("Pin the first run as A and show the last as B in the A/B comparison"));
-  showRow->addWidget(compare_);
+  showRow->addRow(compare_);
   resultsLayout->addLayout(showRow);
   results_->setVisible(false);
   layout->addWidget(results_);
 
   auto* nav = new QHBoxLayout;
-  previous_ = new QPushButton(tr("← Previous"));
-  next_ = new QPushButton(tr("Next →"));
+  previous_ = new QPushButton(tr("← &Previous"));
+  next_ = new QPushButton(tr("&Next →"));
   nav->addWidget(previous_);
   nav->addStretch(1);
   nav->addWidget(next_);
   layout->addLayout(nav);
   layout->addStretch(1);
-  scroll->setWidget(inner);
-  outer->addWidget(scroll);
+  scroll_ = new VerticalScrollArea(inner);
+  outer->addWidget(scroll_);
 
   connect(list_, &QListWidget::currentRowChanged, this, &LessonsPanel::showLesson);
   connect(run_, &QPushButton::clicked, this, &LessonsPanel::run);
@@ -163,10 +170,10 @@ LessonsPanel::LessonsPanel(MainWindow& window) : window_(window) {
   connect(showRun_, &QComboBox::activated, this, &LessonsPanel::showRun);
   connect(compare_, &QPushButton::clicked, this, &LessonsPanel::compareFirstAndLast);
   connect(player_, &LessonPlayer::runStarted, this, [this](int i, int n, const QString& label) {
-    status_->setText(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
+    setStatus(tr("Run %1 of %2: %3 — watch the timeline.").arg(i + 1).arg(n).arg(label));
     updateButtons();
   });
-  connect(player_, &LessonPlayer::progress, status_, &QLabel::setText);
+  connect(player_, &LessonPlayer::progress, this, &LessonsPanel::setStatus);
   connect(player_, &LessonPlayer::finished, this, &LessonsPanel::onFinished);
   connect(player_, &LessonPlayer::failed, this, &LessonsPanel::onFailed);
   connect(&window.runController(), &RunController::runStarted, this, &LessonsPanel::updateButtons);
@@ -197,14 +204,25 @@ void LessonsPanel::showLesson() {
     choices_->removeButton(b);
     delete b;
   }
+  QWidget* previous = list_;
   for (int i = 0; i < int(l.prediction.choices.size()); ++i) {
-    auto* b = new QRadioButton(q(l.prediction.choices[std::size_t(i)].text));
+    auto* b = new WrappingRadioButton(q(l.prediction.choices[std::size_t(i)].text));
     choices_->addButton(b, i);
     choicesLayout_->addWidget(b);
+    // New widgets join the end of the window's tab chain: put the answers where they
+    // stand, between the lesson list and Run.
+    setTabOrder(previous, b);
+    previous = b;
   }
+  setTabOrder(previous, run_);
   status_->setText(tr("Pick an answer, then press Run."));
   results_->setVisible(resultLesson_ == l.number);
   updateButtons();
+}
+
+void LessonsPanel::setStatus(const QString& text) {
+  status_->setText(text);
+  emit stateChanged();
 }
 
 void LessonsPanel::choose(int choice) {
@@ -226,11 +244,14 @@ void LessonsPanel::updateButtons() {
   reps_->setEnabled(!playing);
   previous_->setEnabled(!playing && currentLesson() > 1);
   next_->setEnabled(!playing && currentLesson() < int(builtinLessons().size()));
+  emit stateChanged();
 }
 
-void LessonsPanel::run() {
-  if (chosen() < 0) {
-    status_->setText(tr("Pick an answer first: predicting makes the result stick."));
+void LessonsPanel::run() { start(true); }
+
+void LessonsPanel::start(bool needPrediction) {
+  if (needPrediction && chosen() < 0) {
+    setStatus(tr("Pick an answer first: predicting makes the result stick."));
     return;
   }
   results_->setVisible(false);
@@ -248,6 +269,8 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   QString feedback;
   if (observed >= 0 && observed == mine) {
     feedback = tr("<span style='color:#007a4d'><b>✓ Your prediction was right:</b></span> %1.").arg(choiceText(mine));
+  } else if (observed >= 0 && mine < 0) {  // run from a clicker with no answer picked
+    feedback = tr("<b>What happened:</b> %1.").arg(choiceText(observed));
   } else if (observed >= 0) {
     feedback = tr("<span style='color:#b03030'><b>✗ Not quite.</b></span> You predicted “%1”; what happened: <b>%2</b>.")
                    .arg(choiceText(mine), choiceText(observed));
@@ -282,6 +305,8 @@ void LessonsPanel::onFinished(const LessonResult& result) {
   results_->setVisible(true);
   status_->setText(tr("Done: %n run(s). The timeline shows the last one; pick another below.", nullptr,
                       int(result.traces.size())));
+  // What happened is the point: bring it into view in a low dock, once laid out.
+  QTimer::singleShot(0, this, [this] { scroll_->ensureWidgetVisible(results_, 0, 0); });
   updateButtons();
   emit lessonFinished();
 }
@@ -289,6 +314,47 @@ void LessonsPanel::onFinished(const LessonResult& result) {
 void LessonsPanel::onFailed(const QString& message) {
   status_->setText(message);
   updateButtons();
+}
+
+LessonsPanel::Stage LessonsPanel::stage() const {
+  if (player_->playing()) return Stage::Running;
+  return resultLesson_ == currentLesson() ? Stage::Results : Stage::Question;
+}
+
+bool LessonsPanel::stepForward() {
+  switch (stage()) {
+    case Stage::Question:
+      if (window_.runController().running()) return false;  // a run of the controls is on screen
+      start(false);
+      return player_->playing();
+    case Stage::Running: return false;
+    case Stage::Results: return selectLesson(currentLesson() + 1);
+  }
+  return false;
+}
+
+bool LessonsPanel::stepBack() {
+  switch (stage()) {
+    case Stage::Running:
+      player_->stop();
+      return true;
+    case Stage::Results:
+      resultLesson_ = 0;  // the question again (the runs stay in the A/B panel and the timeline)
+      showLesson();
+      return true;
+    case Stage::Question: return selectLesson(currentLesson() - 1);
+  }
+  return false;
+}
+
+QString LessonsPanel::titleText() const { return title_->text(); }
+QString LessonsPanel::lookForText() const { return lookFor_->text(); }
+QString LessonsPanel::questionText() const { return question_->text(); }
+
+QStringList LessonsPanel::choiceTexts() const {
+  QStringList out;
+  for (QAbstractButton* b : choices_->buttons()) out << b->text();
+  return out;
 }
 
 void LessonsPanel::showRun(int index) {

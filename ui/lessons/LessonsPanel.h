@@ -13,6 +13,7 @@ class QComboBox;
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QVBoxLayout;
 
@@ -31,7 +32,26 @@ class LessonsPanel : public QWidget {
   /// Picks a prediction (0-based choice), as the radio button does.
   void choose(int choice);
   int chosen() const;
+  /// Runs the lesson; needs an answer picked first (predicting makes the result stick).
   void run();
+
+  /// Where the lesson stands, for a presenter's clicker (PageDown / PageUp, Space).
+  enum class Stage { Question, Running, Results };
+  Stage stage() const;
+  /// One step on: the question -> its runs (with the class's answer when one was
+  /// picked: a clicker cannot pick one) -> what happened -> the next lesson's
+  /// question. False when there is nothing further (the last lesson's results).
+  bool stepForward();
+  /// One step back: the runs are stopped, what happened goes back to the question,
+  /// the question to the previous lesson as it was left (its results, if it has
+  /// them). False at the first lesson's question.
+  bool stepBack();
+
+  // What the lesson says, for the presentation mode's lesson text.
+  QString titleText() const;
+  QString lookForText() const;
+  QString questionText() const;
+  QStringList choiceTexts() const;
 
   LessonPlayer& player() { return *player_; }
   QPushButton* runButton() const { return run_; }
@@ -49,9 +69,13 @@ class LessonsPanel : public QWidget {
 
  signals:
   void lessonFinished();
+  /// Anything the lesson shows changed (lesson, answer, progress, results).
+  void stateChanged();
 
  private:
   void showLesson();
+  void start(bool needPrediction);
+  void setStatus(const QString& text);
   void updateButtons();
   void onFinished(const LessonResult& result);
   void onFailed(const QString& message);
@@ -60,6 +84,7 @@ class LessonsPanel : public QWidget {
 
   MainWindow& window_;
   LessonPlayer* player_;
+  QScrollArea* scroll_;
   QListWidget* list_;
   QLabel* title_;
   QLabel* lookFor_;

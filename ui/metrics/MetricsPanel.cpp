@@ -3,10 +3,10 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
-#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include "metrics/MetricsRows.h"
+#include "widgets/VerticalScrollArea.h"
 
 namespace pipescope::ui {
 
@@ -19,9 +19,6 @@ void clearForm(QFormLayout* form) {
 MetricsPanel::MetricsPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
   auto* inner = new QWidget;
   auto* layout = new QVBoxLayout(inner);
 
@@ -33,18 +30,25 @@ MetricsPanel::MetricsPanel(QWidget* parent) : QWidget(parent) {
 
   auto* runBox = new QGroupBox(tr("Whole run"));
   form_ = new QFormLayout(runBox);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   layout->addWidget(runBox);
   sections_ = new QVBoxLayout;
   sections_->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(sections_);
 
-  selectionBox_ = new QGroupBox(tr("Selected range (drag on the timeline)"));
-  selectionForm_ = new QFormLayout(selectionBox_);
+  selectionBox_ = new QGroupBox(tr("Selected range"));
+  auto* selectionLayout = new QVBoxLayout(selectionBox_);
+  selectionRange_ = new QLabel;
+  selectionRange_->setWordWrap(true);
+  selectionRange_->setObjectName("selectionRange");
+  selectionLayout->addWidget(selectionRange_);
+  selectionForm_ = new QFormLayout;
+  selectionLayout->addLayout(selectionForm_);
+  selectionForm_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   selectionBox_->setVisible(false);
   layout->addWidget(selectionBox_);
   layout->addStretch(1);
-  scroll->setWidget(inner);
-  outer->addWidget(scroll);
+  outer->addWidget(new VerticalScrollArea(inner));
 }
 
 void MetricsPanel::fill(QFormLayout* form, const Metrics& m) {
@@ -88,9 +92,9 @@ void MetricsPanel::addSection(QWidget* section) { sections_->addWidget(section);
 
 void MetricsPanel::setSelection(const Metrics& m, std::int64_t fromNs, std::int64_t toNs) {
   fill(selectionForm_, m);
-  selectionBox_->setTitle(tr("Selected range %1 – %2 (%3)")
-                              .arg(formatDurationNs(double(fromNs)), formatDurationNs(double(toNs)),
-                                   formatDurationNs(double(toNs - fromNs))));
+  selectionRange_->setText(tr("%1 – %2 (%3), dragged on the timeline")
+                               .arg(formatDurationNs(double(fromNs)), formatDurationNs(double(toNs)),
+                                    formatDurationNs(double(toNs - fromNs))));
   selectionBox_->setVisible(true);
 }
 

@@ -38,6 +38,7 @@ class MetricsPanel : public QWidget {
   QFormLayout* form_;
   QLabel* sentence_;
   QGroupBox* selectionBox_;
+  QLabel* selectionRange_;
   QFormLayout* selectionForm_;
   QVBoxLayout* sections_;
 };

@@ -8,7 +8,7 @@ RunFigures computeRunFigures(const Trace& trace, int maxPoints) {
   RunFigures f;
   f.metrics = computeMetrics(trace);
   if (f.metrics.lastNs > f.metrics.firstNs)
-    f.series = computeTimeSeries(trace.ops().snapshot(), trace.config(), 0, f.metrics.lastNs, maxPoints);
+    f.series = computeTimeSeries(trace, 0, f.metrics.lastNs, maxPoints);
   return f;
 }
 

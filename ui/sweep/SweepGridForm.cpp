@@ -25,6 +25,7 @@ SweepGridForm::SweepGridForm(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(0, 0, 0, 0);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   batchSizes_ = new QLineEdit("1M,4M,16M,64M");
   batchSizes_->setToolTip(tr("Batch sizes in bytes, comma-separated (units K, M, G). Each must be a whole number of "
                              "samples of the control panel's sample size."));
@@ -57,9 +58,6 @@ SweepGridForm::SweepGridForm(QWidget* parent) : QWidget(parent) {
   predictProfile_ = new QComboBox;
   for (const auto& name : builtinProfileNames()) predictProfile_->addItem(QString::fromStdString(name));
   predictProfile_->setCurrentText("h200");
-  auto* predictRow = new QHBoxLayout;
-  predictRow->addWidget(predict_);
-  predictRow->addWidget(predictProfile_, 1);
 
   form->addRow(tr("Batch sizes"), batchSizes_);
   form->addRow(tr("Streams"), streams_);
@@ -68,7 +66,8 @@ SweepGridForm::SweepGridForm(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Batches per point"), batches_);
   form->addRow(tr("Warm-up batches"), warmup_);
   form->addRow(tr("Repetitions"), repeats_);
-  form->addRow(predictRow);
+  form->addRow(predict_);
+  form->addRow(tr("on profile"), predictProfile_);
 
   for (QLineEdit* e : {batchSizes_, streams_, memories_, models_}) connect(e, &QLineEdit::textChanged, this, &SweepGridForm::edited);
   for (QSpinBox* s : {batches_, warmup_, repeats_}) connect(s, &QSpinBox::valueChanged, this, &SweepGridForm::edited);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -17,12 +18,15 @@ constexpr double kLeft = 58, kBottom = 40, kTitle = 22, kScaleWidth = 16, kScale
 
 SweepHeatmap::SweepHeatmap(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
 void SweepHeatmap::setGrid(const HeatmapGrid& grid, const QString& title) {
   grid_ = grid;
   title_ = title;
+  current_ = QPoint(std::clamp(current_.x(), 0, std::max(0, grid_.columns() - 1)),
+                    std::clamp(current_.y(), 0, std::max(0, grid_.rows() - 1)));
   // Throughput spans the grid's own range (its differences are what matter);
   // efficiency keeps its absolute meaning, 0..100% of the ideal bound.
   double lo = 0, hi = 0;
@@ -164,6 +168,61 @@ void SweepHeatmap::paintTo(QPainter& p, const QRectF& target) const {
 void SweepHeatmap::paintEvent(QPaintEvent*) {
   QPainter p(this);
   paintTo(p, QRectF(rect()));
+  if (hasFocus() && grid_.rows() > 0 && grid_.columns() > 0) {
+    // The keyboard's cell: a frame in the highlight colour, inside the cell.
+    const QRectF cell = cellRect(current_.y(), current_.x()).adjusted(1.5, 1.5, -1.5, -1.5);
+    p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(cell);
+  }
+}
+
+QString SweepHeatmap::cellText(int row, int column) const {
+  if (row < 0 || column < 0 || row >= grid_.rows() || column >= grid_.columns()) return {};
+  const auto v = grid_.value(row, column);
+  const QString what = batchSizeLabel(double(grid_.batchBytes[std::size_t(column)])) + " x " +
+                       QString::number(grid_.streams[std::size_t(row)]) + tr(" streams");
+  if (!v) return what + tr(": not measured");
+  return what + ": " + valueText(*v) +
+         (grid_.metric == HeatmapMetric::Efficiency ? QString() : QStringLiteral(" ") + tr("samples/s"));
+}
+
+void SweepHeatmap::keyPressEvent(QKeyEvent* event) {
+  const int rows = grid_.rows(), cols = grid_.columns();
+  if (rows == 0 || cols == 0) return QWidget::keyPressEvent(event);
+  QPoint next = current_;
+  switch (event->key()) {
+    case Qt::Key_Left: next.rx() -= 1; break;
+    case Qt::Key_Right: next.rx() += 1; break;
+    case Qt::Key_Up: next.ry() += 1; break;  // row 0 is at the bottom
+    case Qt::Key_Down: next.ry() -= 1; break;
+    case Qt::Key_Home: next = QPoint(0, next.y()); break;
+    case Qt::Key_End: next = QPoint(cols - 1, next.y()); break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+    case Qt::Key_Space:
+      if (const auto index = grid_.index(current_.y(), current_.x()); index && grid_.value(current_.y(), current_.x()))
+        emit pointClicked(*index);
+      return;
+    default: return QWidget::keyPressEvent(event);
+  }
+  current_ = QPoint(std::clamp(next.x(), 0, cols - 1), std::clamp(next.y(), 0, rows - 1));
+  setStatusTip(cellText(current_.y(), current_.x()));
+  setAccessibleDescription(statusTip());
+  // Say it where the pointer would: the tooltip at the cell.
+  QToolTip::showText(mapToGlobal(cellRect(current_.y(), current_.x()).center().toPoint()),
+                     statusTip() + tr("\nEnter: open its timeline"), this);
+  update();
+}
+
+void SweepHeatmap::focusInEvent(QFocusEvent* event) {
+  QWidget::focusInEvent(event);
+  update();
+}
+
+void SweepHeatmap::focusOutEvent(QFocusEvent* event) {
+  QWidget::focusOutEvent(event);
+  update();
 }
 
 void SweepHeatmap::mousePressEvent(QMouseEvent* event) {
@@ -175,17 +234,10 @@ void SweepHeatmap::mouseMoveEvent(QMouseEvent* event) {
   for (int r = 0; r < grid_.rows(); ++r)
     for (int c = 0; c < grid_.columns(); ++c)
       if (cellRect(r, c).contains(event->position())) {
-        const auto v = grid_.value(r, c);
-        const QString what = batchSizeLabel(double(grid_.batchBytes[std::size_t(c)])) + " x " +
-                             QString::number(grid_.streams[std::size_t(r)]) + tr(" streams");
+        const bool measured = grid_.value(r, c).has_value();
         QToolTip::showText(event->globalPosition().toPoint(),
-                           v ? what + ": " + valueText(*v) + " " + (grid_.metric == HeatmapMetric::Efficiency
-                                                                        ? QString()
-                                                                        : tr("samples/s")) +
-                                   tr("\nclick: open its timeline")
-                             : what + tr(": not measured"),
-                           this);
-        setCursor(v ? Qt::PointingHandCursor : Qt::ArrowCursor);
+                           cellText(r, c) + (measured ? tr("\nclick: open its timeline") : QString()), this);
+        setCursor(measured ? Qt::PointingHandCursor : Qt::ArrowCursor);
         return;
       }
   setCursor(Qt::ArrowCursor);

@@ -7,7 +7,6 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -19,6 +18,7 @@
 #include "sweep/SweepHeatmap.h"
 #include "sweep/SweepLineChart.h"
 #include "sweep/SweepWorker.h"
+#include "widgets/ReflowBox.h"
 
 namespace pipescope::ui {
 
@@ -39,9 +39,9 @@ void insertByIndex(std::vector<SweepPointResult>& points, const SweepPointResult
 
 SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker(this)) {
   form_ = new SweepGridForm;
-  run_ = new QPushButton(tr("Run sweep"));
+  run_ = new QPushButton(tr("Run s&weep"));
   run_->setToolTip(tr("Run every point of the grid on the control panel's backend and configuration."));
-  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_ = new QPushButton(tr("&Cancel"));
   cancel_->setEnabled(false);
   cancel_->setToolTip(tr("Stop now; the points finished so far are kept."));
   progress_ = new QProgressBar;
@@ -52,30 +52,44 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker
   status_ = new QLabel(tr("Define the grid and press Run sweep."));
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  open_ = new QPushButton(tr("Open…"));
+  open_ = new QPushButton(tr("&Open…"));
   open_->setToolTip(tr("Open a sweep saved as JSON (by this view or by pipescope-cli sweep --json)."));
-  save_ = new QPushButton(tr("Save…"));
+  save_ = new QPushButton(tr("&Save…"));
   save_->setToolTip(tr("Save the sweep as JSON (opens here again) or CSV (for a spreadsheet)."));
-  export_ = new QPushButton(tr("Export image…"));
+  export_ = new QPushButton(tr("E&xport image…"));
   export_->setToolTip(tr("Save the chart, heatmaps and recommendation as PNG (2x) or SVG."));
 
-  auto* left = new QWidget;
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->setContentsMargins(6, 6, 6, 6);
-  leftLayout->addWidget(form_);
+  // The grid, what the run is doing, the chart and the heatmaps side by side where the
+  // dock is wide enough, on further rows where it is not (ReflowBox): the dock
+  // scrolls vertically on a small screen instead of cutting the figures.
+  auto* setup = new QWidget;
+  auto* setupLayout = new QVBoxLayout(setup);
+  setupLayout->setContentsMargins(6, 6, 6, 6);
+  setupLayout->addWidget(form_);
+  setupLayout->addStretch(1);
+
+  recommendation_ = new QLabel;
+  recommendation_->setWordWrap(true);
+  recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  recommendation_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+  auto* progressPart = new QWidget;
+  auto* progressLayout = new QVBoxLayout(progressPart);
+  progressLayout->setContentsMargins(6, 6, 6, 6);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_, 1);
   buttons->addWidget(cancel_);
-  leftLayout->addLayout(buttons);
-  leftLayout->addWidget(progress_);
-  leftLayout->addWidget(status_);
-  leftLayout->addStretch(1);
+  progressLayout->addLayout(buttons);
+  progressLayout->addWidget(progress_);
+  progressLayout->addWidget(status_);
+  // Beside the figures rather than under them: the figures' height then never
+  // depends on the length of the sentence.
+  progressLayout->addWidget(recommendation_);
+  progressLayout->addStretch(1);
   auto* files = new QHBoxLayout;
   files->addWidget(open_);
   files->addWidget(save_);
   files->addWidget(export_);
-  leftLayout->addLayout(files);
-  left->setMinimumWidth(280);
+  progressLayout->addLayout(files);
 
   block_ = new QComboBox;
   block_->setToolTip(tr("The grid varies host memory or the model: choose which block the figures show."));
@@ -83,31 +97,26 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), worker_(new SweepWorker
   chart_ = new SweepLineChart;
   throughputMap_ = new SweepHeatmap;
   efficiencyMap_ = new SweepHeatmap;
-  recommendation_ = new QLabel;
-  recommendation_->setWordWrap(true);
-  recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  recommendation_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
 
-  auto* right = new QWidget;
-  auto* rightLayout = new QVBoxLayout(right);
-  rightLayout->setContentsMargins(0, 0, 0, 0);
-  rightLayout->addWidget(block_);
-  auto* figures = new QHBoxLayout;
-  figures->addWidget(chart_, 3);
-  auto* maps = new QVBoxLayout;
-  maps->addWidget(throughputMap_, 1);
-  maps->addWidget(efficiencyMap_, 1);
-  figures->addLayout(maps, 2);
-  rightLayout->addLayout(figures, 1);
-  rightLayout->addWidget(recommendation_);
+  auto* chartPart = new QWidget;
+  auto* chartLayout = new QVBoxLayout(chartPart);
+  chartLayout->setContentsMargins(0, 0, 0, 0);
+  chartLayout->addWidget(block_);
+  chartLayout->addWidget(chart_, 1);
+  auto* maps = new QWidget;  // the two heatmaps stay side by side
+  auto* mapsLayout = new QHBoxLayout(maps);
+  mapsLayout->setContentsMargins(0, 0, 0, 0);
+  mapsLayout->addWidget(throughputMap_);
+  mapsLayout->addWidget(efficiencyMap_);
 
-  auto* splitter = new QSplitter(Qt::Horizontal);
-  splitter->addWidget(left);
-  splitter->addWidget(right);
-  splitter->setStretchFactor(1, 1);
+  auto* parts = new ReflowBox;
+  parts->addWidget(setup, 0);
+  parts->addWidget(progressPart, 2);  // wider as the window is: its sentences wrap less
+  parts->addWidget(chartPart, 3);
+  parts->addWidget(maps, 4);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(splitter);
+  layout->addWidget(parts);
 
   connect(run_, &QPushButton::clicked, this, [this] { startSweep(); });
   connect(cancel_, &QPushButton::clicked, this, &SweepView::cancelSweep);

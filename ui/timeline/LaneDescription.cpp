@@ -18,14 +18,16 @@ QString kindPlural(OpKind k) {
     case OpKind::ApiCall: return QStringLiteral("API calls");
     case OpKind::Memset: return QStringLiteral("memsets");
     case OpKind::Annotation: return QStringLiteral("ranges");
+    case OpKind::PeerCopy: return QStringLiteral("peer copies");
+    case OpKind::Collective: return QStringLiteral("collectives");
   }
   return {};
 }
 
 // GPU kinds first: they are what a stream lane is for.
-constexpr std::array<OpKind, kOpKindCount> kKindOrder = {OpKind::CopyH2D, OpKind::Kernel,     OpKind::CopyD2H,
-                                                         OpKind::Memset,  OpKind::Preprocess, OpKind::Postprocess,
-                                                         OpKind::ApiCall, OpKind::HostSync,   OpKind::Annotation};
+constexpr std::array<OpKind, kOpKindCount> kKindOrder = {
+    OpKind::CopyH2D,    OpKind::Kernel,      OpKind::CopyD2H, OpKind::PeerCopy, OpKind::Collective, OpKind::Memset,
+    OpKind::Preprocess, OpKind::Postprocess, OpKind::ApiCall, OpKind::HostSync, OpKind::Annotation};
 
 QString whatRan(std::uint32_t mask) {
   QStringList parts;
@@ -39,8 +41,8 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
   switch (row.kind) {
     case LaneKind::Stream: {
       // The CUDA stream id the ops carry (imported lanes are numbered in file order).
-      if (!ops.ops.empty() && index.view().size() > 0) {
-        const Op& op = index.view().at(ops.ops.front());
+      if (!ops.empty() && index.view().size() > 0) {
+        const Op op = index.view().at(ops.op(0));
         if (op.stream != kNoStream) return QStringLiteral("stream id %1").arg(op.stream);
       }
       return QStringLiteral("CUDA stream");
@@ -52,6 +54,8 @@ QString whatItIs(const LaneRow& row, const LaneIndex& index) {
     case LaneKind::HostSubmit: return QStringLiteral("calls CUDA");
     case LaneKind::HostWorker: return QStringLiteral("CPU worker");
     case LaneKind::HostOther: return QStringLiteral("host thread");
+    case LaneKind::PeerLink: return QStringLiteral("GPU → GPU link");
+    case LaneKind::Collective: return QStringLiteral("communicator: collectives of all GPUs");
   }
   return {};
 }
@@ -69,6 +73,9 @@ QString longDescription(const LaneRow& row, const LaneIndex& index) {
     case LaneKind::HostSubmit: return QStringLiteral("the host thread calling CUDA (API calls, syncs)");
     case LaneKind::HostWorker: return QStringLiteral("a CPU worker thread (pre- and postprocessing)");
     case LaneKind::HostOther: return QStringLiteral("a host thread");
+    case LaneKind::PeerLink: return QStringLiteral("a link from one GPU to another: the peer copies it carried");
+    case LaneKind::Collective:
+      return QStringLiteral("a communicator: each collective from the last GPU joining it to its end");
   }
   return {};
 }
@@ -92,7 +99,7 @@ QString laneTooltip(const LaneRow& row, const LaneIndex& index, int foldableLane
   QStringList lines{row.name, longDescription(row, index)};
   const LaneIndex::LaneOps& ops = index.lane(row.lane);
   std::array<std::int64_t, kOpKindCount> counts{};
-  for (std::uint64_t i : ops.ops) ++counts[std::size_t(index.view().at(i).kind)];
+  for (std::size_t i = 0; i < ops.size(); ++i) ++counts[std::size_t(index.view().at(ops.op(i)).kind)];
   QStringList ran;
   for (OpKind k : kKindOrder)
     if (counts[std::size_t(k)] > 0) ran << QStringLiteral("%1 %2").arg(counts[std::size_t(k)]).arg(kindPlural(k));

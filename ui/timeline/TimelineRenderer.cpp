@@ -17,32 +17,32 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
   std::vector<OpMark> marks;
   const LaneIndex::LaneOps& l = index.lane(lane);
   const TraceView& view = index.view();
-  const std::size_t n = l.ops.size();
+  const std::size_t n = l.size();
   const std::int64_t tEnd = axis.to();
   // Shortest duration that can be foldPx wide, a little under it so rounding in
   // toX() never hides a wide op; each candidate is then checked in pixels.
   const auto minWideNs = std::int64_t(std::floor((foldPx - 1e-3) * double(axis.span()) / std::max(1.0, axis.width())));
   std::size_t i = index.firstEndingAfter(lane, axis.from());
   while (i < n) {
-    const Op& op = view.at(l.ops[i]);
+    const Op op = view.at(l.op(i));
     if (op.start >= tEnd) break;
     const double x0 = axis.toX(op.start), x1 = axis.toX(op.end);
     if (x1 - x0 >= foldPx) {
-      marks.push_back({float(x0), float(x1), l.ops[i], 1, op.start, op.end});
+      marks.push_back({float(x0), float(x1), l.op(i), 1, op.start, op.end});
       ++i;
       continue;
     }
     // A narrow op starts a fold: absorb every following op that starts within a
     // pixel of the fold's end, unless it is wide enough to be drawn by itself.
-    OpMark fold{float(x0), float(x1), l.ops[i], 1, op.start, op.end};
+    OpMark fold{float(x0), float(x1), l.op(i), 1, op.start, op.end};
     double foldEnd = x1;
     ++i;
     while (i < n) {
-      const std::int64_t nextStart = view.at(l.ops[i]).start;
+      const std::int64_t nextStart = view.at(l.op(i)).start;
       if (nextStart >= tEnd || axis.toX(nextStart) >= foldEnd + 1.0) break;
       // Ops [i, j) all start before the pixel after the fold's end.
       const std::size_t j = index.firstStartingAtOrAfter(lane, axis.toTime(foldEnd + 1.0), i + 1);
-      const std::int64_t runMaxEnd = l.maxEnd[j - 1];
+      const std::int64_t runMaxEnd = index.maxEndUpTo(lane, j - 1);
       if (axis.toX(runMaxEnd) - foldEnd < foldPx) {
         // None of them reaches foldPx past the fold: none is wide, take them all.
         // (runMaxEnd is a running max; when earlier ops overlap it may exceed the
@@ -61,7 +61,7 @@ std::vector<OpMark> buildMarks(const LaneIndex& index, std::uint16_t lane, const
       for (;;) {
         w = index.firstLastingAtLeast(lane, w, j, minWideNs);
         if (w == j) break;
-        const Op& o = view.at(l.ops[w]);
+        const Op o = view.at(l.op(w));
         if (axis.toX(o.end) - axis.toX(o.start) >= foldPx) break;
         ++w;
       }
@@ -114,10 +114,13 @@ int TimelineRenderer::headerWidth(const LaneLayout& layout, const QFont& font) {
   return std::min(w, 320);
 }
 
+int TimelineRenderer::rulerHeight(const QFont& font) { return std::max(kRulerHeight, QFontMetrics(font).height() + 12); }
+
 QRect TimelineRenderer::plotRect(const QRect& target, const LaneLayout& layout, const QFont& font) {
   const int hw = headerWidth(layout, font);
-  return QRect(target.left() + hw, target.top() + kRulerHeight, std::max(1, target.width() - hw),
-               std::max(1, target.height() - kRulerHeight));
+  const int ruler = rulerHeight(font);
+  return QRect(target.left() + hw, target.top() + ruler, std::max(1, target.width() - hw),
+               std::max(1, target.height() - ruler));
 }
 
 std::vector<TimelineRenderer::RulerLabel> TimelineRenderer::rulerLabels(const TimeAxis& axis, const QRect& plot,
@@ -205,7 +208,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
   for (const LaneRow& row : s.layout->rows) {
     ++rowNo;
     if (!row.section.isEmpty())
-      p.fillRect(QRectF(0, row.top - LaneLayout::kSectionHeight, w, LaneLayout::kSectionHeight), sectionBg);
+      p.fillRect(QRectF(0, row.top - s.layout->sectionHeight, w, s.layout->sectionHeight), sectionBg);
     if (row.top + row.height >= viewTop && row.top <= viewBottom)
       p.fillRect(QRectF(0, row.top, w, row.height), rowNo % 2 ? base : alt);
   }
@@ -230,7 +233,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
     if (ownLane && !(s.overlay && s.overlay->replacesWaits())) {
       for (const OpMark& m : ms) {
         if (m.count != 1) continue;
-        const Op& op = view.at(m.op);
+        const Op op = view.at(m.op);
         if (op.start <= op.submit) continue;
         std::optional<QColor> custom;
         if (s.colorizer && *s.colorizer) custom = (*s.colorizer)(op, std::size_t(m.op));
@@ -265,7 +268,7 @@ void TimelineRenderer::paintRows(QPainter& p, const QRect& plot, const RenderSta
         p.fillRect(r, foldColor(kindMask));
         continue;
       }
-      const Op& op = view.at(m.op);
+      const Op op = view.at(m.op);
       const QColor c = opKindColor(op.kind);
       const QRectF r(a, barTop, b - a, barH);
       p.fillRect(r, c);
@@ -337,17 +340,18 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   QFont bold = s.font;
   bold.setBold(true);
   QFont small = s.font;
-  small.setPointSizeF(s.font.pointSizeF() > 0 ? s.font.pointSizeF() * 0.85 : 8);
+  if (s.font.pixelSize() > 0) small.setPixelSize(std::max(8, s.font.pixelSize() * 17 / 20));  // large print
+  else small.setPointSizeF(s.font.pointSizeF() > 0 ? s.font.pointSizeF() * 0.85 : 8);
   const QFontMetrics fm(s.font), bfm(bold), sfm(small);
   const QColor text = pal.color(QPalette::WindowText);
   QColor muted = text;
   muted.setAlphaF(0.65);
   for (const LaneRow& row : s.layout->rows) {
     if (!row.section.isEmpty()) {
-      const int top = row.top - LaneLayout::kSectionHeight;
+      const int top = row.top - s.layout->sectionHeight;
       p.setFont(bold);
       p.setPen(muted);
-      p.drawText(QRect(8, top, header.width() - 12, LaneLayout::kSectionHeight), Qt::AlignVCenter | Qt::AlignLeft,
+      p.drawText(QRect(8, top, header.width() - 12, s.layout->sectionHeight), Qt::AlignVCenter | Qt::AlignLeft,
                  bfm.elidedText(row.section.toUpper(), Qt::ElideRight, header.width() - 12));
       p.setFont(s.font);
       p.fillRect(QRect(0, top, target.width(), 1), muted);
@@ -377,34 +381,38 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   p.setClipRect(plot);
   for (const LaneRow& row : s.layout->rows)
     if (!row.section.isEmpty())
-      p.fillRect(QRect(plot.left(), plot.top() - s.scrollY + row.top - LaneLayout::kSectionHeight, plot.width(), 1),
+      p.fillRect(QRect(plot.left(), plot.top() - s.scrollY + row.top - s.layout->sectionHeight, plot.width(), 1),
                  muted);
   p.restore();
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const QRect& target, const QRect& plot, const RenderState& s) {
   const QPalette& pal = s.palette;
-  const QRect ruler(target.left(), target.top(), target.width(), kRulerHeight);
+  const int rulerH = rulerHeight(s.font);
+  const QRect ruler(target.left(), target.top(), target.width(), rulerH);
   p.fillRect(ruler, pal.color(QPalette::Window));
   p.fillRect(QRect(ruler.left(), ruler.bottom(), ruler.width(), 1), pal.color(QPalette::Mid));
   const QColor text = pal.color(QPalette::WindowText);
   const QFontMetrics fm(s.font);
   // Corner: what the lanes are grouped by is in the section headers; say the unit.
   p.setPen(text);
-  p.drawText(QRect(target.left() + 8, ruler.top(), plot.left() - target.left() - 12, kRulerHeight),
-             Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("time since run start"));
+  const int cornerW = plot.left() - target.left() - 12;
+  const QString corner = fm.horizontalAdvance(QStringLiteral("time since run start")) <= cornerW
+                             ? QStringLiteral("time since run start")
+                             : QStringLiteral("time");  // large print in a narrow header
+  p.drawText(QRect(target.left() + 8, ruler.top(), cornerW, rulerH), Qt::AlignVCenter | Qt::AlignLeft, corner);
   p.save();
-  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), kRulerHeight));
+  p.setClipRect(QRect(plot.left(), ruler.top(), plot.width(), rulerH));
   for (const RulerLabel& l : rulerLabels(s.axis, plot, s.font)) {
     const int x = int(std::lround(l.tickX));
     p.fillRect(QRect(x, ruler.bottom() - 8, 1, 8), text);
     p.setPen(text);
-    p.drawText(QRect(l.rect.left(), ruler.top() + (kRulerHeight - fm.height()) / 2 - 2, l.rect.width(), fm.height()),
+    p.drawText(QRect(l.rect.left(), ruler.top() + (rulerH - fm.height()) / 2 - 2, l.rect.width(), fm.height()),
                Qt::AlignLeft | Qt::AlignVCenter, l.text);
   }
   if (s.cursorX) {
     const int x = plot.left() + int(std::lround(*s.cursorX));
-    p.fillRect(QRect(x, ruler.top(), 1, kRulerHeight), pal.color(QPalette::Highlight));
+    p.fillRect(QRect(x, ruler.top(), 1, rulerH), pal.color(QPalette::Highlight));
   }
   p.restore();
 }

@@ -82,11 +82,13 @@ struct RenderState {
 
 class TimelineRenderer {
  public:
-  static constexpr int kRulerHeight = 30;
+  static constexpr int kRulerHeight = 30;  ///< the least; rulerHeight() grows it with the font
   static constexpr double kFoldPx = 3.0;
   static constexpr int kMinHeaderWidth = 132;
   static constexpr double kMinTickSpacingPx = 110;
 
+  /// Height of the ruler for this font (kRulerHeight at least).
+  static int rulerHeight(const QFont& font);
   /// Width of the lane-name column for these rows in this font.
   static int headerWidth(const LaneLayout& layout, const QFont& font);
   /// The plotting area of `target`.

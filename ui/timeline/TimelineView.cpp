@@ -11,6 +11,7 @@
 
 #include "metrics/Metrics.h"
 #include "timeline/AnnotationLanes.h"
+#include "timeline/DeviceGroupTitles.h"
 #include "timeline/LaneDescription.h"
 #include "timeline/TimelineText.h"
 
@@ -88,10 +89,32 @@ void TimelineView::relayout() {
   options.order = laneOrder_;
   options.callStackOnly = callStackOnly_;
   options.callStacksExpanded = callStacksExpanded_;
-  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::kRulerHeight, options);
+  options.deviceTitles = deviceGroupTitles(trace_.get(), lanes_, index_);
+  options.collapsedDevices = collapsedDevices_;
+  // Rows and section bands grow with the font (presentation mode on a projector).
+  const QFontMetrics fm(font());
+  QFont bold = font();
+  bold.setBold(true);
+  options.minRowHeight = std::max(LaneLayout::kRowHeight, fm.height() + 12);
+  // (Not tall enough for a second line in large print: the lane's name is the point.)
+  options.maxRowHeight = std::max(LaneLayout::kMaxRowHeight, fm.height() + 24);
+  options.sectionHeight = std::max(LaneLayout::kSectionHeight, QFontMetrics(bold).height() + 6);
+  layout_ = layoutLanes(lanes_, grouping_, height() - TimelineRenderer::rulerHeight(font()), options);
   const int maxScroll = std::max(0, layout_.contentHeight - plotRect().height());
   scrollY_ = std::clamp(scrollY_, 0, maxScroll);
   setAxis(axis_.withWidth(plotRect().width()));
+}
+
+void TimelineView::setDeviceCollapsed(int device, bool collapsed) {
+  if (device < 0 || deviceCollapsed(device) == collapsed) return;
+  if (collapsedDevices_.size() <= std::size_t(device)) collapsedDevices_.resize(std::size_t(device) + 1, false);
+  collapsedDevices_[std::size_t(device)] = collapsed;
+  relayout();
+  update();
+}
+
+bool TimelineView::deviceCollapsed(int device) const {
+  return device >= 0 && std::size_t(device) < collapsedDevices_.size() && collapsedDevices_[std::size_t(device)];
 }
 
 void TimelineView::setFollowLive(bool on) {
@@ -334,6 +357,11 @@ QString TimelineView::toolTipTextAt(const QPoint& pos) const {
 }
 
 bool TimelineView::event(QEvent* e) {
+  if (e->type() == QEvent::FontChange) {
+    renderer_.invalidate();
+    relayout();
+    update();
+  }
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const QString text = toolTipTextAt(he->pos());
@@ -391,9 +419,20 @@ void TimelineView::mousePressEvent(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return QWidget::mousePressEvent(e);
   const QPoint pos = e->position().toPoint();
   if (const LaneRow* row = headerRowAt(pos); row && row->group) {
-    setCallStacksExpanded(!callStacksExpanded_);
+    if (row->device >= 0)
+      setDeviceCollapsed(row->device, !deviceCollapsed(row->device));
+    else
+      setCallStacksExpanded(!callStacksExpanded_);
     e->accept();
     return;
+  }
+  if (pos.y() >= plotRect().top()) {
+    // A device group's title band, anywhere across the view, folds the group.
+    if (const LaneRow* band = layout_.sectionAt(pos.y() - plotRect().top() + scrollY_); band && band->device >= 0) {
+      setDeviceCollapsed(band->device, !deviceCollapsed(band->device));
+      e->accept();
+      return;
+    }
   }
   const QRect plot = plotRect();
   const bool onRuler = pos.y() < plot.top() && pos.x() >= plot.left();

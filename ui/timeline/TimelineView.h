@@ -56,6 +56,10 @@ class TimelineView : public QWidget {
   /// a click on the group row's name toggles).
   void setCallStacksExpanded(bool on);
   bool callStacksExpanded() const { return callStacksExpanded_; }
+  /// Several GPUs or ranks: folds or unfolds one device's group of lanes (a click on
+  /// its title band does the same).
+  void setDeviceCollapsed(int device, bool collapsed);
+  bool deviceCollapsed(int device) const;
 
   void fit();
   void zoomIn();   ///< around the mouse when it is over the plot, else the centre
@@ -138,6 +142,7 @@ class TimelineView : public QWidget {
   LaneOrder laneOrder_ = LaneOrder::HostFirst;
   bool callStacksExpanded_ = false;
   std::vector<bool> callStackOnly_;
+  std::vector<bool> collapsedDevices_;
   bool followLive_ = false;
   bool autoFit_ = true;  // fit as ops arrive until the user moves the view
   int scrollY_ = 0;

@@ -1,0 +1,284 @@
+#include "cuda/multigpu/MultiGpuProbes.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include <cuda_runtime_api.h>
+
+#include "config/ModelWork.h"
+#include "cuda/CudaError.h"
+#include "cuda/CudaResources.h"
+#include "cuda/Kernels.h"
+#include "cuda/multigpu/NcclClique.h"
+#include "cuda/multigpu/PeerAccess.h"
+
+namespace pipescope::cuda {
+
+namespace {
+
+constexpr std::size_t kKiB = 1024, kMiB = 1024 * 1024;
+
+std::string fmt(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string sizeText(std::size_t bytes) {
+  return bytes >= kMiB ? std::to_string(bytes / kMiB) + "M" : std::to_string(bytes / kKiB) + "K";
+}
+
+double elapsedNs(const Event& a, const Event& b) {
+  PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(b.get()));
+  float ms = 0;
+  PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  return double(ms) * 1e6;
+}
+
+/// Repetitions so each measurement moves about 1 GiB (at least 4, at most 200 copies).
+int repsFor(std::size_t bytes) { return int(std::clamp<std::size_t>(1024 * kMiB / bytes, 4, 200)); }
+
+/// What one GPU holds for the peer probes: a stream, timing events, two buffers.
+struct Side {
+  int device = 0;
+  Stream stream;
+  Event start, end;
+  DeviceBuffer a, b;
+  Side(int d, std::size_t bytes) : device(d) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d));
+    stream = Stream::create();
+    start = Event::create(true);
+    end = Event::create(true);
+    a = DeviceBuffer(bytes, "peer copy buffer");
+    b = DeviceBuffer(bytes, "peer copy buffer");
+  }
+};
+
+}  // namespace
+
+double allReduceBusGBps(std::uint64_t bytes, double ns, int gpus) {
+  if (ns <= 0 || gpus < 1) return 0;
+  return double(bytes) / ns * 2.0 * double(gpus - 1) / double(gpus);
+}
+
+PeerCopyCalibration calibratePeerCopies(int from, int to, bool quick, const CalibrationLog& log) {
+  PeerCopyCalibration out;
+  out.from = from;
+  out.to = to;
+  const bool forward = enablePeerAccess(from, to);
+  const bool backward = enablePeerAccess(to, from);
+  out.peerAccess = forward && backward;
+  out.linkName = linkName(from, to, out.peerAccess);
+  const std::size_t largest = quick ? 16 * kMiB : 256 * kMiB;
+  Side src(from, largest), dst(to, largest);
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+  HostBuffer pinned(HostMemory::Pinned, largest, "pinned host buffer");
+  std::memset(pinned.host(), 1, largest);
+
+  // `n` copies from -> to on the source's stream, timed there.
+  auto oneWayNs = [&](std::size_t bytes, int n) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+    PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(dst.a.get(), to, src.a.get(), from, bytes, src.stream.get()));  // warm-up
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.start.get(), src.stream.get()));
+    for (int i = 0; i < n; ++i)
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(dst.a.get(), to, src.a.get(), from, bytes, src.stream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.end.get(), src.stream.get()));
+    return elapsedNs(src.start, src.end) / n;
+  };
+  const double peak = double(largest) / oneWayNs(largest, repsFor(largest));
+  const double small = oneWayNs(4 * kKiB, 200);
+  out.latencyNs = std::max(0.0, small - 4.0 * kKiB / peak);
+  std::string line = "peer copy GPU " + std::to_string(from) + " -> " + std::to_string(to) + " (" +
+                     (out.peerAccess ? "peer access" : "no peer access: staged by the driver through host memory") +
+                     "), latency " + fmt(out.latencyNs) + " ns; GB/s:";
+  std::vector<std::size_t> sizes;
+  for (std::size_t b = 64 * kKiB; b <= largest; b *= 4) sizes.push_back(b);
+  for (std::size_t b : sizes) {
+    const double t = oneWayNs(b, repsFor(b));
+    out.oneWay.push_back({b, double(b) / std::max(t - out.latencyNs, t * 0.05)});
+    line += " " + sizeText(b) + "=" + fmt(out.oneWay.back().gbps, 1);
+  }
+  if (log) log(line);
+
+  // Both ways at once: the reverse stream waits for an event on the forward stream, so
+  // both loops start together; each direction is timed on its own stream.
+  Event gate;
+  {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+    gate = Event::create(false);
+  }
+  line = "peer copies both ways at once, each way GB/s:";
+  for (std::size_t b : sizes) {
+    const int n = repsFor(b);
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(gate.get(), src.stream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.start.get(), src.stream.get()));
+    for (int i = 0; i < n; ++i)
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(dst.a.get(), to, src.a.get(), from, b, src.stream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.end.get(), src.stream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(to));
+    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(dst.stream.get(), gate.get(), 0));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(dst.start.get(), dst.stream.get()));
+    for (int i = 0; i < n; ++i)
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(src.b.get(), from, dst.b.get(), to, b, dst.stream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(dst.end.get(), dst.stream.get()));
+    const double fwd = elapsedNs(src.start, src.end) / n, back = elapsedNs(dst.start, dst.end) / n;
+    const double each = double(b) / std::max(std::max(fwd, back) - out.latencyNs, std::max(fwd, back) * 0.05);
+    out.bothWays.push_back({b, each});
+    line += " " + sizeText(b) + "=" + fmt(each, 1);
+  }
+  if (log) log(line);
+
+  // A host-to-device copy into the source GPU alone, then beside peer copies from it:
+  // whether the PCIe link and the peer link share anything (the copy engines, the
+  // source GPU's memory).
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+  Stream h2dStream = Stream::create();
+  Event h2dStart = Event::create(true), h2dEnd = Event::create(true);
+  const int n = repsFor(largest);
+  auto h2dLoop = [&] {
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(h2dStart.get(), h2dStream.get()));
+    for (int i = 0; i < n; ++i)
+      PIPESCOPE_CUDA_CHECK(
+          cudaMemcpyAsync(src.b.get(), pinned.host(), largest, cudaMemcpyHostToDevice, h2dStream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(h2dEnd.get(), h2dStream.get()));
+  };
+  h2dLoop();
+  out.h2dAloneGBps = double(largest) * n / elapsedNs(h2dStart, h2dEnd);
+  PIPESCOPE_CUDA_CHECK(cudaEventRecord(gate.get(), src.stream.get()));
+  PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(h2dStream.get(), gate.get(), 0));
+  PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.start.get(), src.stream.get()));
+  for (int i = 0; i < n; ++i)
+    PIPESCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(dst.a.get(), to, src.a.get(), from, largest, src.stream.get()));
+  PIPESCOPE_CUDA_CHECK(cudaEventRecord(src.end.get(), src.stream.get()));
+  h2dLoop();
+  out.h2dBesidePeerGBps = double(largest) * n / elapsedNs(h2dStart, h2dEnd);
+  out.peerBesideH2dGBps = double(largest) * n / elapsedNs(src.start, src.end);
+  if (log)
+    log("pinned H2D " + sizeText(largest) + " into GPU " + std::to_string(from) + ": alone " +
+        fmt(out.h2dAloneGBps, 1) + " GB/s, beside peer copies " + fmt(out.h2dBesidePeerGBps, 1) +
+        " GB/s (peer copies meanwhile " + fmt(out.peerBesideH2dGBps, 1) + " GB/s)");
+  PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(to));
+  PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(from));
+  return out;
+}
+
+AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool quick, const CalibrationLog& log) {
+  AllReduceCalibration out;
+  out.devices = devices;
+  const int n = int(devices.size());
+  const std::size_t largest = quick ? 16 * kMiB : 256 * kMiB;
+  struct Rank {
+    Stream stream;
+    Event start, end;
+    DeviceBuffer buffer;
+  };
+  std::vector<Rank> ranks(devices.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[r]));
+    ranks[r].stream = Stream::create();
+    ranks[r].start = Event::create(true);
+    ranks[r].end = Event::create(true);
+    ranks[r].buffer = DeviceBuffer(largest, "all-reduce buffer");
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  NcclClique clique(devices, NcclClique::defaultTimeout());
+  const NcclApi& nccl = clique.api();
+  out.ncclVersion = nccl.versionText();
+  const auto callTimeout = std::chrono::seconds(30);
+  auto allReduce = [&](std::size_t bytes) {
+    ncclResult_t r = nccl.groupStart();
+    for (int k = 0; r == ncclSuccess && k < n; ++k) {
+      Rank& rank = ranks[std::size_t(k)];
+      r = nccl.allReduce(rank.buffer.get(), rank.buffer.get(), bytes / sizeof(float), ncclFloat, ncclSum,
+                         clique.comm(k), rank.stream.get());
+      if (r == ncclInProgress) r = ncclSuccess;
+    }
+    const ncclResult_t end = nccl.groupEnd();
+    clique.settle(r != ncclSuccess ? "ncclAllReduce" : "ncclGroupEnd", r != ncclSuccess ? r : end, callTimeout);
+  };
+  // Each loop is queued behind a long kernel on every GPU, so the GPUs run the
+  // all-reduces back to back: their own time, not the host's rate of group calls (on
+  // non-blocking communicators NCCL starts a thread for each).
+  std::vector<DeviceBuffer> holdBuf(devices.size());
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+    holdBuf[k] = DeviceBuffer(8 * kMiB, "hold kernel buffer");
+  }
+  auto hold = [&](int calls) {
+    // About 90 us of GPU time per queued call (8 MiB at 500 flop/B per call, ~45 TFLOP/s
+    // on an H100/H200): more than the host takes to issue one.
+    const std::uint32_t fmas = modelFmasPerElement(std::clamp(500.0 * calls, 200.0, 60000.0));
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      auto* p = static_cast<float*>(holdBuf[k].get());
+      const std::size_t m = holdBuf[k].bytes() / sizeof(float);
+      PIPESCOPE_CUDA_CHECK(launchModel(p, m, p, m, fmas, ranks[k].stream.get()));
+    }
+  };
+  std::string line = "NCCL " + out.ncclVersion + " all-reduce over " + std::to_string(n) +
+                     " GPUs (in place, float sum), us / bus GB/s:";
+  for (std::size_t bytes = kMiB; bytes <= largest; bytes *= 4) {
+    for (int w = 0; w < 3; ++w) allReduce(bytes);  // warm-up: NCCL connects its channels at first use
+    const int reps = int(std::clamp<std::size_t>(2048 * kMiB / bytes, 5, 100));
+    for (int k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(ranks[std::size_t(k)].stream.get()));
+    }
+    hold(reps);
+    for (int k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(ranks[std::size_t(k)].start.get(), ranks[std::size_t(k)].stream.get()));
+    }
+    for (int i = 0; i < reps; ++i) allReduce(bytes);
+    double slowest = 0;
+    for (int k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(ranks[std::size_t(k)].end.get(), ranks[std::size_t(k)].stream.get()));
+      slowest = std::max(slowest, elapsedNs(ranks[std::size_t(k)].start, ranks[std::size_t(k)].end) / reps);
+    }
+    out.curve.push_back({bytes, slowest, allReduceBusGBps(bytes, slowest, n)});
+    line += " " + sizeText(bytes) + "=" + fmt(slowest / 1e3, 1) + "/" + fmt(out.curve.back().busGBps, 1);
+  }
+  if (log) log(line);
+
+  // A model kernel on the first GPU alone, then beside all-reduces that run for its
+  // whole length (issued first on every GPU's stream, ten at a time).
+  const std::size_t floats = 32 * kMiB / sizeof(float);
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  DeviceBuffer in(32 * kMiB, "kernel input"), kout(32 * kMiB, "kernel output");
+  Stream compute = Stream::create();
+  Event a = Event::create(true), b = Event::create(true);
+  const std::uint32_t fmas = modelFmasPerElement(8000);  // several ms on an H100/H200
+  auto kernelNs = [&] {
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), compute.get()));
+    PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(in.get()), floats, static_cast<float*>(kout.get()),
+                                     floats, fmas, compute.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), compute.get()));
+    return elapsedNs(a, b);
+  };
+  kernelNs();  // warm-up
+  const double alone = kernelNs();
+  const std::size_t arBytes = std::min<std::size_t>(64 * kMiB, largest);
+  const int loops = int(std::clamp(alone / std::max(1.0, out.curve.empty() ? 1e5 : out.curve.back().ns *
+                                                                 double(arBytes) / double(out.curve.back().bytes)),
+                                   2.0, 200.0)) + 2;
+  for (int i = 0; i < loops; ++i) allReduce(arBytes);
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  const double beside = kernelNs();
+  for (int d : devices) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d));
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  out.smShare = beside > 0 ? std::clamp(1.0 - alone / beside, 0.0, 0.9) : 0.0;
+  if (log)
+    log("model kernel on GPU " + std::to_string(devices.front()) + ": " + fmt(alone / 1e3, 1) + " us alone, " +
+        fmt(beside / 1e3, 1) + " us beside " + sizeText(arBytes) + " all-reduces -> SM share " +
+        fmt(out.smShare, 3));
+  return out;
+}
+
+}  // namespace pipescope::cuda

@@ -1,0 +1,57 @@
+#pragma once
+// Calibration measurements between GPUs (docs/fidelity.md): peer copies by size one
+// way, both ways at once, and beside a host-to-device copy; and NCCL's all-reduce
+// over every GPU of the run by size. Each returns raw figures; the calibration turns
+// them into the device profile's multi-GPU fields.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/DeviceProfile.h"
+
+namespace pipescope::cuda {
+
+using CalibrationLog = std::function<void(const std::string&)>;
+
+struct PeerCopyCalibration {
+  int from = 0, to = 1;     ///< the CUDA devices measured
+  bool peerAccess = false;  ///< cudaDeviceCanAccessPeer both ways (else the driver stages through host memory)
+  std::string linkName;     ///< "NVLink", "PCIe peer-to-peer" or "via host" (PeerAccess.h)
+  double latencyNs = 0;     ///< a 4 KiB peer copy's time beyond its bytes at full speed
+  std::vector<BandwidthPoint> oneWay;    ///< cudaMemcpyPeerAsync from -> to, alone (latency taken off)
+  std::vector<BandwidthPoint> bothWays;  ///< each direction's rate while the other runs too
+  double h2dAloneGBps = 0;               ///< pinned 256 MiB H2D into `from`, alone
+  double h2dBesidePeerGBps = 0;          ///< the same H2D while `from` -> `to` copies run
+  double peerBesideH2dGBps = 0;          ///< the peer copies' rate meanwhile
+};
+
+/// Peer copies between `from` and `to` (enables peer access where possible), sizes
+/// from 64 KiB to 256 MiB (16 MiB when `quick`).
+PeerCopyCalibration calibratePeerCopies(int from, int to, bool quick, const CalibrationLog& log);
+
+struct AllReducePoint {
+  std::uint64_t bytes = 0;
+  double ns = 0;        ///< one in-place float sum all-reduce, slowest GPU
+  double busGBps = 0;   ///< nccl-tests' bus bandwidth: bytes / ns x 2(n-1)/n
+};
+
+struct AllReduceCalibration {
+  std::vector<int> devices;
+  std::string ncclVersion;
+  std::vector<AllReducePoint> curve;
+  /// The share of a GPU's speed a kernel loses while all-reduces run beside it
+  /// (NCCL's kernels take SMs): 1 - alone / beside for a ~5 ms model kernel on the
+  /// first GPU, against the same kernel with 64 MiB all-reduces looping meanwhile.
+  double smShare = 0;
+};
+
+/// ncclAllReduce over `devices` (one communicator each, one process), sizes 1 MiB to
+/// 256 MiB (16 MiB when `quick`): time per call from CUDA events on every GPU around a
+/// loop of group calls, after warm-up calls at each size; then the SM share.
+AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
+
+/// nccl-tests' bus bandwidth for an all-reduce of `bytes` in `ns` over `gpus` GPUs.
+double allReduceBusGBps(std::uint64_t bytes, double ns, int gpus);
+
+}  // namespace pipescope::cuda

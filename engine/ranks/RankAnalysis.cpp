@@ -1,0 +1,209 @@
+#include "ranks/RankAnalysis.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/AnalysisFormat.h"
+#include "metrics/Intervals.h"
+#include "ranks/CollectiveMatch.h"
+
+namespace pipescope {
+
+namespace {
+
+struct RankOps {
+  Intervals compute, communication, memory, all;
+  std::vector<Op> gpu;  // for the idle causes, in start order
+  std::map<std::int32_t, Interval> batches;
+};
+
+std::int64_t length(const Intervals& merged) { return std::int64_t(totalLength(merged)); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Idle time between the rank's GPU ops, by what the next op was waiting for.
+void idleCauses(RankFigures& f, const Intervals& busy, std::vector<Op>& gpu) {
+  std::sort(gpu.begin(), gpu.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
+  std::size_t next = 0;
+  for (std::size_t i = 1; i < busy.size(); ++i) {
+    const std::int64_t from = busy[i - 1].second, to = busy[i].first;
+    while (next < gpu.size() && gpu[next].start < to) ++next;
+    const Op* op = next < gpu.size() ? &gpu[next] : nullptr;
+    // Launched after the GPU ran dry: the GPU waited for the host.
+    if (op != nullptr && op->submit > from)
+      f.idleWaitingForHostNs += std::min(to, op->submit) - from, f.idleWaitingOtherNs += to - std::min(to, op->submit);
+    else
+      f.idleWaitingOtherNs += to - from;
+  }
+}
+
+}  // namespace
+
+RankAnalysis analyzeRanks(const Trace& trace) {
+  RankAnalysis out;
+  auto infos = trace.ranks();
+  if (infos.empty()) infos.push_back(RankInfo{});
+  const bool merged = infos.size() > 1;
+  const auto lanes = trace.lanes();
+  const auto names = trace.names();
+
+  std::map<int, std::size_t> positionOfDevice;
+  for (std::size_t i = 0; i < infos.size(); ++i) positionOfDevice[merged ? infos[i].device : -1] = i;
+  std::vector<RankOps> perRank(infos.size());
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    if (op.lane >= lanes.size()) return;
+    const Lane& lane = lanes[op.lane];
+    auto it = positionOfDevice.find(merged ? lane.device : -1);
+    if (it == positionOfDevice.end()) return;
+    RankOps& r = perRank[it->second];
+    if (op.batch >= 0) {
+      auto [b, fresh] = r.batches.emplace(op.batch, Interval{op.start, op.end});
+      if (!fresh) b->second = {std::min(b->second.first, op.start), std::max(b->second.second, op.end)};
+    }
+    if (!isGpuKind(op.kind) || lane.kind == LaneKind::Collective) return;
+    const Interval span{op.start, op.end};
+    r.all.push_back(span);
+    r.gpu.push_back(op);
+    const std::string& name = op.name < names.size() ? names[op.name] : names.front();
+    // Device-to-device copies are imported as kernels (they run on the SMs), but HTA
+    // and users count them as memory traffic, not computation.
+    const bool copyOnSms = name.rfind("Memcpy", 0) == 0 || name.rfind("Memset", 0) == 0;
+    if (isCommunicationKind(op.kind) || (op.kind == OpKind::Kernel && !collectiveType(name).empty()))
+      r.communication.push_back(span);
+    else if (op.kind == OpKind::Kernel && !copyOnSms)
+      r.compute.push_back(span);
+    else
+      r.memory.push_back(span);
+  });
+
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    RankOps& r = perRank[i];
+    RankFigures f;
+    f.rank = infos[i].rank;
+    f.device = infos[i].device;
+    f.source = infos[i].source;
+    const Intervals all = mergeIntervals(std::move(r.all));
+    const Intervals compute = mergeIntervals(std::move(r.compute));
+    const Intervals comm = mergeIntervals(std::move(r.communication));
+    f.computeNs = length(compute);
+    f.communicationNs = length(comm);
+    const std::int64_t overlapped = length(intersectMerged(comm, compute));
+    f.exposedCommunicationNs = f.communicationNs - overlapped;
+    f.overlap = f.communicationNs > 0 ? double(overlapped) / double(f.communicationNs) : 0.0;
+    f.memoryNs = length(mergeIntervals(std::move(r.memory)));
+    if (!all.empty()) {
+      f.spanNs = all.back().second - all.front().first;
+      f.idleNs = f.spanNs - length(all);
+      idleCauses(f, all, r.gpu);
+    }
+    f.iterations = std::int64_t(r.batches.size());
+    double sum = 0;
+    for (const auto& [b, span] : r.batches) sum += double(span.second - span.first);
+    f.iterationMeanNs = r.batches.empty() ? 0.0 : sum / double(r.batches.size());
+    out.ranks.push_back(std::move(f));
+  }
+
+  // Iterations by batch number, as every rank numbers its ProfilerSteps in order.
+  std::map<std::int32_t, RankIteration> iterations;
+  for (std::size_t i = 0; i < infos.size(); ++i)
+    for (const auto& [b, span] : perRank[i].batches) {
+      RankIteration& it = iterations[b];
+      it.index = b;
+      it.durationNs.resize(infos.size(), 0);
+      it.durationNs[i] = span.second - span.first;
+    }
+
+  // The straggler, collective by collective.
+  if (infos.size() > 1) {
+    std::vector<std::vector<CollectiveCall>> calls;
+    for (const RankInfo& info : infos) calls.push_back(collectiveCalls(trace, 0, info.device));
+    const CollectiveMatch match = matchCollectives(calls);
+    out.collectives = match.calls.size();
+    out.matchNote = match.note;
+    const std::size_t n = infos.size();
+    std::map<std::int32_t, std::vector<std::int64_t>> madePerIteration;
+    std::size_t inconsistent = 0;
+    for (const MatchedCollective& c : match.calls) {
+      // The same call ends together everywhere; one that does not is not the same call
+      // (or a clock could not be aligned): it says nothing about who waited.
+      if (*std::max_element(c.end.begin(), c.end.end()) - *std::min_element(c.end.begin(), c.end.end()) >
+          kMaxCollectiveEndSkewNs) {
+        ++inconsistent;
+        continue;
+      }
+      const std::size_t last = std::size_t(std::max_element(c.start.begin(), c.start.end()) - c.start.begin());
+      std::int64_t waited = 0;
+      for (std::size_t r = 0; r < n; ++r) {
+        if (r == last) continue;
+        // A rank waits inside its own kernel, never longer than it ran.
+        const std::int64_t w = std::clamp<std::int64_t>(c.start[last] - c.start[r], 0, c.end[r] - c.start[r]);
+        out.ranks[r].waitedForOthersNs += w;
+        waited += w;
+      }
+      const std::int64_t mean = waited / std::int64_t(n - 1);
+      out.ranks[last].madeOthersWaitNs += mean;
+      ++out.ranks[last].collectivesLast;
+      auto& made = madePerIteration[c.batch[last]];
+      made.resize(n, 0);
+      made[last] += mean;
+    }
+    if (inconsistent > 0)
+      out.matchNote += std::string(out.matchNote.empty() ? "" : "; ") + std::to_string(inconsistent) +
+                       " matched collectives do not end together on every rank and are left out of the waits";
+    for (auto& [b, made] : madePerIteration) {
+      auto it = iterations.find(b);
+      if (it == iterations.end() || made.empty()) continue;
+      const auto worst = std::max_element(made.begin(), made.end());
+      it->second.straggler = *worst > 0 ? out.ranks[std::size_t(worst - made.begin())].rank : -1;
+      it->second.stragglerWaitNs = *worst;
+    }
+  }
+  for (auto& [b, it] : iterations) out.iterations.push_back(std::move(it));
+
+  // The critical rank and what it costs the job per iteration.
+  if (out.ranks.size() > 1) {
+    const auto worst = std::max_element(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) {
+      return a.madeOthersWaitNs < b.madeOthersWaitNs;
+    });
+    std::vector<double> iterationMeans, made;
+    for (const auto& r : out.ranks) {
+      if (r.iterationMeanNs > 0) iterationMeans.push_back(r.iterationMeanNs);
+      made.push_back(double(r.madeOthersWaitNs));
+    }
+    const double iteration = median(iterationMeans);
+    const double iterationsSeen = double(std::max<std::int64_t>(1, worst->iterations));
+    const double perIteration = double(worst->madeOthersWaitNs) / iterationsSeen;
+    if (out.collectives == 0) {
+      out.stragglerSentence = "no collective is found on every rank, so no rank can be said to make the others wait";
+    } else if (iteration > 0 && perIteration >= kStragglerShare * iteration) {
+      out.straggler = worst->rank;
+      out.stragglerSentence = "rank " + std::to_string(worst->rank) + " is the straggler: it started last at " +
+                              std::to_string(worst->collectivesLast) + " of " + std::to_string(out.collectives) +
+                              " collectives, and the other ranks waited " + formatNs(perIteration) +
+                              " for it per iteration (" + formatPercent(perIteration / iteration) +
+                              " of an iteration of " + formatNs(iteration) + ")";
+      // If it were as fast as the median rank: the others would wait for it no longer
+      // than they wait for a typical rank.
+      const double saved = std::max(0.0, perIteration - median(made) / iterationsSeen);
+      RankWhatIf w;
+      w.question = "if rank " + std::to_string(worst->rank) + " were as fast as the median rank";
+      w.iterationNs = std::max(0.0, iteration - saved);
+      w.speedup = w.iterationNs > 0 ? iteration / w.iterationNs : 1.0;
+      w.sentence = w.question + ": an iteration would take about " + formatNs(w.iterationNs) + " instead of " +
+                   formatNs(iteration) + " (" + formatRatio(w.speedup) +
+                   " faster), the time the other ranks now wait for it in the collectives";
+      out.whatIfs.push_back(std::move(w));
+    } else {
+      out.stragglerSentence = "balanced: no rank makes the others wait more than " + formatPercent(kStragglerShare) +
+                              " of an iteration (at most " + formatNs(perIteration) + " per iteration, rank " +
+                              std::to_string(worst->rank) + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace pipescope

@@ -1,0 +1,78 @@
+#pragma once
+// What a job of several ranks spent its time on, rank by rank, and which rank made
+// the others wait. The definitions follow Holistic Trace Analysis (HTA), so figures
+// can be checked against it:
+//   - computation: GPU kernels that are not collectives (their union in time);
+//   - communication: collective (NCCL) kernels; exposed communication is the part of
+//     it with no computation kernel running beside it on the same rank;
+//   - memory: copies and memsets; idle: the rank's span with no GPU op running,
+//     split by cause (the host had not launched the next op yet, or it was launched
+//     and waited on something else: an event, another stream).
+// The straggler: for each collective (the same call on every rank), the rank that
+// started it last; every other rank waited from its own start until then. A rank's
+// made-others-wait is, summed over the collectives it was last at, the mean wait of
+// the other ranks: the wall time the job lost to it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/Trace.h"
+
+namespace pipescope {
+
+struct RankFigures {
+  int rank = -1;
+  int device = -1;                      ///< Trace::devices index of the rank's GPU
+  std::string source;                   ///< its file
+  std::int64_t spanNs = 0;              ///< first to last GPU op of the rank
+  std::int64_t computeNs = 0;
+  std::int64_t communicationNs = 0;
+  std::int64_t exposedCommunicationNs = 0;
+  double overlap = 0;                   ///< fraction of communication with computation beside it
+  std::int64_t memoryNs = 0;
+  std::int64_t idleNs = 0;
+  std::int64_t idleWaitingForHostNs = 0;   ///< GPU idle until the host launched the next op
+  std::int64_t idleWaitingOtherNs = 0;     ///< next op already launched: a dependency held it
+  std::int64_t waitedForOthersNs = 0;      ///< in collectives, until the last rank arrived
+  std::int64_t madeOthersWaitNs = 0;       ///< see the file comment
+  std::int64_t collectivesLast = 0;        ///< collectives this rank started last
+  std::int64_t iterations = 0;
+  double iterationMeanNs = 0;
+};
+
+struct RankIteration {
+  int index = 0;                          ///< batch number (ProfilerStep order)
+  std::vector<std::int64_t> durationNs;   ///< per rank (0: the rank has no such iteration)
+  int straggler = -1;                     ///< rank the others waited for most in it (-1: none)
+  std::int64_t stragglerWaitNs = 0;       ///< how long (mean over the others)
+};
+
+struct RankWhatIf {
+  std::string question;   ///< "if rank 1 were as fast as the median rank"
+  double iterationNs = 0; ///< predicted mean iteration time
+  double speedup = 1;     ///< measured / predicted
+  std::string sentence;
+};
+
+struct RankAnalysis {
+  std::vector<RankFigures> ranks;        ///< in rank order
+  std::vector<RankIteration> iterations;
+  std::size_t collectives = 0;           ///< matched across ranks
+  std::string matchNote;                 ///< why fewer were matched, if so
+  int straggler = -1;                    ///< the critical rank; -1 when balanced
+  std::string stragglerSentence;         ///< one plain sentence either way
+  std::vector<RankWhatIf> whatIfs;
+};
+
+/// A straggler must make the others wait at least this fraction of an iteration;
+/// below it the ranks are called balanced.
+inline constexpr double kStragglerShare = 0.05;
+/// A collective whose kernels end further apart than this on the ranks is not counted
+/// as one call (NCCL's ranks leave a collective within microseconds of each other).
+inline constexpr std::int64_t kMaxCollectiveEndSkewNs = 1'000'000;
+
+/// `trace` is a merged trace of ranks (Trace::ranks() with their devices); a trace of
+/// one rank gives one row.
+RankAnalysis analyzeRanks(const Trace& trace);
+
+}  // namespace pipescope

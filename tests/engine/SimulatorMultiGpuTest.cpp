@@ -1,0 +1,249 @@
+// Hand-computed timelines of the simulator over several GPUs (data parallel with
+// and without a bucketed all-reduce, GPipe pipeline stages), on a device with round
+// numbers, and the peer-link and all-reduce cost model.
+#include <gtest/gtest.h>
+
+#include "SimulatorTestSupport.h"
+#include "sim/InterconnectCosts.h"
+
+namespace pipescope {
+namespace {
+
+using simtest::roundConfig;
+using simtest::roundProfile;
+using simtest::runSim;
+
+struct Span {
+  std::int64_t start, end;
+  bool operator==(const Span&) const = default;
+};
+void PrintTo(const Span& s, std::ostream* os) { *os << "{" << s.start << ", " << s.end << "}"; }
+
+/// roundProfile() with links of round numbers: a peer copy moves 2 bytes per ns, an
+/// all-reduce over 2 GPUs of B bytes takes B ns (bus bandwidth 1 GB/s), nothing fixed.
+DeviceProfile roundLinks() {
+  DeviceProfile p = roundProfile();
+  p.peerAccess = true;
+  p.peerGBps = 2.0;
+  p.peerLatencyNs = 0;
+  p.allreduceBusGBps = 1.0;
+  p.allreduceCurveGpus = 2;
+  p.allreduceStepLatencyNs = 0;
+  p.collectiveSmShare = 0;
+  return p;
+}
+
+/// The spans of `kind`'s ops on GPU `device` (by their lane), in start order.
+std::vector<Span> spansOn(const simtest::SimRun& r, OpKind kind, int device) {
+  std::vector<Span> s;
+  for (const Op& op : r.of(kind))
+    if (op.lane < r.lanes.size() && r.lanes[op.lane].device == device) s.push_back({op.start, op.end});
+  return s;
+}
+
+PipelineConfig dataParallel(int gpus, std::uint64_t bytes, int batches) {
+  PipelineConfig c = roundConfig(bytes, batches);
+  for (int g = 0; g < gpus; ++g) c.devices.push_back(g);
+  return c;
+}
+
+TEST(SimulatorMultiGpu, DataParallelDealsBatchesAcrossGpus) {
+  // Two GPUs, one stream each: batch 0 and 2 on GPU 0, 1 and 3 on GPU 1; each GPU runs
+  // its two batches back to back, the GPUs side by side.
+  const auto r = runSim(dataParallel(2, 1000, 4), roundLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    EXPECT_EQ(spansOn(r, OpKind::CopyH2D, g), (std::vector<Span>{{0, 1000}, {3000, 4000}}));
+    EXPECT_EQ(spansOn(r, OpKind::Kernel, g), (std::vector<Span>{{1000, 2000}, {4000, 5000}}));
+    EXPECT_EQ(spansOn(r, OpKind::CopyD2H, g), (std::vector<Span>{{2000, 3000}, {5000, 6000}}));
+  }
+  for (const Op& op : r.of(OpKind::Kernel)) EXPECT_EQ(r.lanes[op.lane].device, op.batch % 2);
+  EXPECT_EQ(r.makespan(), 6000);
+  EXPECT_EQ(r.trace->completedBatches(), 4);
+  EXPECT_TRUE(r.of(OpKind::Collective).empty());
+  EXPECT_EQ(r.trace->deviceCount(), 2u);
+  EXPECT_EQ(r.trace->devices()[1].ordinal, 1);
+}
+
+/// 2 GPUs, 2 steps of 1000-byte batches, a 4000 ns model kernel, 2000 bytes all-reduced.
+PipelineConfig bucketCase(int buckets) {
+  PipelineConfig c = dataParallel(2, 1000, 4);
+  c.modelFlopsPerByte = 8.0;  // 16 FMAs per float: 4 ns per byte; in two pieces, 2 ns each
+  c.allreduceBytes = 2000;
+  c.buckets = buckets;
+  return c;
+}
+
+TEST(SimulatorMultiGpu, OneAllReduceAfterTheKernelsIsExposed) {
+  const auto r = runSim(bucketCase(0), roundLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  // Step 0: H2D 0-1000, kernel 1000-5000, D2H 5000-6000, all-reduce 5000-7000.
+  // Step 1: H2D 6000-7000 (behind the D2H), its kernel waits for the all-reduce
+  // (7000) and the H2D: 7000-11000, D2H 11000-12000, all-reduce 11000-13000.
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    EXPECT_EQ(spansOn(r, OpKind::CopyH2D, g), (std::vector<Span>{{0, 1000}, {6000, 7000}}));
+    EXPECT_EQ(spansOn(r, OpKind::Kernel, g), (std::vector<Span>{{1000, 5000}, {7000, 11000}}));
+    EXPECT_EQ(spansOn(r, OpKind::Collective, g), (std::vector<Span>{{5000, 7000}, {11000, 13000}}));
+  }
+  // The call as a whole on the communicator's lane, once per all-reduce.
+  EXPECT_EQ(spansOn(r, OpKind::Collective, kSharedLane), (std::vector<Span>{{5000, 7000}, {11000, 13000}}));
+  EXPECT_EQ(r.makespan(), 13000);
+}
+
+TEST(SimulatorMultiGpu, BucketsOverlapTheAllReduceWithTheRemainingKernels) {
+  const auto r = runSim(bucketCase(2), roundLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  // The model runs as two 2000 ns pieces; bucket 0 (1000 bytes, 1000 ns) follows the
+  // first and overlaps the second; bucket 1 follows the second.
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    EXPECT_EQ(spansOn(r, OpKind::Kernel, g),
+              (std::vector<Span>{{1000, 3000}, {3000, 5000}, {7000, 9000}, {9000, 11000}}));
+    EXPECT_EQ(spansOn(r, OpKind::Collective, g),
+              (std::vector<Span>{{3000, 4000}, {5000, 6000}, {9000, 10000}, {11000, 12000}}));
+    EXPECT_EQ(spansOn(r, OpKind::CopyD2H, g), (std::vector<Span>{{5000, 6000}, {11000, 12000}}));
+  }
+  EXPECT_EQ(r.makespan(), 12000);
+  for (const Op& op : r.of(OpKind::Collective))
+    if (op.engineLane != kNoLane) {
+      EXPECT_EQ(r.lanes[op.engineLane].kind, LaneKind::ComputeEngine);
+    }
+}
+
+TEST(SimulatorMultiGpu, TheCollectiveSlowsTheKernelsBesideIt) {
+  DeviceProfile p = roundLinks();
+  p.collectiveSmShare = 0.5;
+  const auto r = runSim(bucketCase(2), p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  // Bucket 0 runs 3000-4000 beside the second piece, which moves at half speed then:
+  // 500 ns of its 2000 by 4000, the other 1500 at full speed: it ends at 5500.
+  const auto kernels = spansOn(r, OpKind::Kernel, 0);
+  ASSERT_GE(kernels.size(), 2u);
+  EXPECT_EQ(kernels[1], (Span{3000, 5500}));
+  EXPECT_EQ(spansOn(r, OpKind::Collective, 0).at(1), (Span{5500, 6500}));
+}
+
+TEST(SimulatorMultiGpu, ACollectiveEndsOnceTheLastGpuHasJoined) {
+  // Each cudaMemcpyAsync call costs the host 300 ns, so GPU 1's batch is issued 600 ns
+  // after GPU 0's: H2D 300-1300 and 900-1900, kernels 1300-5300 and 1900-5900. GPU 0's
+  // all-reduce starts at 5300 and waits for GPU 1's (5900); both end 2000 ns later.
+  PipelineConfig c = bucketCase(0);
+  c.batchCount = 2;
+  DeviceProfile p = roundLinks();
+  p.memcpyAsyncCallNs = 300;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spansOn(r, OpKind::Collective, 0), (std::vector<Span>{{5300, 7900}}));
+  EXPECT_EQ(spansOn(r, OpKind::Collective, 1), (std::vector<Span>{{5900, 7900}}));
+  EXPECT_EQ(spansOn(r, OpKind::Collective, kSharedLane), (std::vector<Span>{{5900, 7900}}));
+}
+
+TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.batchSamples = 3;
+  c.microBatches = 3;
+  c.modelFlopsPerByte = 4.0;  // half on each stage: 2 flops/byte, 1 ns per byte
+  c.activationBytes = 2000;   // 1000 ns at 2 bytes per ns
+  const auto r = runSim(c, roundLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  // GPU 0's one stream: H2D, stage 0, copy to GPU 1, for each micro-batch in turn.
+  EXPECT_EQ(spansOn(r, OpKind::CopyH2D, 0), (std::vector<Span>{{0, 1000}, {3000, 4000}, {6000, 7000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{1000, 2000}, {4000, 5000}, {7000, 8000}}));
+  EXPECT_EQ(spansOn(r, OpKind::PeerCopy, 0), (std::vector<Span>{{2000, 3000}, {5000, 6000}, {8000, 9000}}));
+  // GPU 1 waits for each activation: idle until 3000 (the bubble), then stage 1 and D2H.
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{3000, 4000}, {6000, 7000}, {9000, 10000}}));
+  EXPECT_EQ(spansOn(r, OpKind::CopyD2H, 1), (std::vector<Span>{{4000, 5000}, {7000, 8000}, {10000, 11000}}));
+  EXPECT_EQ(r.makespan(), 11000);
+  // The peer copies run on the GPU0→GPU1 link lane, issued on GPU 0's stream.
+  for (const Op& op : r.of(OpKind::PeerCopy)) {
+    EXPECT_EQ(r.lanes[op.engineLane].kind, LaneKind::PeerLink);
+    EXPECT_EQ(r.lanes[op.engineLane].name, "GPU0→GPU1 NVLink");
+    EXPECT_EQ(r.lanes[op.engineLane].index, 1);
+    EXPECT_EQ(r.lanes[op.lane].device, 0);
+    EXPECT_EQ(op.bytes, 2000u);
+  }
+}
+
+TEST(SimulatorMultiGpu, APeerCopyDoesNotSlowAHostCopy) {
+  // Two streams: micro-batch 1's H2D runs while micro-batch 0's activations cross
+  // the link; both at their own full rate.
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.batchSamples = 2;
+  c.microBatches = 2;
+  c.streams = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  const auto r = runSim(c, roundLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (const Op& op : r.of(OpKind::CopyH2D)) EXPECT_EQ(op.duration(), 1000);
+  for (const Op& op : r.of(OpKind::PeerCopy)) EXPECT_EQ(op.duration(), 1000);
+}
+
+TEST(SimulatorMultiGpu, WithoutPeerAccessCopiesGoThroughTheHost) {
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.activationBytes = 1000;
+  DeviceProfile p = roundLinks();
+  p.peerAccess = false;  // staged: the slower of the pinned rates (1 byte/ns), twice the copy latency
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  const auto peer = r.of(OpKind::PeerCopy);
+  ASSERT_EQ(peer.size(), 1u);
+  EXPECT_EQ(peer[0].duration(), 1000);
+  EXPECT_EQ(r.lanes[peer[0].engineLane].name, "GPU0→GPU1 via host");
+}
+
+TEST(SimulatorMultiGpu, MoreGpusThanTheSimulatorModelsIsAClearError) {
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const auto r = runSim(c, roundLinks());
+  EXPECT_EQ(r.outcome.state, RunState::Failed);
+  EXPECT_NE(r.outcome.message.find("devices = 9 GPUs: allowed 1..8"), std::string::npos) << r.outcome.message;
+}
+
+TEST(SimulatorMultiGpu, EightGpusRunAndEveryGpuWorks) {
+  PipelineConfig c = dataParallel(8, 4096, 16);
+  c.allreduceBytes = 1 << 16;
+  c.buckets = 4;
+  const auto r = runSim(c, simtest::h200());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (int g = 0; g < 8; ++g) EXPECT_EQ(spansOn(r, OpKind::Kernel, g).size(), 2u * 4u) << g;
+  EXPECT_EQ(r.of(OpKind::Collective).size(), 2u * 4u * 9u);  // 2 steps x 4 buckets x (8 GPUs + the call)
+}
+
+TEST(InterconnectCosts, AllReduceFollowsTheMeasuredCurveAndTheRing) {
+  const DeviceProfile h200 = simtest::h200();
+  // The built-in curve was measured on 4 GPUs: 64 MiB in 0.326 ms, 256 MiB in 1.194 ms.
+  EXPECT_NEAR(allreduceNs(h200, 64ull << 20, 4) / 1e6, 0.326, 0.002);
+  EXPECT_NEAR(allreduceNs(h200, 256ull << 20, 4) / 1e6, 1.194, 0.002);
+  EXPECT_NEAR(allreduceBusGBpsOf(256ull << 20, 4, allreduceNs(h200, 256ull << 20, 4)), 337.4, 0.5);
+  // Fewer GPUs: each link carries (n-1)/n of the bytes, over fewer steps.
+  EXPECT_LT(allreduceNs(h200, 256ull << 20, 2), allreduceNs(h200, 256ull << 20, 4));
+  EXPECT_GT(allreduceNs(h200, 256ull << 20, 8), allreduceNs(h200, 256ull << 20, 4));
+  EXPECT_EQ(allreduceNs(h200, 256ull << 20, 1), 0.0);
+  // Ring arithmetic on round numbers: 4 GPUs measured, 2 asked, 10 ns per step.
+  DeviceProfile p = roundLinks();
+  p.allreduceCurveGpus = 4;
+  p.allreduceStepLatencyNs = 10;
+  // t_ref = 2 * 3/4 * 1000 / 1 = 1500 ns; latency 6 x 10 = 60; bandwidth 1440 x (1/2)/(3/4) = 960; + 2 x 10.
+  EXPECT_DOUBLE_EQ(allreduceNs(p, 1000, 2), 980.0);
+}
+
+TEST(InterconnectCosts, PeerCopies) {
+  const DeviceProfile h200 = simtest::h200();
+  // The measured 394.5 GB/s over the link plus its fixed latency: within 0.5 %.
+  EXPECT_NEAR(double(256ull << 20) / peerCopySoloNs(h200, 256ull << 20), 394.5, 394.5 * 0.005);
+  DeviceProfile p = roundLinks();
+  p.peerLatencyNs = 100;
+  EXPECT_DOUBLE_EQ(peerCopySoloNs(p, 1000), 600.0);
+}
+
+}  // namespace
+}  // namespace pipescope

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Everything pipescope runs over several GPUs on the CUDA backend, in one call on a
+# machine with 2 or more GPUs (after `tools/gpu-call.sh build`, which builds every
+# target used here):
+#   tools/gpu-call.sh build mgpu            (every GPU of the machine, at most 8)
+#   tools/gpu-call.sh build mgpu:2          (the first 2)
+# Under $OUT (gpu-call.sh: $OUT/logs/mgpu):
+#   topo.log        nvidia-smi topo -m (how the GPUs are joined)
+#   tests.log       the gpu tests over several GPUs, NCCL's loader and the time limit
+#   bench.log       gpu_multigpu_bench: makespan ratios against the hand-written
+#                   reference, 256 MiB all-reduce bus bandwidth against a plain loop
+#   calibrate.log   pipescope-cli calibrate with the multi-GPU probes; profile.json
+#   knob-*.txt      one CUDA run per new knob (pipescope-cli run --backend cuda --gpus N ...)
+#   lesson-N.txt    the lessons over several GPUs on the CUDA backend
+#   summary.log     one line per part: rc, seconds; what to look for is in each log
+# Budget: about 5 minutes after the build (each part has its own time limit).
+set -u -o pipefail
+. "$(dirname "$0")/gpu-common.sh"
+OUT=${OUT:-$PWD/gpu-mgpu-out}
+mkdir -p "$OUT"
+B=${BUILD_DIR:-build-gpu}
+CLI=$B/app/cli/pipescope-cli
+PRESENT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+N=${1:-$PRESENT}
+[ "$N" -gt 8 ] && N=8
+T0=$(date +%s)
+part() {  # part NAME LIMIT CMD...: runs CMD with a time limit, logs rc and seconds
+  local name=$1 limit=$2
+  shift 2
+  local t
+  t=$(date +%s)
+  timeout "$limit" "$@"
+  local rc=$?
+  echo "$name rc=$rc $(($(date +%s) - t)) s$([ $rc -eq 124 ] && echo ' (TIMED OUT)')" | tee -a "$OUT/summary.log"
+  return 0
+}
+
+gpu_environment >"$OUT/env.log" 2>&1
+nvidia-smi topo -m >"$OUT/topo.log" 2>&1
+echo "GPUs present: $PRESENT, used: $N" | tee -a "$OUT/summary.log"
+if [ "$PRESENT" -lt 2 ] || [ "$N" -lt 2 ]; then
+  echo "needs 2 GPUs; this machine has $PRESENT: nothing to run" | tee -a "$OUT/summary.log"
+  exit 0
+fi
+DEV=$(seq -s, 0 $((N - 1)))
+
+# 1. gpu tests over several GPUs (they use the first 2, or 4 when there are), and NCCL's loader.
+part tests 150 "$B/tests/pipescope_gpu_tests" --gtest_filter='MultiGpu*' >"$OUT/tests.log" 2>&1
+part multigpu-tests 30 "$B/tests/pipescope_multigpu_tests" >>"$OUT/tests.log" 2>&1
+grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|NOTE" "$OUT/tests.log" | head -30 >>"$OUT/summary.log"
+
+# 2. The bench: ratios against the reference and the bus bandwidth.
+part bench 200 "$B/bench/gpu_multigpu_bench" 5 --gpus "$N" >"$OUT/bench.log" 2>&1
+grep -E "^\||targets" "$OUT/bench.log" >>"$OUT/summary.log"
+
+# 3. Calibration with the multi-GPU probes (peer copies between GPU 0 and 1, the
+#    all-reduce curve over the N GPUs), saved as a profile.
+part calibrate 200 "$CLI" calibrate --gpus "$N" --repeat 1 --out "$OUT/profile.json" >"$OUT/calibrate.log" 2>&1
+grep -E "peer copy|all-reduce|both ways|beside|wrote profile|failed" "$OUT/calibrate.log" >>"$OUT/summary.log"
+
+# 4. Every new knob once on the CUDA backend.
+knob() {  # knob NAME ARGS...
+  local name=$1
+  shift
+  part "knob $name" 40 "$CLI" run --backend cuda "$@" >"$OUT/knob-$name.txt" 2>&1
+  grep -E -i "error|failed|makespan|exposed|scaling|bus|peer|link" "$OUT/knob-$name.txt" | head -6 | sed "s/^/  $name: /" >>"$OUT/summary.log"
+}
+COMMON=(--batch-samples 32 --sample-bytes 1M --batches $((8 * N)) --streams 2)
+knob gpus "${COMMON[@]}" --gpus "$N"
+knob devices "${COMMON[@]}" --devices "$DEV"
+knob data-allreduce "${COMMON[@]}" --gpus "$N" --parallel data --allreduce-bytes 64M --buckets 0
+knob data-buckets "${COMMON[@]}" --gpus "$N" --parallel data --allreduce-bytes 64M --buckets 4
+knob pipeline "${COMMON[@]}" --gpus "$N" --parallel pipeline --activation-bytes 16M --micro-batches 4
+knob pipeline-pageable "${COMMON[@]}" --gpus "$N" --parallel pipeline --activation-bytes 16M --micro-batches 2 \
+  --memory pageable
+knob light-buckets "${COMMON[@]}" --gpus "$N" --parallel data --allreduce-bytes 32M --buckets 3 --model light
+knob too-many --gpus $((PRESENT + 1)) --batches $((PRESENT + 1))
+
+# 5. The lessons over several GPUs (numbers above the nine one-GPU lessons) on the CUDA backend.
+for n in $("$CLI" lessons --json 2>/dev/null | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["lessons"]:
+    if l["number"] > 9: print(l["number"])' 2>/dev/null); do
+  part "lesson $n" 60 "$CLI" lessons --run "$n" --backend cuda --reps 3 >"$OUT/lesson-$n.txt" 2>&1
+  grep -E -i "claim|holds|fails|verdict" "$OUT/lesson-$n.txt" | head -8 | sed "s/^/  lesson $n: /" >>"$OUT/summary.log"
+done
+echo "total $(($(date +%s) - T0)) s" | tee -a "$OUT/summary.log"

@@ -1,0 +1,109 @@
+#include "lessons/LessonSlide.h"
+
+#include <QEvent>
+#include <algorithm>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+
+#include "lessons/LessonsPanel.h"
+#include "widgets/VerticalScrollArea.h"
+
+namespace pipescope::ui {
+
+namespace {
+QLabel* wrapped(const char* name) {
+  auto* l = new QLabel;
+  l->setObjectName(name);
+  l->setWordWrap(true);
+  l->setTextFormat(Qt::RichText);
+  return l;
+}
+}  // namespace
+
+LessonSlide::LessonSlide(LessonsPanel& lessons, QWidget* parent) : QWidget(parent), lessons_(lessons) {
+  setObjectName("lessonSlide");
+  auto* inner = new QWidget;
+  auto* layout = new QVBoxLayout(inner);
+  title_ = wrapped("slideTitle");
+  question_ = wrapped("slideQuestion");
+  choices_ = wrapped("slideChoices");
+  status_ = wrapped("slideStatus");
+  feedback_ = wrapped("slideFeedback");
+  numbers_ = wrapped("slideNumbers");
+  for (QLabel* l : {title_, question_, choices_, feedback_, status_, numbers_}) layout->addWidget(l);
+  layout->addStretch(1);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(new VerticalScrollArea(inner));
+  connect(&lessons_, &LessonsPanel::stateChanged, this, &LessonSlide::refresh);
+  applyFonts();
+  refresh();
+}
+
+void LessonSlide::refresh() {
+  const LessonsPanel::Stage stage = lessons_.stage();
+  title_->setText(lessons_.titleText().toHtmlEscaped());
+  question_->setText(lessons_.questionText().toHtmlEscaped());
+  const QStringList choices = lessons_.choiceTexts();
+  const int mine = lessons_.chosen();
+  const int observed = stage == LessonsPanel::Stage::Results ? lessons_.lastResult().observedChoice : -1;
+  QStringList lines;
+  for (int i = 0; i < choices.size(); ++i) {
+    QString line = QStringLiteral("%1. %2").arg(i + 1).arg(choices[i].toHtmlEscaped());
+    if (i == mine) line = QStringLiteral("<b>%1 ◀</b>").arg(line);
+    if (i == observed) line += QStringLiteral(" <b>✓</b>");
+    lines << line;
+  }
+  choices_->setText(lines.join("<br>"));
+  // What the clicker does next, instead of the panel's "press Run".
+  const bool results = stage == LessonsPanel::Stage::Results;
+  switch (stage) {
+    case LessonsPanel::Stage::Question:
+      status_->setText(tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back").arg(choices.size()));
+      break;
+    case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
+    case LessonsPanel::Stage::Results: status_->setText(tr("PageDown: the next lesson · PageUp: the question again")); break;
+  }
+  feedback_->setText(results ? lessons_.feedbackText() : QString());
+  numbers_->setText(results ? lessons_.numbersText().toHtmlEscaped().replace('\n', "<br>") : QString());
+  feedback_->setVisible(results);
+  numbers_->setVisible(results);
+}
+
+void LessonSlide::applyFonts() {
+  // Relative to the window's font, which the presentation mode sets for the room: the
+  // lesson's sentences a little smaller than the lane labels, so that they fit beside
+  // the timeline, never under 18 px.
+  const QFont window = font();
+  const int px = window.pixelSize() > 0 ? window.pixelSize() : QFontInfo(window).pixelSize();
+  QFont text = window;
+  text.setPixelSize(std::max(18, px * 5 / 6));
+  QFont title = text;
+  title.setBold(true);
+  title.setPixelSize(std::max(18, px));
+  QFont bold = text;
+  bold.setBold(true);
+  QFont small = text;
+  small.setPixelSize(std::max(16, px * 2 / 3));
+  for (QLabel* l : {choices_, feedback_, numbers_}) l->setFont(text);
+  title_->setFont(title);
+  question_->setFont(bold);
+  status_->setFont(small);
+}
+
+void LessonSlide::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange) applyFonts();
+}
+
+QString LessonSlide::text() const {
+  QStringList out;
+  for (const QLabel* l : {title_, question_, choices_, status_, feedback_, numbers_})
+    if (!l->isHidden() && !l->text().isEmpty()) {
+      out << QString(l->text()).replace("<br>", "\n").remove(QRegularExpression("<[^>]*>"));
+    }
+  return out.join('\n');
+}
+
+}  // namespace pipescope::ui
