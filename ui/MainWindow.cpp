@@ -356,6 +356,7 @@ void MainWindow::createMenus() {
   runMenu->addAction(whatIf_->action());
   calibrate_ = new CalibrateGpuAction(this);  // this machine's profile, for every prediction on its GPU
   runMenu->addAction(calibrate_->action());
+  connect(runMenu, &QMenu::aboutToShow, calibrate_, &CalibrateGpuAction::lookForGpu);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

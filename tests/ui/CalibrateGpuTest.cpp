@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <atomic>
@@ -21,7 +23,8 @@ using namespace pipescope::ui::testing;
 
 namespace {
 
-CalibrationServices fakeGpu(const QString& dataFolder, std::function<DeviceProfile(const MachineCalibrationOptions&)> calibrate) {
+CalibrationServices fakeGpu(const QString& dataFolder,
+                            std::function<DeviceProfile(const MachineCalibrationOptions&)> calibrate) {
   CalibrationServices s;
   s.presence = [] { return GpuPresence{true, "NVIDIA H100 80GB HBM3", {}}; };
   s.calibrate = std::move(calibrate);
@@ -36,6 +39,7 @@ TEST(CalibrateGpu, WithoutAGpuTheActionIsDisabledAndSaysWhy) {
   CalibrationServices none;
   none.presence = [] { return GpuPresence{false, {}, "no CUDA GPU on this machine (no driver)"}; };
   CalibrateGpuAction a(&w, none);
+  a.lookForGpu();
   ASSERT_TRUE(waitFor([&] { return a.presenceKnown(); }));
   EXPECT_FALSE(a.action()->isEnabled());
   EXPECT_TRUE(a.action()->toolTip().contains("no CUDA GPU on this machine (no driver)"))
@@ -43,6 +47,34 @@ TEST(CalibrateGpu, WithoutAGpuTheActionIsDisabledAndSaysWhy) {
   EXPECT_EQ(a.open(), nullptr);
   // The window's own action is in the Run menu, whatever this machine has.
   EXPECT_EQ(w.calibrateGpu().action()->text(), "&Calibrate this GPU…");
+}
+
+// Looking for a GPU loads the CUDA module and the driver: never before the user opens
+// the Run menu (a start that never uses CUDA loads no CUDA library), and only once.
+TEST(CalibrateGpu, TheGpuIsLookedForWhenTheRunMenuFirstOpens) {
+  MainWindow w(MainWindow::Options{false});
+  std::atomic<int> looks{0};
+  CalibrationServices counted;
+  counted.presence = [&] {
+    ++looks;
+    return GpuPresence{false, {}, "no CUDA GPU on this machine (no driver)"};
+  };
+  CalibrateGpuAction a(&w, counted);
+  EXPECT_FALSE(waitFor([&] { return looks > 0; }, 200));
+  EXPECT_FALSE(a.presenceKnown());
+  a.lookForGpu();
+  a.lookForGpu();
+  ASSERT_TRUE(waitFor([&] { return a.presenceKnown(); }));
+  EXPECT_EQ(looks, 1);
+
+  // The window's own action waits for its Run menu.
+  EXPECT_FALSE(waitFor([&] { return w.calibrateGpu().presenceKnown(); }, 200));
+  QMenu* run = nullptr;
+  for (QAction* m : w.menuBar()->actions())
+    if (m->text() == "&Run") run = m->menu();
+  ASSERT_TRUE(run);
+  emit run->aboutToShow();
+  ASSERT_TRUE(waitFor([&] { return w.calibrateGpu().presenceKnown(); }));
 }
 
 TEST(CalibrateGpu, TheDialogFollowsTheCalibrationAndSavesThisMachinesProfile) {
@@ -60,6 +92,7 @@ TEST(CalibrateGpu, TheDialogFollowsTheCalibrationAndSavesThisMachinesProfile) {
     p.kernelLaunchNs = 8100;
     return p;
   }));
+  a.lookForGpu();
   ASSERT_TRUE(waitFor([&] { return a.presenceKnown(); }));
   ASSERT_TRUE(a.action()->isEnabled());
   CalibrationDialog* d = a.open();
@@ -90,6 +123,7 @@ TEST(CalibrateGpu, AFailedCalibrationSaysWhyAndSavesNothing) {
   CalibrateGpuAction a(&w, fakeGpu(data.path(), [](const MachineCalibrationOptions&) -> DeviceProfile {
     throw std::runtime_error("cudaMalloc failed: out of memory");
   }));
+  a.lookForGpu();
   ASSERT_TRUE(waitFor([&] { return a.presenceKnown(); }));
   CalibrationDialog* d = a.open();
   ASSERT_TRUE(d);

@@ -13,6 +13,11 @@ CalibrateGpuAction::CalibrateGpuAction(QWidget* window, CalibrationServices serv
   action_->setEnabled(false);
   action_->setToolTip(tr("Looking for a CUDA GPU…"));
   connect(action_, &QAction::triggered, this, [this] { open(); });
+}
+
+void CalibrateGpuAction::lookForGpu() {
+  if (looking_) return;
+  looking_ = true;
   QPointer<CalibrateGpuAction> self(this);
   probe_ = std::jthread([self, presence = services_.presence] {
     GpuPresence gpu;
@@ -22,7 +27,8 @@ CalibrateGpuAction::CalibrateGpuAction(QWidget* window, CalibrationServices serv
       gpu.reason = e.what();
     }
     QMetaObject::invokeMethod(
-        self, [self, gpu] {
+        self,
+        [self, gpu] {
           if (self) self->onPresence(gpu);
         },
         Qt::QueuedConnection);

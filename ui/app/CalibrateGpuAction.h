@@ -1,8 +1,10 @@
 #pragma once
-// Run › Calibrate this GPU…: enabled when this machine has a GPU to calibrate
-// (looked for on a worker thread at start, so a slow driver never holds up the
-// window), disabled with the reason otherwise (no CUDA backend in this build, no GPU,
-// a CUDA error). Opens the CalibrationDialog.
+// Run › Calibrate this GPU…: enabled when this machine has a GPU to calibrate,
+// disabled with the reason otherwise (no CUDA backend in this build, no GPU, a CUDA
+// error). Opens the CalibrationDialog. The GPU is looked for only when asked
+// (lookForGpu(), the first time the Run menu opens), on a worker thread: looking
+// loads the CUDA module and the driver, which a start that never uses CUDA must not
+// pay for (docs/cuda-backend.md, "Loading"), and a slow driver never holds up the window.
 #include <QObject>
 #include <QString>
 #include <thread>
@@ -20,6 +22,8 @@ class CalibrateGpuAction : public QObject {
   CalibrateGpuAction(QWidget* window, CalibrationServices services = {});
   ~CalibrateGpuAction() override;
   QAction* action() const { return action_; }
+  /// Starts looking for the GPU, once; later calls do nothing.
+  void lookForGpu();
   /// Whether the GPU search has answered (the action's state is final).
   bool presenceKnown() const { return known_; }
   /// Opens the dialog (the action's trigger); nullptr while no GPU is known.
@@ -37,6 +41,7 @@ class CalibrateGpuAction : public QObject {
   QAction* action_;
   GpuPresence gpu_;
   bool known_ = false;
+  bool looking_ = false;
   CalibrationDialog* dialog_ = nullptr;
   std::jthread probe_;
 };
