@@ -103,5 +103,4 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
   return profile;
 }
 
-
 }  // namespace pipescope

@@ -393,7 +393,7 @@ void GpuModel::rescheduleLinkKernels(int slot, double t) {
   }
   const int n = int(running.size());
   const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
-                                                                            : profile_.managedFaultStreamsSpeedup;
+                                                                       : profile_.managedFaultStreamsSpeedup;
   const double rate = streamsSpeedup(curve, n) / n;
   double finish = std::numeric_limits<double>::infinity();
   for (std::uint64_t id : running) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "SimulatorTestSupport.h"
 #include "sim/StageCosts.h"
@@ -71,6 +72,29 @@ TEST(LinkKernelOverlap, AKernelThatFinishesFirstLeavesTheOthersTheLinkToThemselv
   // Batch 2 (stream 0, its own host slot) is issued at once and waits for batch 0 in
   // its stream; from 4000 it runs alone at full rate: 3000 ns, to 7000.
   EXPECT_EQ(spans(runSim(c, p).of(OpKind::Kernel)), (std::vector<Span>{{0, 4000}, {0, 4000}, {4000, 7000}}));
+}
+
+TEST(LinkKernelOverlap, EachGpuHasItsOwnHostLink) {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};
+  p.managedFaultStreamsSpeedup = {{2, 1.5}};
+  PipelineConfig c = roundConfig(1000, 4);
+  c.mode = TransferMode::Async;
+  c.streams = 2;
+  c.memory = HostMemory::Managed;
+  c.devices = {0, 1};  // data parallel, no all-reduce: two batches on each GPU
+  // Each GPU's two faulting kernels share that GPU's link: 3000 ns at 0.75 each, so
+  // all four end at 4000. Four sharing one link would take 8000 (1.5x over four).
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  const std::vector<Op> kernels = r.of(OpKind::Kernel);
+  EXPECT_EQ(spans(kernels), (std::vector<Span>{{0, 4000}, {0, 4000}, {0, 4000}, {0, 4000}}));
+  std::set<std::uint16_t> engines;
+  for (const Op& k : kernels) {
+    EXPECT_EQ(r.laneKind(k.engineLane), LaneKind::ComputeEngine);
+    engines.insert(k.engineLane);
+  }
+  EXPECT_EQ(engines.size(), 2u) << "each GPU's compute engine";
 }
 
 TEST(LinkKernelOverlap, MappedKernelsHeldBackByTheLinkOverlapOnlyWhenTheLinkSetsTheirTime) {
