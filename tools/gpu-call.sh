@@ -7,17 +7,28 @@
 # Usage (repository root on the GPU machine, carry .carry):
 #   tools/gpu-call.sh STEP [STEP ...]
 # Steps:
-#   build                       configure and build pipescope-cli, gpu tests, GPU bench
+#   build[:cli]                 configure and build pipescope-cli, gpu tests, GPU bench (":cli": the
+#                               command line tool only, the quickest)
 #   tests[:N]                   the gpu-labelled test binary N times (default 1)
 #   cuda-module                 the CUDA backend as the programs load it (libpipescope-cuda.so):
 #                               run --backend cuda on the GPU, and the CLI tests that check which
 #                               commands load it and what a broken module or cuBLAS says
 #   calibrate[:NAME]            pipescope-cli calibrate -> $OUT/logs/profile.json (or NAME.json)
-#   random:N:SEED[:PROFILE[:REPS]]  validate --random N --seed SEED against PROFILE (a
+#   random:N:SEED[:PROFILE[:REPS[:REPEAT]]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
 #                               calibrate step wrote; default the built-in profile
 #                               matching the GPU), REPS measured runs per row (default
-#                               3), saving measurements and real traces
+#                               3), saving measurements and real traces; REPEAT > 1
+#                               measures the set that many times in a row and judges the
+#                               model beside the repeats' own difference (--repeat)
+#   judge:SEED[:PROFILE]        the repeats a random:...:REPEAT step saved, judged offline
+#                               against PROFILE (default the built-in profile matching the GPU)
+#   machine                     the machine-at-hand flow in a fresh data folder: a GPU run's
+#                               advice before any calibration (built-in profile, host probe),
+#                               calibrate --quick (timed), the same run after it
+#   light[:PROFILE]             tools/gpu-light-streams.sh: the light cuBLAS model on 1 and 8
+#                               streams measured and predicted (default: the calibrated profile)
+#   probes:NAME[,NAME...]       tools/gpu-probes.sh with those probes (tools/probes/NAME.cu)
 #   matrix[:PROFILE]            the fixed 72-configuration matrix, measurements saved
 #   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
@@ -60,9 +71,12 @@ for step in "$@"; do
   say "$step"
   case $name in
     build)
+      targets=(pipescope-cli pipescope_gpu_tests gpu_pipeline_bench)
+      [ "$arg" = cli ] && targets=(pipescope-cli)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
-        >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" pipescope-cli pipescope_gpu_tests gpu_pipeline_bench \
-        $(ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' && echo gpu_multigpu_bench pipescope_multigpu_tests) \
+        >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" "${targets[@]}" \
+        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' &&
+          echo gpu_multigpu_bench pipescope_multigpu_tests) \
         >>"$L/build.log" 2>&1
       rc=$?
       tail -5 "$L/build.log" | tee -a "$OUT/summary.log"
@@ -97,17 +111,65 @@ for step in "$@"; do
       if [ "$name" = random ]; then
         n=${arg%%:*}; rest=${arg#*:}; seed=${rest%%:*}; prof=${rest#"$seed"}; prof=${prof#:}
         reps=3; case $prof in *:*) reps=${prof#*:}; prof=${prof%%:*} ;; esac
+        repeat=1; case $reps in *:*) repeat=${reps#*:}; reps=${reps%%:*} ;; esac
         set_args=(--random "$n" --seed "$seed" --reps "$reps"); tag="random-$seed"
+        [ "$repeat" -gt 1 ] && set_args+=(--repeat "$repeat")
       else
-        prof=$arg; set_args=(); tag=matrix
+        prof=$arg; set_args=(); tag=matrix; repeat=1
       fi
       [ -z "$prof" ] && prof=$(builtin_profile)
       [ "$prof" = calibrated ] && prof=$L/profile.json
       mkdir -p "$L/traces-$tag"
-      timeout 420 $CLI validate --profile "$prof" "${set_args[@]}" --stages --save-measurements "$L/$tag.json" \
+      timeout $((420 * ${repeat:-1})) $CLI validate --profile "$prof" "${set_args[@]}" --stages \
+        --save-measurements "$L/$tag.json" \
         --markdown "$L/$tag.md" --traces "$L/traces-$tag" >"$L/$tag.log" 2>&1
       echo "validate $tag rc=$?" | tee -a "$OUT/summary.log"
-      grep -E "^median|^mean signed|^measured run" "$L/$tag.log" | tee -a "$OUT/summary.log"
+      grep -E "^median|^mean signed|^measured run|^model median|^  [a-zA-Z ]+ = .*: r" "$L/$tag.log" | tail -24 |
+        tee -a "$OUT/summary.log"
+      ;;
+    judge)
+      seed=${arg%%:*}; prof=${arg#"$seed"}; prof=${prof#:}
+      [ -z "$prof" ] && prof=$(builtin_profile)
+      [ "$prof" = calibrated ] && prof=$L/profile.json
+      tag="judge-$seed-$(basename "$prof" .json)"
+      timeout 120 $CLI validate --profile "$prof" \
+        --measurements "$L/random-$seed-repeat1.json,$L/random-$seed-repeat2.json" --markdown "$L/$tag.md" \
+        >"$L/$tag.log" 2>&1
+      echo "judge $tag rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "^model median|^  [a-zA-Z ]+ = .*: r" "$L/$tag.log" | tail -20 | tee -a "$OUT/summary.log"
+      ;;
+    machine)
+      # A data folder of its own: what a user without a calibration sees, then with one.
+      xdg=$L/machine-data
+      rm -rf "$xdg"
+      run_args=(run --backend cuda --preset multi-stream --batches 16)
+      XDG_DATA_HOME=$xdg timeout 60 $CLI "${run_args[@]}" >"$L/machine-before.log" 2>&1
+      echo "machine: run before calibrating rc=$?" | tee -a "$OUT/summary.log"
+      grep "^pipescope-cli: " "$L/machine-before.log" | tee -a "$OUT/summary.log"
+      t0=$(date +%s%N)
+      XDG_DATA_HOME=$xdg timeout 120 $CLI calibrate --quick >"$L/machine-quick.log" 2>&1
+      rc=$?
+      echo "machine: calibrate --quick rc=$rc in $((($(date +%s%N) - t0) / 1000000)) ms" | tee -a "$OUT/summary.log"
+      tail -1 "$L/machine-quick.log" | tee -a "$OUT/summary.log"
+      XDG_DATA_HOME=$xdg timeout 60 $CLI "${run_args[@]}" >"$L/machine-after.log" 2>&1
+      echo "machine: run after calibrating rc=$?" | tee -a "$OUT/summary.log"
+      grep "^pipescope-cli: " "$L/machine-after.log" | tee -a "$OUT/summary.log"
+      cp -r "$xdg/pipescope/profiles" "$L/machine-profiles" 2>/dev/null
+      ;;
+    light)
+      prof=${arg:-calibrated}
+      [ "$prof" = calibrated ] && prof=$L/profile.json
+      mkdir -p "$L/light"
+      OUT=$L/light BUILD_DIR=$B PROFILE=$prof timeout 200 bash tools/gpu-light-streams.sh >"$L/light.log" 2>&1
+      echo "light rc=$?" | tee -a "$OUT/summary.log"
+      cat "$L/light/light-streams.txt" >>"$OUT/summary.log"
+      ;;
+    probes)
+      mkdir -p "$L/probes"
+      # shellcheck disable=SC2086
+      OUT=$L/probes timeout 300 bash tools/gpu-probes.sh ${arg//,/ } >"$L/probes.log" 2>&1
+      echo "probes $arg rc=$?" | tee -a "$OUT/summary.log"
+      tail -60 "$L/probes.log" >>"$OUT/summary.log"
       ;;
     bench)
       timeout 420 $B/bench/gpu_pipeline_bench "${arg:-9}" >"$L/bench.log" 2>&1

@@ -19,7 +19,10 @@ status=0
 for name in "${names[@]}"; do
   exe=$OUT/$name
   echo "== $name"
-  if ! "$NVCC" -O2 -std=c++17 -o "$exe" "$dir/$name.cu" -lpthread >"$OUT/$name.build.log" 2>&1; then
+  # The libraries a probe links, from its "// Build: nvcc ... NAME.cu -lx" line.
+  # shellcheck disable=SC2207
+  libs=($(sed -n "s|^// Build: nvcc .* $name\.cu||p" "$dir/$name.cu"))
+  if ! "$NVCC" -O2 -std=c++17 -o "$exe" "$dir/$name.cu" -lpthread "${libs[@]}" >"$OUT/$name.build.log" 2>&1; then
     tail -20 "$OUT/$name.build.log"; status=1; continue
   fi
   timeout 120 "$exe" | tee "$OUT/$name.txt"

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/WhatIfAction.h"
+#include "app/CalibrateGpuAction.h"
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
 #include "analysis/WaitCauseLegend.h"
@@ -151,6 +152,7 @@ CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
+CalibrateGpuAction& MainWindow::calibrateGpu() { return *calibrate_; }
 RecordActions& MainWindow::recording() { return *record_; }
 files::TraceFileActions& MainWindow::traceFiles() { return *files_; }
 PresentationMode& MainWindow::presentation() { return *presentation_; }
@@ -331,6 +333,7 @@ void MainWindow::createMenus() {
   addGoToPanelMenu(*this, *viewMenu_, *timeline_);
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  runMenu->setToolTipsVisible(true);  // e.g. why Calibrate this GPU… is greyed out
   startAction_ = runMenu->addAction(tr("&Start"), this, &MainWindow::startRunFromControls);
   startAction_->setShortcut(QKeySequence(Qt::Key_F5));
   stopAction_ = runMenu->addAction(tr("S&top"), this, &MainWindow::stopRun);
@@ -351,6 +354,9 @@ void MainWindow::createMenus() {
   runMenu->addSeparator();
   whatIf_ = new WhatIfAction(*this);  // an opened PyTorch trace's workload on the sweep
   runMenu->addAction(whatIf_->action());
+  calibrate_ = new CalibrateGpuAction(this);  // this machine's profile, for every prediction on its GPU
+  runMenu->addAction(calibrate_->action());
+  connect(runMenu, &QMenu::aboutToShow, calibrate_, &CalibrateGpuAction::lookForGpu);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

@@ -22,6 +22,7 @@ class QVBoxLayout;
 namespace pipescope::ui {
 
 class AdvicePanel;
+class CalibrateGpuAction;
 class WhatIfAction;
 class AnalysisController;
 class CompareController;
@@ -69,6 +70,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel& lessons();
   AdvicePanel& advice();
   WhatIfAction& whatIf();
+  CalibrateGpuAction& calibrateGpu();  ///< Run › Calibrate this GPU…
   RecordActions& recording();  ///< Run › Record a program… (ui/recording)
   /// What the trace on screen is called: the preset, "custom configuration", a file name.
   QString traceTitle() const { return traceTitle_; }
@@ -156,6 +158,7 @@ class MainWindow : public QMainWindow {
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
+  CalibrateGpuAction* calibrate_ = nullptr;
   RecordActions* record_ = nullptr;
   files::TraceFileActions* files_ = nullptr;
   SweepView* sweep_ = nullptr;  ///< created on first use (sweepView())

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "Commands.h"
+#include "MachineNotice.h"
 #include "Options.h"
 #include "StopSignals.h"
 #include "analysis/AnalysisJson.h"
@@ -195,6 +196,10 @@ int lessonsMain(const std::vector<std::string>& args) {
     printLesson(*lesson);
     if (out.ok()) printOutcome(*lesson, out);
   }
+  // Measured on this GPU with the default prediction profile: say whose it is, and
+  // how far this host is from a built-in one.
+  if (out.ok() && out.measured() && predict.empty() && !json)
+    printMachineNotice(predictionProfileFor(out.device), backend.cudaDevice, std::cerr);
   if (!out.ok()) {
     std::cerr << "pipescope-cli lessons: "
               << (stop.stop_requested() ? "stopped by " + StopSignals::describe() + ": " : std::string()) << out.error

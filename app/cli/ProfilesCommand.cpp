@@ -9,6 +9,7 @@
 #include "io/OutputFile.h"
 #include "io/TraceFileError.h"
 #include "sim/DeviceProfile.h"
+#include "sim/MachineProfiles.h"
 #include "sim/ProfileMerge.h"
 
 namespace pipescope::cli {
@@ -58,7 +59,8 @@ int profilesMain(const std::vector<std::string>& args) {
   if (wantsHelp(args)) {
     std::cout << "usage: pipescope-cli profiles\n"
                  "       pipescope-cli profiles --merge A.json,B.json[,...] --out FILE [--name NAME]\n\n"
-                 "Lists the simulator's built-in device profiles, one line each; use one with\n"
+                 "Lists the simulator's built-in device profiles, one line each, then this\n"
+                 "machine's own calibrations ('pipescope-cli calibrate'); use one with\n"
                  "'pipescope-cli run --backend sim --profile NAME' (or pass a profile JSON file).\n"
                  "--merge makes one profile of several calibrations of the same GPU model (each\n"
                  "number the median over them, each curve the median point by point): a\n"
@@ -84,6 +86,17 @@ int profilesMain(const std::vector<std::string>& args) {
     std::cout << name << std::string(width + 2 - name.size(), ' ');
     if (profile) std::cout << profile->description;
     std::cout << "\n";
+  }
+  // This machine's calibrations (calibrate without --out), usable by name.
+  const MachineContext machine = MachineContext::current();
+  const auto mine = machineProfileNames(machine);
+  if (!mine.empty()) {
+    std::cout << "\ncalibrated on this machine (" << machine.folder << "):\n";
+    for (const auto& name : mine) {
+      std::string error;
+      const auto profile = loadDeviceProfile(name, error);
+      std::cout << name << "  " << (profile ? profile->source : "cannot be used: " + error) << "\n";
+    }
   }
   return kExitOk;
 }

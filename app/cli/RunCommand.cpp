@@ -1,16 +1,19 @@
 // `pipescope-cli run`: one pipeline run with a summary of what limited it.
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <unistd.h>
 
 #include "Commands.h"
+#include "MachineNotice.h"
 #include "StopSignals.h"
 #include "RunOptions.h"
 #include "RunProgress.h"
 #include "RunSummary.h"
 #include "TraceOutput.h"
+#include "analysis/PredictionProfile.h"
 #include "io/OutputFile.h"
 #include "io/TraceStreamWriter.h"
 #include "runner/EngineThread.h"
@@ -106,9 +109,18 @@ int runMain(const std::vector<std::string>& args) {
   report.metrics = computeMetrics(*trace);
   report.droppedOps = trace->ops().droppedCount();
   if (req.json || !req.quiet) {  // nothing prints it otherwise: skip the simulated advice
-    // Advice predicts with the simulator profile of --profile (the run's own on the simulator).
-    std::string profileError;
-    const auto profile = loadDeviceProfile(req.backend.simulatorProfile, profileError);
+    // Advice predicts with the simulator profile of --profile (the run's own on the
+    // simulator); a GPU run without one, with this machine's calibration of the GPU,
+    // else the built-in profile of its model.
+    std::optional<DeviceProfile> profile;
+    if (report.device.backend == "cuda" && !req.profileGiven) {
+      const PredictionProfileChoice choice = predictionProfileFor(report.device);
+      if (!req.quiet) printMachineNotice(choice, req.backend.cudaDevice, std::cerr);
+      profile = choice.profile;
+    } else {
+      std::string profileError;
+      profile = loadDeviceProfile(req.backend.simulatorProfile, profileError);
+    }
     report.analysis = analyseRun(*trace, report.metrics, profile ? &*profile : nullptr);
   }
 

@@ -221,11 +221,13 @@ RunOptionParser::RunOptionParser() {
                  });
   options_.value("profile", "NAME|FILE",
                  "simulator device profile: a built-in name (" + join(builtinProfileNames(), ", ") +
-                     ") or a profile JSON file (default h200; see 'pipescope-cli profiles')",
+                     ") or a profile JSON file (default h200; see 'pipescope-cli profiles'); on a GPU also the profile the "
+                     "advice predicts with (default: this machine's calibration, else the built-in of its model)",
                  [this](const std::string& v) {
                    std::string error;
                    if (!loadDeviceProfile(v, error)) throw UsageError("--profile = '" + v + "': " + error);
                    request_.backend.simulatorProfile = v;
+                   request_.profileGiven = true;
                  });
   options_.choices(builtinProfileNames());
   options_.value("device", "N", "CUDA device index of a one-GPU run, 0..63 (default 0; several GPUs: --devices)",

@@ -14,6 +14,7 @@ namespace pipescope::cli {
 struct RunRequest {
   PipelineConfig config;
   BackendOptions backend;
+  bool profileGiven = false;     ///< --profile was given (else a GPU run predicts with this machine's profile)
   std::string presetName;        ///< last --preset, empty if none
   std::vector<std::string> configFiles;
   /// Where each field's value came from (preset, --config file, option), so that a

@@ -9,7 +9,10 @@
 
 #include "Commands.h"
 #include "sim/DeviceProfile.h"
+#include "MachineNotice.h"
 #include "StopSignals.h"
+#include "analysis/PredictionProfile.h"
+#include "sim/SimulatorBackend.h"
 #include "RunSummary.h"
 #include "SweepOptions.h"
 #include "SweepTable.h"
@@ -129,6 +132,15 @@ int sweepMain(const std::vector<std::string>& args) {
     BackendSelection sim = makeBackend({BackendChoice::Simulator, req.predictProfile, 0.0, 0});
     if (!sim.backend) return usageError("--predict: " + sim.error);
     predictor = std::move(sim.backend);
+  } else if (selection.backend->kind() == "cuda") {
+    // A GPU sweep stands each point beside the model's prediction: this machine's
+    // calibration of the GPU, else the built-in profile of its model.
+    const PredictionProfileChoice choice = predictionProfileFor(selection.backend->describe());
+    if (!req.quiet) printMachineNotice(choice, req.backend.cudaDevice, std::cerr);
+    if (choice.profile) {
+      predictor = makeSimulatorBackend(*choice.profile);
+      req.predictProfile = choice.profile->name;
+    }
   }
 
   SweepProgressLine progress(!req.noProgress && (req.progress || ::isatty(STDERR_FILENO)),

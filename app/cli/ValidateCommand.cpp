@@ -18,6 +18,7 @@
 #include "sim/DeviceProfile.h"
 #include "sim/HostSpeed.h"
 #include "sim/RandomCases.h"
+#include "sim/RepeatJudgement.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
 #include "sim/ValidationBreakdown.h"
@@ -30,8 +31,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: pipescope-cli validate --profile NAME|FILE [--quick | --random N --seed S] [--stages]\n"
     "                              [--markdown FILE] [--reps N] [--device N] [--save-measurements FILE]\n"
-    "                              [--traces DIR] [--measured-profile NAME|FILE]\n"
-    "       pipescope-cli validate --profile NAME|FILE --measurements FILE [--traces DIR] [--markdown FILE]\n\n"
+    "                              [--traces DIR] [--measured-profile NAME|FILE] [--repeat N]\n"
+    "       pipescope-cli validate --profile NAME|FILE --measurements FILE[,FILE...] [--traces DIR] [--markdown FILE]\n\n"
     "Runs the validation matrix (blocking/async, pageable/pinned, 1/2/4/8 streams, both\n"
     "issue orders, copy-heavy/balanced/compute-heavy, small and large batches, CPU\n"
     "workers) -- or N configurations drawn at random from every knob with --random --\n"
@@ -42,6 +43,11 @@ constexpr const char* kUsage =
     "another profile against it later without a GPU. Each row also keeps the host's\n"
     "kernel launch time in its runs, and the report compares it with the profile's:\n"
     "whether the host ran slower or faster than when the profile was calibrated.\n"
+    "--repeat 2 measures the set twice in a row and judges the model beside the\n"
+    "machine's own repeat difference (the floor), per row and per knob value, flagging\n"
+    "structural misses: rows missed by more than max(25 %, 3 x their repeat difference)\n"
+    "in every repeat, in one direction. --measurements A.json,B.json judges saved\n"
+    "repeats of one set the same way, offline.\n"
     "Exit code 1 when any configuration failed to run.\n\n";
 
 std::string utcNow() {
@@ -179,11 +185,84 @@ int judgeSavedMeasurements(const std::string& file, const DeviceProfile& profile
   return kExitOk;
 }
 
+
+/// Where repeat `index` (1-based) of `repeats` goes: FILE itself for one repeat,
+/// else FILE with "-repeatN" before its extension (m.json -> m-repeat2.json).
+std::string repeatPath(const std::string& file, int index, int repeats) {
+  if (repeats <= 1) return file;
+  const std::filesystem::path p(file);
+  const std::string stem = p.stem().string() + "-repeat" + std::to_string(index);
+  return (p.parent_path() / (stem + p.extension().string())).string();
+}
+
+/// The traces folder of repeat `index`: DIR itself for one repeat, else DIR/repeatN.
+std::string tracesDirOf(const std::string& dir, int index, int repeats) {
+  return repeats <= 1 ? dir : (std::filesystem::path(dir) / ("repeat" + std::to_string(index))).string();
+}
+
+/// The repeat judgement of `repeats` (same set, same profile), printed and, with
+/// `markdown`, written after the repeats' own tables.
+bool reportRepeats(const std::vector<ValidationReport>& repeats, const std::string& title,
+                   const std::string& markdown, std::string markdownBefore) {
+  RepeatJudgement j;
+  try {
+    j = judgeRepeats(repeats);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+    return false;
+  }
+  std::cout << repeatReportText(j);
+  std::cout.flush();
+  if (markdown.empty()) return true;
+  return writeOutput(markdown, markdownBefore + "\n" + repeatReportMarkdown(j, title));
+}
+
+/// Saved repeats of one set (`files`, two or more) judged against `profile`.
+int judgeSavedRepeats(const std::vector<std::string>& files, const DeviceProfile& profile, Backend& predicted,
+                      const std::string& markdown, const std::string& tracesDir) {
+  std::vector<ValidationRecord> records;
+  for (const std::string& f : files) {
+    try {
+      records.push_back(loadValidationRecord(f));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
+  for (const ValidationRecord& r : records)
+    if (r.measuredDevice != records.front().measuredDevice) {
+      std::cerr << "pipescope-cli validate: --measurements: repeats of one set come from one machine, but these were "
+                   "measured on different devices ('"
+                << records.front().measuredDevice << "' and '" << r.measuredDevice
+                << "'); to compare sessions of different hosts use 'pipescope-cli reproducibility'\n";
+      return kExitUsage;
+    }
+  std::cout << "measured:  " << records.front().measuredDevice << ", " << records.size() << " repeats of one set\n"
+            << "predicted: simulator, profile '" << profile.name << "' (" << profile.source << ")\n"
+            << fitSeedLine(profile, records.front().seed) << "\n";
+  std::vector<ValidationReport> reports;
+  std::string md;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    ValidationRecord& r = records[i];
+    if (!tracesDir.empty()) fillLaunchTimesFromTraces(r.report, tracesDir);
+    repredict(r.report, predicted);
+    std::printf("\nrepeat %zu: %s (saved %s)", i + 1, files[i].c_str(), r.recordedAt.c_str());
+    printSummary(r.report, false);
+    printHostSpeed(r.report, profile);
+    if (!markdown.empty()) md += reportMarkdown(r, profile) + "\n";
+    reports.push_back(r.report);
+  }
+  const std::string title = "Repeats of one set on " + records.front().measuredDevice + " vs simulator profile '" +
+                            profile.name + "'";
+  return reportRepeats(reports, title, markdown, md) ? kExitOk : kExitRunFailed;
+}
+
 int validateMain(const std::vector<std::string>& args) {
-  std::string profileName, markdown, measuredProfile, saveMeasurements, measurementsFile, tracesDir, sizingProfile,
-      attachTo;
+  std::string profileName, markdown, measuredProfile, saveMeasurements, tracesDir, sizingProfile, attachTo;
+  std::vector<std::string> measurementsFiles;
   int device = 0;
   int reps = 3;
+  int repeats = 1;
   int randomCount = 0;
   std::optional<std::uint64_t> seed;
   bool quick = false;
@@ -203,9 +282,15 @@ int validateMain(const std::vector<std::string>& args) {
   options.value("save-measurements", "FILE",
                 "also write the measured side (configurations, every run's makespan) as JSON, for --measurements",
                 [&](const std::string& v) { saveMeasurements = v; });
-  options.value("measurements", "FILE",
-                "judge --profile against measurements saved earlier with --save-measurements (no GPU needed)",
-                [&](const std::string& v) { measurementsFile = v; });
+  options.value("measurements", "FILE[,FILE...]",
+                "judge --profile against measurements saved earlier with --save-measurements (no GPU needed); two or "
+                "more files of the same set (its repeats on one machine) add the repeat judgement",
+                [&](const std::string& v) { measurementsFiles = parseNameListValue("measurements", v); });
+  options.value("repeat", "N",
+                "measure the whole set N times in a row (2..5) and judge the model beside the repeats' own "
+                "difference: the floor per row and per knob value, and structural misses; --save-measurements "
+                "FILE then writes FILE-repeat1.json, FILE-repeat2.json, ...",
+                [&](const std::string& v) { repeats = int(parseInteger("repeat", v, 2, 5)); });
   options.value("attach-to-profile", "FILE",
                 "write the profile with this judgement attached (random sets only): advice and sweep predictions "
                 "made with it then quote its error on similar runs",
@@ -237,11 +322,15 @@ int validateMain(const std::vector<std::string>& args) {
       throw UsageError("--random needs --seed S (the seed names the set; use one you did not fit the profile with)");
     if (seed && randomCount == 0) throw UsageError("--seed goes with --random N");
     if (randomCount > 0 && quick) throw UsageError("--quick and --random choose different sets: give one of them");
-    if (!attachTo.empty() && randomCount == 0 && measurementsFile.empty())
+    if (!attachTo.empty() && randomCount == 0 && measurementsFiles.empty())
       throw UsageError("--attach-to-profile needs a random set (--random N --seed S, or --measurements of one)");
-    if (!measurementsFile.empty() && (randomCount > 0 || quick || !measuredProfile.empty() || !saveMeasurements.empty()))
-      throw UsageError("--measurements judges saved measurements: it takes no --random, --quick, --measured-profile "
-                       "or --save-measurements");
+    if (!measurementsFiles.empty() &&
+        (randomCount > 0 || quick || !measuredProfile.empty() || !saveMeasurements.empty() || repeats > 1))
+      throw UsageError("--measurements judges saved measurements: it takes no --random, --quick, --measured-profile, "
+                       "--save-measurements or --repeat (give the repeats' files, comma-separated)");
+    if (!attachTo.empty() && (repeats > 1 || measurementsFiles.size() > 1))
+      throw UsageError("--attach-to-profile attaches the judgement of one set: give one measurement file, without "
+                       "--repeat");
   } catch (const UsageError& e) {
     std::cerr << "pipescope-cli validate: " << e.what() << "\nSee 'pipescope-cli validate --help'.\n";
     return kExitUsage;
@@ -253,8 +342,9 @@ int validateMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto predicted = makeSimulatorBackend(*profile);
-  if (!measurementsFile.empty())
-    return judgeSavedMeasurements(measurementsFile, *profile, *predicted, markdown, attachTo, tracesDir);
+  if (measurementsFiles.size() > 1) return judgeSavedRepeats(measurementsFiles, *profile, *predicted, markdown, tracesDir);
+  if (!measurementsFiles.empty())
+    return judgeSavedMeasurements(measurementsFiles.front(), *profile, *predicted, markdown, attachTo, tracesDir);
   BackendSelection measured;
   if (!measuredProfile.empty()) {
     BackendOptions o;
@@ -291,7 +381,8 @@ int validateMain(const std::vector<std::string>& args) {
   }
   if (!tracesDir.empty()) {
     std::error_code ec;
-    std::filesystem::create_directories(tracesDir, ec);
+    for (int r = 1; r <= repeats; ++r)
+      std::filesystem::create_directories(tracesDirOf(tracesDir, r, repeats), ec);
     if (ec) {
       std::cerr << "pipescope-cli validate: cannot create the traces folder '" << tracesDir << "': " << ec.message()
                 << "\n";
@@ -303,45 +394,69 @@ int validateMain(const std::vector<std::string>& args) {
             << "predicted: simulator, profile '" << profile->name << "' (" << profile->source << ")\n"
             << cases.size() << " configurations"
             << (seed ? " drawn at random with seed " + std::to_string(*seed) : std::string()) << ", median of "
-            << measuredReps << " run(s) each on the measured side\n"
+            << measuredReps << " run(s) each on the measured side"
+            << (repeats > 1 ? ", the whole set " + std::to_string(repeats) + " times in a row" : std::string()) << "\n"
             << fitSeedLine(*profile, seed) << "\n";
-  std::printf("%-40s %12s %19s %12s %9s\n", "configuration", "measured ms", "measured range", "predicted ms", "error %");
-  std::fflush(stdout);
-  ValidationOptions vo;
-  vo.measuredRepetitions = measuredReps;
-  vo.warmUp = measuredProfile.empty();
-  if (!tracesDir.empty())
-    vo.onMeasuredTrace = [&](std::size_t i, const Trace& t) {
-      const std::string path = (std::filesystem::path(tracesDir) / (cases[i].name + ".pipescope")).string();
-      try {
-        saveTraceFile(t, path, TraceFileFormat::Native);
-      } catch (const TraceFileError& e) {
-        std::cerr << "pipescope-cli validate: " << e.what() << "\n";
-      }
-    };
-  vo.onRow = [stages](std::size_t, std::size_t, const ValidationRow& r) {
-    if (r.ok()) {
-      std::printf("%-40s %12.3f %9.3f-%-9.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6,
-                  r.measuredMinNs / 1e6, r.measuredMaxNs / 1e6, r.predictedNs / 1e6, r.errorPct);
-      if (stages)
-        std::printf("    measured  %s\n    predicted %s\n", r.measuredStages.c_str(), r.predictedStages.c_str());
-    } else {
-      std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.failure.c_str());
-    }
+  std::vector<ValidationReport> reports;
+  std::string md;
+  int failures = 0;
+  for (int rep = 1; rep <= repeats; ++rep) {
+    if (repeats > 1) std::printf("\nrepeat %d of %d\n", rep, repeats);
+    std::printf("%-40s %12s %19s %12s %9s\n", "configuration", "measured ms", "measured range", "predicted ms",
+                "error %");
     std::fflush(stdout);
-  };
-  ValidationRecord record;
-  record.report = runValidation(*measured.backend, *predicted, cases, vo);
-  record.measuredDevice = measuredDevice.summary();
-  record.profile = profile->name;
-  record.seed = seed;
-  record.recordedAt = utcNow();
-  printSummary(record.report, randomCount > 0);
-  printHostSpeed(record.report, *profile);
-  if (!saveMeasurements.empty() && !writeOutput(saveMeasurements, validationRecordToJson(record))) return kExitRunFailed;
-  if (!markdown.empty() && !writeOutput(markdown, reportMarkdown(record, *profile))) return kExitRunFailed;
-  if (!attachTo.empty() && !attachValidation(*profile, record, attachTo)) return kExitRunFailed;
-  return record.report.failures > 0 ? kExitRunFailed : kExitOk;
+    ValidationOptions vo;
+    vo.measuredRepetitions = measuredReps;
+    vo.warmUp = measuredProfile.empty() && rep == 1;  // the later repeats follow at once: the GPU is warm
+    const std::string traces = tracesDir.empty() ? std::string() : tracesDirOf(tracesDir, rep, repeats);
+    if (!traces.empty())
+      vo.onMeasuredTrace = [&](std::size_t i, const Trace& t) {
+        const std::string path = (std::filesystem::path(traces) / (cases[i].name + ".pipescope")).string();
+        try {
+          saveTraceFile(t, path, TraceFileFormat::Native);
+        } catch (const TraceFileError& e) {
+          std::cerr << "pipescope-cli validate: " << e.what() << "\n";
+        }
+      };
+    vo.onRow = [stages](std::size_t, std::size_t, const ValidationRow& r) {
+      if (r.ok()) {
+        std::printf("%-40s %12.3f %9.3f-%-9.3f %12.3f %+9.1f\n", r.name.c_str(), r.measuredNs / 1e6,
+                    r.measuredMinNs / 1e6, r.measuredMaxNs / 1e6, r.predictedNs / 1e6, r.errorPct);
+        if (stages)
+          std::printf("    measured  %s\n    predicted %s\n", r.measuredStages.c_str(), r.predictedStages.c_str());
+      } else {
+        std::printf("%-40s FAILED: %s\n", r.name.c_str(), r.failure.c_str());
+      }
+      std::fflush(stdout);
+    };
+    ValidationRecord record;
+    record.report = runValidation(*measured.backend, *predicted, cases, vo);
+    record.measuredDevice = measuredDevice.summary();
+    record.profile = profile->name;
+    record.seed = seed;
+    record.recordedAt = utcNow();
+    printSummary(record.report, randomCount > 0);
+    printHostSpeed(record.report, *profile);
+    failures += record.report.failures;
+    // Each repeat is saved as soon as it is measured: a later failure loses nothing recorded.
+    if (!saveMeasurements.empty()) {
+      const std::string path = repeatPath(saveMeasurements, rep, repeats);
+      if (!writeOutput(path, validationRecordToJson(record))) return kExitRunFailed;
+      if (repeats > 1) std::cout << "wrote the measurements of repeat " << rep << " to " << path << "\n";
+    }
+    if (!markdown.empty()) md += reportMarkdown(record, *profile) + (repeats > 1 ? "\n" : "");
+    if (!attachTo.empty() && !attachValidation(*profile, record, attachTo)) return kExitRunFailed;
+    reports.push_back(std::move(record.report));
+  }
+  if (repeats > 1) {
+    const std::string title =
+        "The set measured " + std::to_string(repeats) + " times in a row on " + measuredDevice.summary() +
+        " vs simulator profile '" + profile->name + "'";
+    if (!reportRepeats(reports, title, markdown, md)) return kExitRunFailed;
+  } else if (!markdown.empty() && !writeOutput(markdown, md)) {
+    return kExitRunFailed;
+  }
+  return failures > 0 ? kExitRunFailed : kExitOk;
 }
 
 const bool registered = registerCommand(

@@ -9,7 +9,8 @@
 
 namespace pipescope {
 
-std::optional<DeviceProfile> profileForTrace(const DeviceInfo& device, const std::string& requested, std::string& why) {
+std::optional<DeviceProfile> profileForTrace(const DeviceInfo& device, const std::string& requested, std::string& why,
+                                             const MachineContext& machine) {
   if (!requested.empty()) {
     std::string error;
     auto p = loadDeviceProfile(requested, error);
@@ -19,6 +20,14 @@ std::optional<DeviceProfile> profileForTrace(const DeviceInfo& device, const std
     }
     why = "device profile '" + p->name + "' (asked for)";
     return p;
+  }
+  if (!device.name.empty()) {
+    MachineProfileLookup mine = findMachineProfile(machine, device.name);
+    if (mine.status == MachineProfileLookup::Status::Found) {
+      why = "device profile '" + mine.profile->name + "': this machine's own calibration of the trace's device (" +
+            device.name + ")";
+      return std::move(mine.profile);
+    }
   }
   std::optional<DeviceProfile> any;
   for (const auto& name : builtinProfileNames()) {

@@ -20,6 +20,7 @@
 #include "config/PipelineConfig.h"
 #include "metrics/Metrics.h"
 #include "sim/DeviceProfile.h"
+#include "sim/MachineProfiles.h"
 #include "trace/Trace.h"
 
 namespace pipescope {
@@ -40,9 +41,11 @@ struct DerivedConfig {
 };
 
 /// The device profile for a trace: `requested` (a built-in name or a file) when given;
-/// else the calibrated built-in profile whose device name matches the trace's, else
-/// any built-in profile for that device, else "h200". `why` says which and why.
-std::optional<DeviceProfile> profileForTrace(const DeviceInfo& device, const std::string& requested, std::string& why);
+/// else this machine's calibration of the trace's GPU (MachineProfiles.h), else the
+/// calibrated built-in profile whose device name matches the trace's, else any
+/// built-in profile for that device, else "h200". `why` says which and why.
+std::optional<DeviceProfile> profileForTrace(const DeviceInfo& device, const std::string& requested, std::string& why,
+                                             const MachineContext& machine = MachineContext::current());
 
 /// Derives the configuration of `trace` (with its metrics) on `profile`.
 DerivedConfig deriveConfig(const Trace& trace, const Metrics& metrics, const DeviceProfile& profile,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/Backend.h"
 #include "sim/DeviceProfile.h"
@@ -21,6 +22,9 @@ struct CudaProbe {
   Status status = Status::NoDevice;
   int deviceCount = 0;
   std::string message;  ///< why there is no device, or the error
+  /// Each device's name (from its properties: no context is created, so the device's
+  /// flags can still be set before its first use).
+  std::vector<std::string> names;
 };
 
 /// The calibration: measures, on a real GPU, every parameter of the simulator's
@@ -38,6 +42,14 @@ struct CalibrationOptions {
   int gpus = 0;
   /// Receives one line per measured figure (progress and the raw numbers behind the profile).
   std::function<void(const std::string&)> log;
+  /// With `base`: measure only what drifts with the host -- the API call costs and the
+  /// synchronisation wake-ups -- and keep every other figure of `base` (a built-in
+  /// profile of the same GPU model), the multi-GPU figures included. Well under a
+  /// second once the device is open.
+  bool hostOnly = false;
+  const DeviceProfile* base = nullptr;
+  /// After each measurement step: (steps done, steps in all).
+  std::function<void(int, int)> progress;
 };
 
 /// CUPTI buffer flushes the backend asked for, process-wide (the GPU bench reports
@@ -75,7 +87,7 @@ struct CudaModuleAbi {
 };
 
 inline constexpr CudaModuleAbi kCudaModuleAbi{
-    1,
+    2,
     PIPESCOPE_VERSION,
     __VERSION__,
     {sizeof(PipelineConfig), sizeof(Trace), sizeof(Op), sizeof(RunControl), sizeof(DeviceInfo), sizeof(DeviceProfile),

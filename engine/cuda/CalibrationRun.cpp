@@ -27,6 +27,7 @@
 #include "cuda/CuptiTracer.h"
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
+#include "cuda/LinkStreamsCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
 #if PIPESCOPE_HAVE_NCCL
@@ -92,6 +93,8 @@ class Calibrator {
     else
       PIPESCOPE_CUDA_CHECK(flags);
     const DeviceInfo info = describeDevice(options_.device);
+    const bool hostOnly = options_.hostOnly && options_.base;
+    if (hostOnly) p_ = *options_.base;  // the GPU's own figures stay the base profile's
     p_.deviceName = info.name;
     p_.name = options_.profileName.empty() ? slug(info.name) + "-calibrated" : options_.profileName;
     p_.copyEngines = std::clamp(info.copyEngines, 1, 2);
@@ -113,30 +116,39 @@ class Calibrator {
     evB_ = Event::create(true);
     tinyIn_ = DeviceBuffer(4 * kKiB, "tiny buffer");
     tinyOut_ = DeviceBuffer(4 * kKiB, "tiny buffer");
-    devA_ = DeviceBuffer(kMaxCopyBytes, "copy buffer");
+    const std::size_t copyBytes = hostOnly ? kComputeBytes : kMaxCopyBytes;
+    devA_ = DeviceBuffer(copyBytes, "copy buffer");
     devB_ = DeviceBuffer(kComputeBytes, "kernel output buffer");
-    pinned_ = HostBuffer(HostMemory::Pinned, kMaxCopyBytes, "pinned host buffer");
-    std::memset(pinned_.host(), 1, kMaxCopyBytes);
-    PIPESCOPE_CUDA_CHECK(cudaMemset(devA_.get(), 0, kMaxCopyBytes));
+    pinned_ = HostBuffer(HostMemory::Pinned, copyBytes, "pinned host buffer");
+    std::memset(pinned_.host(), 1, copyBytes);
+    PIPESCOPE_CUDA_CHECK(cudaMemset(devA_.get(), 0, copyBytes));
     PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
 
-    hostApiCosts();
-    kernelRates();
-    pinnedCopies();
-    syncCosts();
-    streamDependency();
-    pinnedBlockingCopies();
-    pageableCopies();
-    bidirectional();
-    mappedAndManaged();
-    gemm();
-    cpuWork();
-    syncModeWakes();
-    severalGpus();
+    // What drifts with the host (API calls, wake-ups) or the whole device model.
+    using Step = void (Calibrator::*)();
+    const std::vector<Step> steps =
+        hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts}
+                 : std::vector<Step>{&Calibrator::hostApiCosts,     &Calibrator::kernelRates,
+                                     &Calibrator::pinnedCopies,     &Calibrator::syncCosts,
+                                     &Calibrator::streamDependency, &Calibrator::pinnedBlockingCopies,
+                                     &Calibrator::pageableCopies,   &Calibrator::bidirectional,
+                                     &Calibrator::mappedAndManaged, &Calibrator::gemm,
+                                     &Calibrator::cpuWork,          &Calibrator::syncModeWakes,
+                                     &Calibrator::severalGpus};
+    if (hostOnly) tinyPeriodNs_ = p_.kernelGapNs + p_.kernelFixedNs;  // kernelRates' figure, from the base
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      (this->*steps[i])();
+      if (options_.progress) options_.progress(int(i + 1), int(steps.size()));
+    }
 
     p_.description = "measured by pipescope-cli calibrate on " + info.name;
     p_.source = "calibrated on " + info.name + ", driver " + info.driverVersion + ", CUDA runtime " +
                 info.runtimeVersion + ", " + utcDate() + " (pipescope-cli calibrate)";
+    if (hostOnly) {
+      p_.description = "host costs measured on " + info.name + "'s host on top of '" + options_.base->name + "'";
+      p_.source += "; host API costs and wake-ups only, the GPU's figures from '" + options_.base->name + "'";
+      p_.validation.reset();  // a judgement of the base, not of this profile
+    }
     PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
     if (tracer_.active()) tracer_.stop();
     return p_;
@@ -641,6 +653,9 @@ class Calibrator {
     p_.managedCpuWriteFaultCurve = managed.cpuWriteFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
     p_.prefetchToHostCurve = managed.prefetchToHost;
+    const LinkStreamsCalibration streams = calibrateLinkStreams(options_.log);
+    p_.managedFaultStreamsSpeedup = streams.managedFault;
+    p_.mappedStreamsSpeedup = streams.mapped;
     const CpuWrittenCalibration written = calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
     p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
     p_.mappedReadCpuWrittenCurve = written.mappedRead;

@@ -25,6 +25,10 @@ CudaProbe probeCuda() {
   }
   p.status = CudaProbe::Status::Available;
   p.deviceCount = count;
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    p.names.push_back(cudaGetDeviceProperties(&prop, d) == cudaSuccess ? std::string(prop.name) : std::string());
+  }
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/DeviceProfile.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/ConfigJson.h"
+#include "sim/MachineProfiles.h"
 
 namespace pipescope {
 
@@ -127,6 +129,9 @@ class FieldReader {
   }
   void speedups(const char* key, std::vector<WorkerSpeedup>& out) {
     points(key, out, "workers", &WorkerSpeedup::workers, 1, 4096, "speedup", &WorkerSpeedup::speedup);
+  }
+  void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
+    points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
   }
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
@@ -268,6 +273,12 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.cpuWorkerSpeedup.empty())
     j["cpuWorkerSpeedup"] =
         pointsToJson(p.cpuWorkerSpeedup, "workers", &WorkerSpeedup::workers, "speedup", &WorkerSpeedup::speedup);
+  if (!p.managedFaultStreamsSpeedup.empty())
+    j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
+                                                   "speedup", &StreamSpeedup::speedup);
+  if (!p.mappedStreamsSpeedup.empty())
+    j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
+                                             &StreamSpeedup::speedup);
   if (!p.cpuStageHandoff.empty())
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
@@ -363,6 +374,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
+  r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
+  r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.text("multiGpuSource", p.multiGpuSource);
   r.boolean("peerAccess", p.peerAccess);
@@ -406,12 +419,22 @@ std::optional<DeviceProfile> loadDeviceProfile(const std::string& nameOrPath, st
     error = "built-in device profile '" + nameOrPath + "' is broken: " + e.what();
     return std::nullopt;
   }
-  std::ifstream in(nameOrPath);
+  std::string path = nameOrPath;
+  std::ifstream in(path);
+  // A bare name may be one of this machine's calibrations (the user's data folder).
+  const MachineContext machine = MachineContext::current();
+  if (!in && !machine.folder.empty() && nameOrPath.find('/') == std::string::npos) {
+    path = (std::filesystem::path(machine.folder) / (nameOrPath + ".json")).string();
+    in.open(path);
+  }
   if (!in) {
     std::string known;
     for (const auto& n : builtinProfileNames()) known += (known.empty() ? "" : ", ") + n;
-    error = "unknown device profile '" + nameOrPath + "': it is neither a built-in profile (" + known +
-            ") nor a readable JSON file";
+    std::string mine;
+    for (const auto& n : machineProfileNames(machine)) mine += (mine.empty() ? "" : ", ") + n;
+    error = "unknown device profile '" + nameOrPath + "': it is neither a built-in profile (" + known + ")" +
+            (mine.empty() ? std::string() : ", nor a calibration of this machine (" + mine + ")") +
+            " nor a readable JSON file";
     return std::nullopt;
   }
   std::ostringstream text;
@@ -419,9 +442,9 @@ std::optional<DeviceProfile> loadDeviceProfile(const std::string& nameOrPath, st
   try {
     return profileFromJson(json::parse(text.str()));
   } catch (const json::parse_error& e) {
-    error = "device profile file '" + nameOrPath + "' is not valid JSON: " + e.what();
+    error = "device profile file '" + path + "' is not valid JSON: " + e.what();
   } catch (const std::exception& e) {
-    error = "device profile file '" + nameOrPath + "': " + e.what();
+    error = "device profile file '" + path + "': " + e.what();
   }
   return std::nullopt;
 }

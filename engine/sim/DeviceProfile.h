@@ -52,6 +52,15 @@ struct WorkerSpeedup {
   bool operator==(const WorkerSpeedup&) const = default;
 };
 
+/// Throughput of kernels bound by the host link (faulting managed pages over, or
+/// reading / writing mapped memory) running on `streams` streams at once, against one
+/// such kernel alone.
+struct StreamSpeedup {
+  int streams = 1;
+  double speedup = 1;
+  bool operator==(const StreamSpeedup&) const = default;
+};
+
 struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
@@ -109,6 +118,12 @@ struct DeviceProfile {
   /// cudaMemPrefetchAsync that moves pages, effective rate by size; empty = the
   /// pageable copy curves. A prefetch of pages already there costs nothing.
   std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;
+  /// Kernels waiting on the host link overlap on the GPU when several streams run
+  /// them: managed rows on 6-13 streams without CPU stages ran up to 3.3x faster than
+  /// one-kernel-at-a-time faulting predicts, mapped rows on 11-15 streams 6-25 %
+  /// (docs/fidelity.md). By streams (sorted; linear between points, the last point's
+  /// value beyond it); empty = such kernels run one at a time like any other.
+  std::vector<StreamSpeedup> managedFaultStreamsSpeedup, mappedStreamsSpeedup;
 
   // Compute.
   double modelGflops = 45000;      ///< custom model kernel rate, GFLOP/s

@@ -1,13 +1,16 @@
 #include "sim/GpuModel.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 
 namespace {
-constexpr int kEngineKinds = 5;
+constexpr int kEngineKinds = 6;
 }
 
 GpuModel::GpuModel(const DeviceProfile& profile)
@@ -26,13 +29,28 @@ int GpuModel::engineSlot(const GpuCommand& cmd) {
   int kind = int(cmd.engine);
   // One copy engine serves both directions.
   if (cmd.engine == EngineId::D2H && profile_.copyEngines <= 1) kind = int(EngineId::H2D);
+  // On one hardware queue a link-bound kernel is a compute kernel like any other.
+  if (cmd.engine == EngineId::Link && singleQueue_) kind = int(EngineId::Compute);
   const int peer = cmd.engine == EngineId::PeerLink ? cmd.peer : 0;
   const std::size_t key = std::size_t((kind * kMaxModelGpus + cmd.device) * kMaxModelGpus + peer);
   if (slotOf_[key] < 0) {
-    slotOf_[key] = std::int16_t(engines_.size());
-    engines_.emplace_back().device = cmd.device;
+    // Kernels follow each other in a stream without the front end's dependency
+    // latency, whichever of a GPU's two kernel slots they run on.
+    int family = -1;
+    if (kind == int(EngineId::Link)) {
+      GpuCommand compute;
+      compute.engine = EngineId::Compute;
+      compute.device = cmd.device;
+      family = engineSlot(compute);
+    }
+    const int slot = int(engines_.size());
+    slotOf_[key] = std::int16_t(slot);
+    Engine& e = engines_.emplace_back();
+    e.device = cmd.device;
+    e.link = kind == int(EngineId::Link);
+    e.family = family >= 0 ? family : slot;
     // GPU 0's D2H slot exists on one-engine devices too, unused, as it always did.
-    if (engines_.size() == 1 && profile_.copyEngines <= 1) engines_.emplace_back();
+    if (engines_.size() == 1 && profile_.copyEngines <= 1) engines_.emplace_back().family = 1;
   }
   return slotOf_[key];
 }
@@ -202,6 +220,15 @@ void GpuModel::makeReady(std::uint64_t id, double t) {
 
 void GpuModel::dispatch(int slot, double t) {
   Engine& e = engines_[std::size_t(slot)];
+  if (e.link) {
+    // Link-bound kernels do not wait for each other: every ready one joins those running.
+    while (!e.ready.empty()) {
+      const std::uint64_t id = e.ready.front();
+      e.ready.erase(e.ready.begin());
+      startOp(slot, id, t);
+    }
+    return;
+  }
   if (e.busy) return;
   if (singleQueue_) {
     // One hardware queue: the engine takes its commands strictly in issue order,
@@ -236,6 +263,18 @@ void GpuModel::dispatch(int slot, double t) {
 void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   Engine& e = engines_[std::size_t(slot)];
   GpuOpState& s = mut(id);
+  if (e.link) {
+    // Shares the link with the link kernels already running (fluid, like the copies);
+    // a stream dependency still resolving is charged as its own time.
+    const double wait = std::max(0.0, s.notBefore - t);
+    s.remainingSoloNs += wait;
+    s.start = t + wait;
+    advanceLinkKernels(slot, t);
+    s.lastUpdate = t;
+    linkRunning_[std::size_t(e.device)].push_back(id);
+    rescheduleLinkKernels(slot, t);
+    return;
+  }
   e.busy = true;
   e.current = id;
   const int device = s.cmd.device;
@@ -335,11 +374,54 @@ void GpuModel::rescheduleCopies(int device, double t) {
   }
 }
 
+void GpuModel::advanceLinkKernels(int slot, double t) {
+  for (std::uint64_t id : linkRunning_[std::size_t(engines_[std::size_t(slot)].device)]) {
+    GpuOpState& s = mut(id);
+    s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
+    s.lastUpdate = t;
+  }
+}
+
+void GpuModel::rescheduleLinkKernels(int slot, double t) {
+  // n link kernels running together reach speedup(n) times one kernel's throughput:
+  // each progresses at speedup(n) / n of its own rate alone.
+  Engine& e = engines_[std::size_t(slot)];
+  const auto& running = linkRunning_[std::size_t(e.device)];
+  if (running.empty()) {
+    e.busy = false;
+    return;
+  }
+  const int n = int(running.size());
+  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
+                                                                       : profile_.managedFaultStreamsSpeedup;
+  const double rate = streamsSpeedup(curve, n) / n;
+  double finish = std::numeric_limits<double>::infinity();
+  for (std::uint64_t id : running) {
+    GpuOpState& s = mut(id);
+    s.rateFactor = rate;
+    const double f = t + s.remainingSoloNs / rate;
+    if (f < finish) {
+      finish = f;
+      e.current = id;
+    }
+  }
+  e.busy = true;
+  scheduleDone(slot, finish);
+}
+
 void GpuModel::onEngineDone(int slot, double t) {
   Engine& e = engines_[std::size_t(slot)];
   const std::uint64_t id = e.current;
   GpuOpState& s = mut(id);
   s.end = t;
+  if (e.link) {
+    auto& running = linkRunning_[std::size_t(e.device)];
+    advanceLinkKernels(slot, t);
+    running.erase(std::find(running.begin(), running.end(), id));
+    rescheduleLinkKernels(slot, t);
+    signal(id, t);
+    return;
+  }
   e.busy = false;
   const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
@@ -384,7 +466,8 @@ void GpuModel::signal(std::uint64_t id, double t) {
   } else if (GpuOpState& next = mut(stream.head); next.ready < 0) {
     // Work on another engine waits for the front end to see this op complete (on a
     // device with one copy engine, a D2H followed by an H2D stays on the same engine).
-    if (next.engineSlot != s.engineSlot) next.notBefore = t + profile_.streamDependencyNs;
+    if (engines_[std::size_t(next.engineSlot)].family != engines_[std::size_t(s.engineSlot)].family)
+      next.notBefore = t + profile_.streamDependencyNs;
     reachStreamHead(stream.head, t);
   }
   // Ops of other streams that waited for this one (cudaStreamWaitEvent).

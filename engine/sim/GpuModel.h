@@ -6,7 +6,8 @@
 // its future.
 //
 // One model holds every GPU of a run: each GPU has its copy engines, its compute
-// engine and a collective engine (NCCL's kernels, beside the compute engine); each
+// engine, a link slot (kernels bound by the host link, which run side by side: see
+// EngineId::Link) and a collective engine (NCCL's kernels, beside the compute engine); each
 // direction of each pair of GPUs is a link engine (peer copies). Streams are
 // numbered across all GPUs by the host side. An op may also wait for an op of
 // another stream, on any GPU (cudaStreamWaitEvent), and a collective's ops on the
@@ -29,7 +30,14 @@
 
 namespace pipescope {
 
-enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2, Collective = 3, PeerLink = 4 };
+/// Link: kernels bound by the host link (faulting managed pages, mapped memory), which
+/// run side by side with each other and with the compute engine's kernels when the
+/// profile has their overlap curve (DeviceProfile::managedFaultStreamsSpeedup,
+/// mappedStreamsSpeedup); on a single-queue device they are compute kernels.
+enum class EngineId : std::uint8_t { H2D = 0, D2H = 1, Compute = 2, Collective = 3, PeerLink = 4, Link = 5 };
+
+/// Which overlap curve of the profile a link-bound kernel follows.
+enum class LinkKind : std::uint8_t { None, ManagedFault, Mapped };
 
 inline constexpr std::uint64_t kNoGpuOp = ~std::uint64_t(0);
 inline constexpr int kMaxModelGpus = 8;
@@ -45,6 +53,7 @@ struct GpuCommand {
   int peer = -1;                        ///< PeerLink: the GPU the link goes to
   std::uint64_t after = kNoGpuOp;       ///< an op of any stream that must have completed first
   int collective = -1;                  ///< Collective: the call (beginCollective), shared by its GPUs' ops
+  LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).
@@ -106,6 +115,8 @@ class GpuModel {
     double lastCopyEnd = -1;  // copy engines: when the last copy ended, and its stream
     int lastCopyStream = -1;
     int device = 0;
+    bool link = false;  // link-bound kernels: every ready one runs at once, sharing the link
+    int family = 0;     // the slot whose ops follow this one's without the dependency latency
     std::vector<std::uint64_t> ready;  // Hyper-Q: ready ops, any stream
     OpQueue fifo;                      // single queue: every op in issue order
   };
@@ -137,6 +148,8 @@ class GpuModel {
   void advanceCopies(int device, double t);
   void rescheduleCopies(int device, double t);
   void setComputeRate(int device, double t);
+  void advanceLinkKernels(int slot, double t);
+  void rescheduleLinkKernels(int slot, double t);
 
   DeviceProfile profile_;
   bool singleQueue_;
@@ -149,6 +162,7 @@ class GpuModel {
   std::vector<std::int16_t> slotOf_;  // (engine kind, device, peer) -> index in engines_, -1 = none yet
   std::vector<OpQueue> streams_;  // per stream: submitted, not yet signalled (nextInStream)
   std::array<std::vector<std::uint64_t>, kMaxModelGpus> transferring_;  // per GPU: host-link copies moving bytes
+  std::array<std::vector<std::uint64_t>, kMaxModelGpus> linkRunning_;   // per GPU: link kernels running side by side
   std::array<int, kMaxModelGpus> collectivesRunning_{};                  // per GPU: collective ops on its SMs
   std::vector<Waiter> waiters_;   // ops at their stream's head waiting for an op of another stream
   std::deque<KernelGroup> groups_;

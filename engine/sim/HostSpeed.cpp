@@ -50,4 +50,21 @@ std::string describeHostSpeed(const HostSpeed& s, const DeviceProfile& profile) 
   return buf;
 }
 
+std::string machineHostNotice(double hostLaunchNs, const DeviceProfile& builtin, const std::string& calibrationPath) {
+  char buf[600];
+  const double ratio = builtin.kernelLaunchNs > 0 ? hostLaunchNs / builtin.kernelLaunchNs : 1;
+  // Within 10 % the built-in profile's host is this one as far as the probe can tell.
+  const char* effect = ratio > 1.1   ? "this host is slower: host-bound runs will take longer than predicted"
+                       : ratio < 0.9 ? "this host is faster: host-bound runs will be quicker than predicted"
+                                     : "close to the host the built-in profile was calibrated on";
+  std::snprintf(buf, sizeof buf,
+                "this host launches a kernel in %.1f us, %.2fx the %.1f us of the built-in profile '%s': %s. "
+                "Calibrate this machine once and predictions use it from then on: 'pipescope-cli calibrate' "
+                "(about a minute) or 'pipescope-cli calibrate --quick' (about 20 s)",
+                hostLaunchNs / 1e3, ratio, builtin.kernelLaunchNs / 1e3, builtin.name.c_str(), effect);
+  std::string text = buf;
+  if (!calibrationPath.empty()) text += "; it is saved as " + calibrationPath;
+  return text;
+}
+
 }  // namespace pipescope

@@ -32,4 +32,10 @@ std::optional<HostSpeed> hostSpeedOf(const ValidationReport& report, const Devic
 /// was calibrated with".
 std::string describeHostSpeed(const HostSpeed& speed, const DeviceProfile& profile);
 
+/// For a GPU whose predictions come from a built-in profile (no calibration of this
+/// machine): how far this host's kernel launch cost (a probe, `hostLaunchNs`) is from
+/// the profile's, what that does to host-bound predictions, and how to calibrate
+/// (saved to `calibrationPath`, empty when there is no data folder).
+std::string machineHostNotice(double hostLaunchNs, const DeviceProfile& builtin, const std::string& calibrationPath);
+
 }  // namespace pipescope

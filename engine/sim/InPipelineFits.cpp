@@ -54,7 +54,10 @@ std::string range(const std::vector<DeviceProfile>& fits, double DeviceProfile::
 
 }  // namespace
 
-void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log) {
+void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log, const std::function<void()>& fitDone) {
+  const auto done = [&] {
+    if (fitDone) fitDone();
+  };
   const CpuStageResult cpu = fitCpuStages(measured, 5, log);
   profile.cpuNsPerOp = cpu.nsPerOp;
   profile.cpuPreprocessNsPerOp = cpu.preprocessNsPerOp;
@@ -64,18 +67,27 @@ void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log)
   profile.cpuPreprocessRoundsCurve = cpu.preprocessRoundsCurve;
   profile.cpuPostprocessRoundsCurve = cpu.postprocessRoundsCurve;
   profile.cpuWorkerSpeedup = cpu.speedup;
+  done();
   applyHostOverhead(profile, fitHostOverhead(measured, profile, 9, log));
+  done();
   // After the overheads: the GEMM and hand-off runs' other ops must already cost what they do.
   applyGemmCalls(profile, fitGemmCalls(measured, profile, 7, log));
+  done();
   profile.cpuStageHandoff = fitCpuHandoff(measured, profile, 7, log).handoff;
+  done();
 }
 
-DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& profile, int repeats, const FitLog& log) {
+DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& profile, int repeats, const FitLog& log,
+                                    const std::function<void(int, int)>& progress) {
   std::vector<DeviceProfile> fits;
-  for (int r = 0; r < std::max(repeats, 1); ++r) {
+  const int rounds = std::max(repeats, 1);
+  int fitsDone = 0;
+  for (int r = 0; r < rounds; ++r) {
     if (log && repeats > 1) log("in-pipeline fits, round " + std::to_string(r + 1) + " of " + std::to_string(repeats));
     fits.push_back(profile);
-    fitInPipeline(measured, fits.back(), log);
+    fitInPipeline(measured, fits.back(), log, [&] {
+      if (progress) progress(++fitsDone, rounds * kFitsPerRound);
+    });
   }
   const DeviceProfile out = medianOfFits(fits);
   if (log && fits.size() > 1)

@@ -21,12 +21,16 @@ using FitLog = std::function<void(const std::string&)>;
 /// One round of the in-pipeline fits on `measured`, written into `profile` (whose
 /// micro-benchmark fields must already be calibrated). Throws std::runtime_error
 /// when a measured run fails.
-void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log = {});
+/// `fitDone` is called after each of its kFitsPerRound fits (for a progress bar).
+void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log = {},
+                   const std::function<void()>& fitDone = {});
+inline constexpr int kFitsPerRound = 4;
 
 /// `repeats` rounds of fitInPipeline, each on a copy of `profile`, combined by
-/// medianOfFits; logs the spread of the main figures over the rounds.
+/// medianOfFits; logs the spread of the main figures over the rounds. `progress`
+/// gets (fits done, fits in all) after each fit.
 DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& profile, int repeats,
-                                    const FitLog& log = {});
+                                    const FitLog& log = {}, const std::function<void(int, int)>& progress = {});
 
 /// `fits[0]` with every in-pipeline field replaced by its median over `fits` (curves
 /// point by point, where every fit has the same points). Throws std::invalid_argument

@@ -141,6 +141,7 @@ std::uint16_t Simulator::engineLane(const GpuCommand& cmd) {
     case EngineId::H2D: return l.h2d;
     case EngineId::D2H: return l.d2h;
     case EngineId::Compute:
+    case EngineId::Link:                          // link-bound kernels run on the SMs too
     case EngineId::Collective: return l.compute;  // NCCL's kernels run on the SMs
     case EngineId::PeerLink: return linkLane(cmd.device, cmd.peer);
   }
@@ -417,16 +418,29 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     const double read = double(bytes_.in) / mappedReadGBps(profile_, bytes_.in, bytes_.cpuWritesInput);
     const double write =
         double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
+    const double firstCompute = first.ns, lastCompute = last.ns;
     first.ns = std::max(first.ns, read);
     last.ns = std::max(last.ns, write);
     if (planned_.size() == 1 && profile_.mappedDuplexGBps > 0)
       first.ns = std::max(first.ns, double(bytes_.in + bytes_.out) / profile_.mappedDuplexGBps);
+    // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
+    if (!profile_.mappedStreamsSpeedup.empty()) {
+      if (first.ns > firstCompute) first.link = LinkKind::Mapped;
+      if (last.ns > lastCompute) last.link = LinkKind::Mapped;
+    }
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
     ManagedPages& pages = managedPages(batch, device);
-    if (!pages.inputOnDevice) first.ns += managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
-    last.ns += managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+    const double faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
+    const double faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+    first.ns += faultIn;
+    last.ns += faultOut;
+    // Faulting kernels of several streams overlap (the driver serves their faults together).
+    if (!profile_.managedFaultStreamsSpeedup.empty()) {
+      if (faultIn > 0) first.link = LinkKind::ManagedFault;
+      if (faultOut > 0) last.link = LinkKind::ManagedFault;
+    }
     pages.inputOnDevice = true;
     pages.outputBytesOnHost = 0;
   }
@@ -435,7 +449,8 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     GpuCommand cmd;
     cmd.kind = OpKind::Kernel;
     cmd.stream = globalStream(device, stream);
-    cmd.engine = EngineId::Compute;
+    cmd.engine = planned_[k].link == LinkKind::None ? EngineId::Compute : EngineId::Link;
+    cmd.link = planned_[k].link;
     cmd.device = device;
     cmd.soloNs = planned_[k].ns;
     if (k == 0) cmd.after = after;

@@ -51,6 +51,7 @@ class Simulator {
     double apiCost, ns;
     std::uint64_t bytes;  // what the backend records: the data the kernel works on
     bool model;           // a model kernel (what all-reduce buckets follow)
+    LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
   };
 
   static int globalStream(int device, int stream) { return device * kStreamsPerGpu + stream; }

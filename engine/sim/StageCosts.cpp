@@ -126,6 +126,24 @@ double gemmCallNs(const DeviceProfile& p, ModelPreset preset) {
   return call > 0 ? call : p.kernelLaunchNs;
 }
 
+double streamsSpeedup(const std::vector<StreamSpeedup>& c, int streams) {
+  if (c.empty() || streams <= 1) return 1.0;
+  double s = c.back().speedup;
+  if (streams <= c.front().streams) {
+    // From one stream (speed-up 1) to the first point.
+    const double f = c.front().streams > 1 ? double(streams - 1) / double(c.front().streams - 1) : 1.0;
+    s = 1.0 + f * (c.front().speedup - 1.0);
+  } else {
+    for (std::size_t i = 1; i < c.size(); ++i) {
+      if (streams > c[i].streams) continue;
+      const double f = double(streams - c[i - 1].streams) / double(c[i].streams - c[i - 1].streams);
+      s = c[i - 1].speedup + f * (c[i].speedup - c[i - 1].speedup);
+      break;
+    }
+  }
+  return std::clamp(s, 1.0, double(streams));
+}
+
 double workerSpeedup(const DeviceProfile& p, int workers) {
   const double w = double(std::max(workers, 1));
   const auto& c = p.cpuWorkerSpeedup;

@@ -81,6 +81,11 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
   return p.syncWakeNs;
 }
 
+/// Throughput of `streams` link-bound kernels running at once against one alone: the
+/// curve, linear between its points, its last value beyond it, 1 for one stream or an
+/// empty curve; never above `streams` (n kernels cannot beat n alone).
+double streamsSpeedup(const std::vector<StreamSpeedup>& curve, int streams);
+
 /// Speed-up of `workers` threads over one: the profile's measured curve, linear
 /// between its points; `workers` itself when the profile has no curve.
 double workerSpeedup(const DeviceProfile& p, int workers);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -44,10 +46,16 @@ TEST(CliValidate, MissingOrUnknownProfileIsAUsageError) {
   EXPECT_TRUE(has(r.err, "unknown device profile 'no-such-profile'")) << r.err;
 }
 
-TEST(CliCalibrate, NeedsOut) {
-  const CliResult r = runCli({"calibrate"});
-  EXPECT_EQ(r.exitCode, kUsage);
-  EXPECT_TRUE(has(r.err, "--out FILE is required")) << r.err;
+TEST(CliCalibrate, WithoutOutItCalibratesThisMachineAndWithoutAGpuSaysSo) {
+  const std::string data = ::testing::TempDir() + "calibrate-xdg";
+  ::setenv("XDG_DATA_HOME", data.c_str(), 1);
+  const CliResult r = runCli({"calibrate", "--quick"});
+  ::unsetenv("XDG_DATA_HOME");
+  if (r.exitCode == kOk) GTEST_SKIP() << "this machine has a GPU: calibration ran";
+  EXPECT_EQ(r.exitCode, kFailed);
+  EXPECT_TRUE(has(r.err, "CUDA")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(data + "/pipescope/profiles")) << "nothing is saved on failure";
+  EXPECT_TRUE(has(runCli({"calibrate", "--help"}).out, "this machine's calibration")) << "the help says where";
 }
 
 TEST(CliCalibrate, WithoutAGpuFailsWithAClearMessage) {

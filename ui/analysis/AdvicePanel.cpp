@@ -10,6 +10,7 @@
 #include "MainWindow.h"
 #include "analysis/AnalysisFormat.h"
 #include "analysis/DerivedConfig.h"
+#include "analysis/PredictionProfile.h"
 #include "analysis/WaitAnalysis.h"
 #include "analysis/WaitSummary.h"
 #include "controls/ControlPanel.h"
@@ -83,11 +84,21 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     return;
   }
   // An imported trace is advised on its derived configuration, on the profile of its
-  // own GPU (analysis/DerivedConfig.h); a run on the controls' profile.
+  // own GPU (analysis/DerivedConfig.h); a run on a GPU on this machine's calibration of
+  // it, else the built-in profile of its model; a simulated run on its own profile.
   const bool imported = trace->configHistory().empty();
   const std::string profileName = window_.controlPanel().backendOptions().simulatorProfile;
   std::string error;
-  auto profile = imported ? profileForTrace(trace->device(), "", error) : loadDeviceProfile(profileName, error);
+  std::optional<DeviceProfile> profile;
+  if (imported) {
+    profile = profileForTrace(trace->device(), "", error);
+  } else if (trace->device().backend == "cuda") {
+    PredictionProfileChoice choice = predictionProfileFor(trace->device());
+    profile = std::move(choice.profile);
+    if (!profile) error = choice.note;
+  } else {
+    profile = loadDeviceProfile(profileName, error);
+  }
   if (!profile) {
     none.error = error + tr(". Pick a device profile in the Controls' backend section").toStdString();
     show(std::move(none), generation_);
