@@ -69,21 +69,27 @@ void cutAtCompletions(const std::vector<std::int64_t>& done, std::int64_t start,
   }
 }
 
+// Data parallel deals one batch to each GPU at a time: they complete together.
+int batchesPerStep(const PipelineConfig& config) {
+  return config.isMultiGpu() && config.parallel == ParallelMode::Data ? config.gpuCount() : 1;
+}
+
 }  // namespace
 
 TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
                              int maxPoints) {
-  return computeTimeSeries(ops, std::int64_t(config.batchSamples), fromNs, toNs, maxPoints);
+  return computeTimeSeries(ops, std::int64_t(config.batchSamples), fromNs, toNs, maxPoints, batchesPerStep(config));
 }
 
 TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints) {
   const std::int64_t samples = !trace.configHistory().empty() ? std::int64_t(trace.config().batchSamples)
                                                               : trace.iterations().samplesPerIteration;
-  return computeTimeSeries(trace.ops().snapshot(), samples, fromNs, toNs, maxPoints);
+  const int step = !trace.configHistory().empty() ? batchesPerStep(trace.config()) : 1;
+  return computeTimeSeries(trace.ops().snapshot(), samples, fromNs, toNs, maxPoints, step);
 }
 
 TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
-                             int maxPoints) {
+                             int maxPoints, int batchesPerStep) {
   TimeSeries ts;
   ts.samplesPerBatch = std::max<std::int64_t>(samplesPerBatch, 0);
   if (toNs <= fromNs || maxPoints < 2) return ts;
@@ -96,7 +102,8 @@ TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch,
   std::vector<std::int64_t> edges;
   std::vector<int> counts;
   if (inRange.size() >= 2) {
-    ts.batchesPerPoint = int((inRange.size() + std::size_t(maxPoints) - 1) / std::size_t(maxPoints));
+    ts.batchesPerPoint = std::max(int((inRange.size() + std::size_t(maxPoints) - 1) / std::size_t(maxPoints)),
+                                  std::max(1, batchesPerStep));
     cutAtCompletions(inRange, start, ts.batchesPerPoint, edges, counts);
   } else {
     // Equal intervals (at least 1 ns each); a lone completion is counted where it falls.

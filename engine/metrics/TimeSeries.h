@@ -58,9 +58,13 @@ struct TimeSeries {
 /// maxPoints / 2 equal intervals cover the range. An empty range or maxPoints < 2
 /// gives an empty series. Copies are spread over the intervals they span in
 /// proportion to the time spent in each.
+/// `batchesPerStep`: batches that complete together by design (data parallel over N
+/// GPUs deals N batches at a time): an interval holds at least that many, so batches
+/// finishing microseconds apart on different GPUs do not make intervals of a few
+/// microseconds with a spike of throughput and then one with none.
 TimeSeries computeTimeSeries(const TraceView& ops, std::int64_t samplesPerBatch, std::int64_t fromNs, std::int64_t toNs,
-                             int maxPoints = kSeriesPoints);
-/// With the configuration's batch size.
+                             int maxPoints = kSeriesPoints, int batchesPerStep = 1);
+/// With the configuration's batch size (and its GPUs' step in data parallel).
 TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config, std::int64_t fromNs, std::int64_t toNs,
                              int maxPoints = kSeriesPoints);
 /// The trace's ops; samples per batch from its configuration, or for an imported

@@ -127,6 +127,26 @@ TEST(TimeSeries, BatchesCompletingTogetherShareTheirPoint) {
   EXPECT_DOUBLE_EQ(ts.batchesPerSec[0], 2 / 50e-9);
 }
 
+// Data parallel over two GPUs: batches 0 and 1 (one per GPU) end 1 ns apart, then 2
+// and 3. Cut at every completion the series would swing between 1e9 and 0.02e9
+// batches/s; the points hold one step each.
+TEST(TimeSeries, DataParallelStepsShareTheirPoint) {
+  TraceBuilder b;
+  b.kernel(0, 0, 50).kernel(1, 0, 51).kernel(2, 51, 100).kernel(3, 51, 101);
+  Trace& t = b.done(4);
+  PipelineConfig c = t.config();
+  const TimeSeries perBatch = computeTimeSeries(t.ops().snapshot(), c, 0, 101);
+  EXPECT_EQ(perBatch.size(), 4u);
+  c.devices = {0, 1};
+  const TimeSeries ts = computeTimeSeries(t.ops().snapshot(), c, 0, 101);
+  EXPECT_EQ(ts.batchesPerPoint, 2);
+  EXPECT_EQ(ts.endNs, (std::vector<std::int64_t>{51, 101}));
+  EXPECT_EQ(ts.batches, (std::vector<int>{2, 2}));
+  EXPECT_DOUBLE_EQ(ts.batchesPerSec[1], 2 / 50e-9);
+  c.parallel = ParallelMode::Pipeline;  // one batch at a time leaves the last stage
+  EXPECT_EQ(computeTimeSeries(t.ops().snapshot(), c, 0, 101).size(), 4u);
+}
+
 TEST(TimeSeries, WithoutBatchesTheRangeIsCutEqually) {
   TraceBuilder b;
   Trace& t = b.d2h(kNoBatch, 5, 25, 200).done();
