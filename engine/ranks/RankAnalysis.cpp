@@ -128,10 +128,13 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     std::map<std::int32_t, std::vector<std::int64_t>> madePerIteration;
     std::size_t inconsistent = 0;
     for (const MatchedCollective& c : match.calls) {
-      // The same call ends together everywhere; one that does not is not the same call
-      // (or a clock could not be aligned): it says nothing about who waited.
-      if (*std::max_element(c.end.begin(), c.end.end()) - *std::min_element(c.end.begin(), c.end.end()) >
-          kMaxCollectiveEndSkewNs) {
+      // The same call ends together everywhere (but for a rooted call's root, which may
+      // leave once it has sent); one that does not is not the same call, or a clock
+      // could not be aligned: it says nothing about who waited.
+      std::vector<std::int64_t> ends = c.end;
+      std::sort(ends.begin(), ends.end());
+      const std::size_t together = isRootedCollective(c.type) ? 1 : 0;
+      if (ends.back() - ends[std::min(together, ends.size() - 1)] > kMaxCollectiveEndSkewNs) {
         ++inconsistent;
         continue;
       }
@@ -144,12 +147,11 @@ RankAnalysis analyzeRanks(const Trace& trace) {
         out.ranks[r].waitedForOthersNs += w;
         waited += w;
       }
-      const std::int64_t mean = waited / std::int64_t(n - 1);
-      out.ranks[last].madeOthersWaitNs += mean;
+      out.ranks[last].madeOthersWaitNs += waited;
       ++out.ranks[last].collectivesLast;
       auto& made = madePerIteration[c.batch[last]];
       made.resize(n, 0);
-      made[last] += mean;
+      made[last] += waited;
     }
     if (inconsistent > 0)
       out.matchNote += std::string(out.matchNote.empty() ? "" : "; ") + std::to_string(inconsistent) +
@@ -176,19 +178,21 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     }
     const double iteration = median(iterationMeans);
     const double iterationsSeen = double(std::max<std::int64_t>(1, worst->iterations));
-    const double perIteration = double(worst->madeOthersWaitNs) / iterationsSeen;
+    // What each other rank waited for it per iteration: the wall time the job lost.
+    const double others = double(out.ranks.size() - 1);
+    const double perIteration = double(worst->madeOthersWaitNs) / iterationsSeen / others;
     if (out.collectives == 0) {
       out.stragglerSentence = "no collective is found on every rank, so no rank can be said to make the others wait";
     } else if (iteration > 0 && perIteration >= kStragglerShare * iteration) {
       out.straggler = worst->rank;
       out.stragglerSentence = "rank " + std::to_string(worst->rank) + " is the straggler: it started last at " +
                               std::to_string(worst->collectivesLast) + " of " + std::to_string(out.collectives) +
-                              " collectives, and the other ranks waited " + formatNs(perIteration) +
-                              " for it per iteration (" + formatPercent(perIteration / iteration) +
+                              " collectives, and each other rank waited " + formatNs(perIteration) +
+                              " for it per iteration (mean; " + formatPercent(perIteration / iteration) +
                               " of an iteration of " + formatNs(iteration) + ")";
       // If it were as fast as the median rank: the others would wait for it no longer
       // than they wait for a typical rank.
-      const double saved = std::max(0.0, perIteration - median(made) / iterationsSeen);
+      const double saved = std::max(0.0, perIteration - median(made) / iterationsSeen / others);
       RankWhatIf w;
       w.question = "if rank " + std::to_string(worst->rank) + " were as fast as the median rank";
       w.iterationNs = std::max(0.0, iteration - saved);

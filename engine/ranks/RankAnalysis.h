@@ -8,10 +8,16 @@
 //   - memory: copies and memsets; idle: the rank's span with no GPU op running,
 //     split by cause (the host had not launched the next op yet, or it was launched
 //     and waited on something else: an event, another stream).
-// The straggler: for each collective (the same call on every rank), the rank that
-// started it last; every other rank waited from its own start until then. A rank's
-// made-others-wait is, summed over the collectives it was last at, the mean wait of
-// the other ranks: the wall time the job lost to it.
+// The straggler, from the collectives matched on every rank (by order on each
+// process group's NCCL stream):
+//   - a rank arrives at a collective when its kernel starts (clocks aligned);
+//   - the rank that arrived last made every other rank wait from its own arrival until
+//     then, never longer than its kernel ran (a broadcast's root leaves once it sent);
+//   - made-others-wait of a rank: that wait, summed over the other ranks and over the
+//     collectives it arrived last at (rank-time, so with N ranks up to N-1 times the
+//     wall time); waited-for-others: a rank's own share of the waits.
+// This is what the others' GPUs measure: their NCCL kernels run beyond the call's own
+// transfer time (the last rank's kernel) by about the time they waited.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,7 +40,7 @@ struct RankFigures {
   std::int64_t idleWaitingForHostNs = 0;   ///< GPU idle until the host launched the next op
   std::int64_t idleWaitingOtherNs = 0;     ///< next op already launched: a dependency held it
   std::int64_t waitedForOthersNs = 0;      ///< in collectives, until the last rank arrived
-  std::int64_t madeOthersWaitNs = 0;       ///< see the file comment
+  std::int64_t madeOthersWaitNs = 0;       ///< summed over the other ranks, see the file comment
   std::int64_t collectivesLast = 0;        ///< collectives this rank started last
   std::int64_t iterations = 0;
   double iterationMeanNs = 0;
@@ -44,7 +50,7 @@ struct RankIteration {
   int index = 0;                          ///< batch number (ProfilerStep order)
   std::vector<std::int64_t> durationNs;   ///< per rank (0: the rank has no such iteration)
   int straggler = -1;                     ///< rank the others waited for most in it (-1: none)
-  std::int64_t stragglerWaitNs = 0;       ///< how long (mean over the others)
+  std::int64_t stragglerWaitNs = 0;       ///< its made-others-wait in the iteration (summed over the others)
 };
 
 struct RankWhatIf {
