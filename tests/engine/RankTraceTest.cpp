@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -148,6 +149,28 @@ std::int64_t ncclWaitOfOthers(const Trace& t, int straggler) {
   return sum;
 }
 
+TEST(RankTrace, StepsFollowEachOtherOnEveryRank) {
+  // A step lasts from its ProfilerStep's start to the next one's (the last to its last
+  // op): steps never overlap, so a rank's steps add up to no more than its trace.
+  for (const char* job : {"ddp-w4-slowed", "ddp-w2-balanced"}) {
+    const Trace& t = *opened(job).trace;
+    const RankAnalysis a = analyzeRanks(t);
+    const auto lanes = t.lanes();
+    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+      std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = 0;
+      t.ops().snapshot().forEach([&](const Op& op) {
+        if (op.lane < lanes.size() && lanes[op.lane].device == a.ranks[i].device)
+          first = std::min(first, op.start), last = std::max(last, op.end);
+      });
+      std::int64_t steps = 0;
+      for (const RankIteration& it : a.iterations) steps += it.durationNs[i];
+      EXPECT_LE(steps, last - first) << job << " rank " << a.ranks[i].rank;
+      EXPECT_GT(steps, (last - first) * 3 / 4) << job << " rank " << a.ranks[i].rank;
+      EXPECT_NEAR(a.ranks[i].iterationMeanNs, double(steps) / 12.0, 1.0) << job << " rank " << a.ranks[i].rank;
+    }
+  }
+}
+
 TEST(RankTrace, TheSlowedRankIsTheStragglerAndItsCostMatchesTheOthersNcclTime) {
   for (const char* job : {"ddp-w4-slowed", "ddp-w2-slowed"}) {
     const Opened& o = opened(job);
@@ -193,6 +216,20 @@ TEST(RankTrace, RanksNotSlowedOnPurposeWaitFarLessForEachOther) {
   EXPECT_LT(worstMade("ddp-w2-balanced") * 3, worstMade("ddp-w2-slowed"));
   const RankAnalysis slowed = analyzeRanks(*opened("ddp-w2-slowed").trace);
   EXPECT_EQ(slowed.straggler, 1) << slowed.stragglerSentence;
+}
+
+TEST(RankTrace, NoStragglerIsNamedInTheJobsNobodySlowed) {
+  // Their ranks still reach a collective up to a millisecond apart (each host launches
+  // its own backward pass), mostly while the waiting rank's GPU still computes.
+  for (const char* job : {"ddp-w2-balanced", "ddp-w4-balanced"}) {
+    const RankAnalysis a = analyzeRanks(*opened(job).trace);
+    EXPECT_EQ(a.straggler, -1) << job << ": " << a.stragglerSentence;
+    EXPECT_EQ(a.stragglerSentence.rfind("no straggler: the ranks arrive within ", 0), 0u)
+        << job << ": " << a.stragglerSentence;
+    EXPECT_TRUE(a.whatIfs.empty()) << job;
+    EXPECT_GT(a.arrivalSpreadNs, 0) << job;
+    EXPECT_LT(a.arrivalSpreadNs, 2'000'000) << job;
+  }
 }
 
 TEST(RankTrace, ExposedCommunicationAgreesWithTheHtaDefinitionScript) {
