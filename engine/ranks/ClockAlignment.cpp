@@ -24,18 +24,25 @@ std::vector<RankClock> alignClocks(const CollectiveMatch& match, std::size_t ran
   out[0].aligned = true;
   out[0].collectives = match.calls.size();
   out[0].note = "the reference clock";
+  std::vector<const MatchedCollective*> calls;
+  for (const auto& call : match.calls)
+    if (!isRootedCollective(call.type)) calls.push_back(&call);
+  if (calls.size() < kMinAlignmentCollectives) {
+    calls.clear();
+    for (const auto& call : match.calls) calls.push_back(&call);
+  }
   for (std::size_t r = 1; r < rankCount; ++r) {
     RankClock& c = out[r];
-    c.collectives = match.calls.size();
-    if (match.calls.size() < kMinAlignmentCollectives) {
-      c.note = "not aligned: " + std::to_string(match.calls.size()) +
+    c.collectives = calls.size();
+    if (calls.size() < kMinAlignmentCollectives) {
+      c.note = "not aligned: " + std::to_string(calls.size()) +
                " collectives matched with the first rank (at least " + std::to_string(kMinAlignmentCollectives) +
                " needed); kept on its trace's own time base";
       continue;
     }
     std::vector<std::int64_t> diff;
-    diff.reserve(match.calls.size());
-    for (const auto& call : match.calls) diff.push_back(call.end[0] - call.end[r]);
+    diff.reserve(calls.size());
+    for (const MatchedCollective* call : calls) diff.push_back(call->end[0] - call->end[r]);
     const std::int64_t offset = median(diff);
     std::vector<std::int64_t> left;
     left.reserve(diff.size());
@@ -49,7 +56,7 @@ std::vector<RankClock> alignClocks(const CollectiveMatch& match, std::size_t ran
     }
     c.offsetNs = offset;
     c.aligned = true;
-    c.note = "aligned on " + std::to_string(match.calls.size()) + " collectives: offset " +
+    c.note = "aligned on " + std::to_string(calls.size()) + " collectives: offset " +
              (offset >= 0 ? "+" : "-") + formatNs(double(std::llabs(offset))) + ", collective ends then within " +
              formatNs(double(c.residualNs)) + " (median)";
   }

@@ -2,7 +2,9 @@
 // Puts the ranks of a job on one clock. First the traces' own time bases (PyTorch:
 // baseTimeNanoseconds + ts, the host's clock), then a correction from the
 // collectives themselves: the same NCCL call ends within microseconds on every rank,
-// so the median difference of their end times is the offset between two clocks.
+// so the median difference of their end times is the offset between two clocks (a
+// rooted call's root may leave early: broadcasts and reduces are left out when the
+// other calls suffice).
 // A rank whose collectives do not end together under any one offset is reported and
 // left on its own time base, never silently shifted.
 #include <cstdint>
@@ -24,10 +26,6 @@ struct RankClock {
 /// Collectives must end within this of each other after the offset (median), else the
 /// rank's clock is not trusted: NCCL's end skew on one host is a few microseconds.
 inline constexpr std::int64_t kMaxAlignmentResidualNs = 50'000;
-/// How far apart the same call's ends may be on the traces' own time bases when the
-/// offsets are looked for: the hosts' clocks of one job agree much better than this, and
-/// a wider window pairs a call with its neighbour (the calls of a step end ~1 ms apart).
-inline constexpr std::int64_t kAlignmentMatchWindowNs = 500'000;
 /// Fewer matched collectives than this give no offset.
 inline constexpr std::size_t kMinAlignmentCollectives = 3;
 

@@ -1,9 +1,10 @@
 #pragma once
 // The collectives (NCCL kernels) of each rank, and the same call found on every
-// rank. Ranks of a job issue the same collectives in the same order (NCCL requires
-// it), so the k-th collective of one rank is the k-th of every other; its kernels
-// end together (the data is only complete when every rank has sent its part), and
-// the one that started last is the rank the others waited for.
+// rank. Ranks of a job issue the same collectives in the same order on each process
+// group (NCCL requires it), so the k-th collective of a group on one rank is the k-th
+// on every other; each group runs on its own NCCL stream. The kernel that started
+// last is the rank the others waited for; the kernels end together (all but a rooted
+// call's root, which may leave once it has sent).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ struct CollectiveCall {
   std::string type;        ///< "AllReduce", "Broadcast", "ReduceScatter", ...
   std::int32_t batch = kNoBatch;
   std::uint64_t bytes = 0;
+  int channel = 0;         ///< the rank's NCCL stream (its process group), numbered by first use
 };
 
 /// The collective kernel's type from its name: "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)"
@@ -44,12 +46,19 @@ struct CollectiveMatch {
   std::string note;
 };
 
-/// The calls found on every rank: for each call of the first rank, the call of the
-/// same type on every other rank whose end is nearest, within `windowNs` (each call
-/// used once), in the first rank's start order. Ranks start and stop recording at
-/// slightly different points, so positions in the traces do not line up; ends do.
-inline constexpr std::int64_t kCollectiveMatchWindowNs = 1'000'000;
-CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank,
-                                 std::int64_t windowNs = kCollectiveMatchWindowNs);
+/// The calls found on every rank, matched by order on each channel: the k-th call of a
+/// channel on the first rank is the (k + shift)-th on another. Ranks start and stop
+/// recording at slightly different points, so each rank's shift is the one under which
+/// the calls' types and sizes agree (at least `kMinTypeAgreement` of the pairs) and,
+/// among those, their ends lie nearest (median): the pattern of a step repeats, and
+/// the time tells one step from the next. Pairs whose types differ are left out. In the
+/// first rank's start order.
+inline constexpr double kMinTypeAgreement = 0.9;
+/// How many calls a rank's recording may begin earlier or later than the first rank's.
+inline constexpr std::size_t kMaxCollectiveShift = 64;
+CollectiveMatch matchCollectives(const std::vector<std::vector<CollectiveCall>>& perRank);
+
+/// Broadcast, Reduce, Gather, Scatter: the root may leave before the others.
+bool isRootedCollective(const std::string& type);
 
 }  // namespace pipescope

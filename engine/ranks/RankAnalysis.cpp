@@ -15,6 +15,7 @@ struct RankOps {
   Intervals compute, communication, memory, all;
   std::vector<Op> gpu;  // for the idle causes, in start order
   std::map<std::int32_t, Interval> batches;
+  std::map<std::int32_t, std::int64_t> steps;  // step period per batch
 };
 
 std::int64_t length(const Intervals& merged) { return std::int64_t(totalLength(merged)); }
@@ -39,6 +40,15 @@ void idleCauses(RankFigures& f, const Intervals& busy, std::vector<Op>& gpu) {
     else
       f.idleWaitingOtherNs += to - from;
   }
+}
+
+// How much of [from, to) has no interval of `merged` over it.
+std::int64_t uncovered(std::int64_t from, std::int64_t to, const Intervals& merged) {
+  std::int64_t left = to - from;
+  auto it = std::upper_bound(merged.begin(), merged.end(), Interval{from, from},
+                             [](const Interval& a, const Interval& b) { return a.second < b.second; });
+  for (; it != merged.end() && it->first < to; ++it) left -= std::min(to, it->second) - std::max(from, it->first);
+  return left;
 }
 
 }  // namespace
@@ -80,6 +90,7 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       r.memory.push_back(span);
   });
 
+  std::vector<Intervals> computeOf(infos.size());
   for (std::size_t i = 0; i < infos.size(); ++i) {
     RankOps& r = perRank[i];
     RankFigures f;
@@ -90,6 +101,7 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     const Intervals compute = mergeIntervals(std::move(r.compute));
     const Intervals comm = mergeIntervals(std::move(r.communication));
     f.computeNs = length(compute);
+    computeOf[i] = compute;
     f.communicationNs = length(comm);
     const std::int64_t overlapped = length(intersectMerged(comm, compute));
     f.exposedCommunicationNs = f.communicationNs - overlapped;
@@ -100,21 +112,28 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       f.idleNs = f.spanNs - length(all);
       idleCauses(f, all, r.gpu);
     }
-    f.iterations = std::int64_t(r.batches.size());
+    // A step lasts from its start (the ProfilerStep range's, the earliest op of the
+    // batch) to the next step's start, the last one to its last op: its GPU work runs
+    // into the next step's host range, so first-to-last-op spans would overlap.
+    for (auto it = r.batches.begin(); it != r.batches.end(); ++it) {
+      const auto next = std::next(it);
+      r.steps[it->first] = (next == r.batches.end() ? it->second.second : next->second.first) - it->second.first;
+    }
+    f.iterations = std::int64_t(r.steps.size());
     double sum = 0;
-    for (const auto& [b, span] : r.batches) sum += double(span.second - span.first);
-    f.iterationMeanNs = r.batches.empty() ? 0.0 : sum / double(r.batches.size());
+    for (const auto& [b, d] : r.steps) sum += double(d);
+    f.iterationMeanNs = r.steps.empty() ? 0.0 : sum / double(r.steps.size());
     out.ranks.push_back(std::move(f));
   }
 
   // Iterations by batch number, as every rank numbers its ProfilerSteps in order.
   std::map<std::int32_t, RankIteration> iterations;
   for (std::size_t i = 0; i < infos.size(); ++i)
-    for (const auto& [b, span] : perRank[i].batches) {
+    for (const auto& [b, d] : perRank[i].steps) {
       RankIteration& it = iterations[b];
       it.index = b;
       it.durationNs.resize(infos.size(), 0);
-      it.durationNs[i] = span.second - span.first;
+      it.durationNs[i] = d;
     }
 
   // The straggler, collective by collective.
@@ -127,33 +146,42 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     const std::size_t n = infos.size();
     std::map<std::int32_t, std::vector<std::int64_t>> madePerIteration;
     std::size_t inconsistent = 0;
+    std::vector<std::int64_t> spreads;
     for (const MatchedCollective& c : match.calls) {
-      // The same call ends together everywhere; one that does not is not the same call
-      // (or a clock could not be aligned): it says nothing about who waited.
-      if (*std::max_element(c.end.begin(), c.end.end()) - *std::min_element(c.end.begin(), c.end.end()) >
-          kMaxCollectiveEndSkewNs) {
+      // The same call ends together everywhere (but for a rooted call's root, which may
+      // leave once it has sent); one that does not is not the same call, or a clock
+      // could not be aligned: it says nothing about who waited.
+      std::vector<std::int64_t> ends = c.end;
+      std::sort(ends.begin(), ends.end());
+      const std::size_t together = isRootedCollective(c.type) ? 1 : 0;
+      if (ends.back() - ends[std::min(together, ends.size() - 1)] > kMaxCollectiveEndSkewNs) {
         ++inconsistent;
         continue;
       }
       const std::size_t last = std::size_t(std::max_element(c.start.begin(), c.start.end()) - c.start.begin());
+      spreads.push_back(c.start[last] - *std::min_element(c.start.begin(), c.start.end()));
       std::int64_t waited = 0;
       for (std::size_t r = 0; r < n; ++r) {
         if (r == last) continue;
         // A rank waits inside its own kernel, never longer than it ran.
         const std::int64_t w = std::clamp<std::int64_t>(c.start[last] - c.start[r], 0, c.end[r] - c.start[r]);
         out.ranks[r].waitedForOthersNs += w;
+        out.ranks[last].madeOthersIdleNs += uncovered(c.start[r], c.start[r] + w, computeOf[r]);
         waited += w;
       }
-      const std::int64_t mean = waited / std::int64_t(n - 1);
-      out.ranks[last].madeOthersWaitNs += mean;
+      out.ranks[last].madeOthersWaitNs += waited;
       ++out.ranks[last].collectivesLast;
       auto& made = madePerIteration[c.batch[last]];
       made.resize(n, 0);
-      made[last] += mean;
+      made[last] += waited;
     }
     if (inconsistent > 0)
       out.matchNote += std::string(out.matchNote.empty() ? "" : "; ") + std::to_string(inconsistent) +
                        " matched collectives do not end together on every rank and are left out of the waits";
+    if (!spreads.empty()) {
+      std::nth_element(spreads.begin(), spreads.begin() + std::ptrdiff_t(spreads.size() / 2), spreads.end());
+      out.arrivalSpreadNs = spreads[spreads.size() / 2];
+    }
     for (auto& [b, made] : madePerIteration) {
       auto it = iterations.find(b);
       if (it == iterations.end() || made.empty()) continue;
@@ -166,41 +194,54 @@ RankAnalysis analyzeRanks(const Trace& trace) {
 
   // The critical rank and what it costs the job per iteration.
   if (out.ranks.size() > 1) {
-    const auto worst = std::max_element(out.ranks.begin(), out.ranks.end(), [](const auto& a, const auto& b) {
-      return a.madeOthersWaitNs < b.madeOthersWaitNs;
+    std::vector<const RankFigures*> byMade;
+    for (const auto& r : out.ranks) byMade.push_back(&r);
+    std::stable_sort(byMade.begin(), byMade.end(), [](const RankFigures* a, const RankFigures* b) {
+      return a->madeOthersWaitNs > b->madeOthersWaitNs;
     });
-    std::vector<double> iterationMeans, made;
+    const RankFigures& worst = *byMade[0];
+    const RankFigures& next = *byMade[1];
+    std::vector<double> iterationMeans, idle;
     for (const auto& r : out.ranks) {
       if (r.iterationMeanNs > 0) iterationMeans.push_back(r.iterationMeanNs);
-      made.push_back(double(r.madeOthersWaitNs));
+      if (&r != &worst) idle.push_back(double(r.madeOthersIdleNs));  // the median of the other ranks
     }
     const double iteration = median(iterationMeans);
-    const double iterationsSeen = double(std::max<std::int64_t>(1, worst->iterations));
-    const double perIteration = double(worst->madeOthersWaitNs) / iterationsSeen;
+    // Per iteration and per waiting rank: the wall time each of the others lost.
+    const double perIteration =
+        double(std::max<std::int64_t>(1, worst.iterations)) * double(out.ranks.size() - 1);
+    const double waitPerIteration = double(worst.madeOthersWaitNs) / perIteration;
+    const double idlePerIteration = double(worst.madeOthersIdleNs) / perIteration;
+    const bool standsOut = double(worst.madeOthersWaitNs) >= kStragglerLead * double(next.madeOthersWaitNs);
     if (out.collectives == 0) {
       out.stragglerSentence = "no collective is found on every rank, so no rank can be said to make the others wait";
-    } else if (iteration > 0 && perIteration >= kStragglerShare * iteration) {
-      out.straggler = worst->rank;
-      out.stragglerSentence = "rank " + std::to_string(worst->rank) + " is the straggler: it started last at " +
-                              std::to_string(worst->collectivesLast) + " of " + std::to_string(out.collectives) +
-                              " collectives, and the other ranks waited " + formatNs(perIteration) +
-                              " for it per iteration (" + formatPercent(perIteration / iteration) +
-                              " of an iteration of " + formatNs(iteration) + ")";
-      // If it were as fast as the median rank: the others would wait for it no longer
-      // than they wait for a typical rank.
-      const double saved = std::max(0.0, perIteration - median(made) / iterationsSeen);
+    } else if (iteration > 0 && standsOut && idlePerIteration >= kStragglerShare * iteration) {
+      out.straggler = worst.rank;
+      out.stragglerSentence = "rank " + std::to_string(worst.rank) + " is the straggler: it arrived last at " +
+                              std::to_string(worst.collectivesLast) + " of " + std::to_string(out.collectives) +
+                              " collectives; each other rank waited " + formatNs(waitPerIteration) +
+                              " for it per step, " + formatNs(idlePerIteration) + " of it with its GPU idle (" +
+                              formatPercent(idlePerIteration / iteration) + " of a step of " + formatNs(iteration) +
+                              ")";
+      // If it were as fast as the median rank: the others would sit idle for it no
+      // longer than they do for a typical rank.
+      const double saved = std::max(0.0, idlePerIteration - median(idle) / perIteration);
       RankWhatIf w;
-      w.question = "if rank " + std::to_string(worst->rank) + " were as fast as the median rank";
+      w.question = "if rank " + std::to_string(worst.rank) + " were as fast as the median rank";
       w.iterationNs = std::max(0.0, iteration - saved);
       w.speedup = w.iterationNs > 0 ? iteration / w.iterationNs : 1.0;
-      w.sentence = w.question + ": an iteration would take about " + formatNs(w.iterationNs) + " instead of " +
+      w.sentence = w.question + ": a step would take about " + formatNs(w.iterationNs) + " instead of " +
                    formatNs(iteration) + " (" + formatRatio(w.speedup) +
-                   " faster), the time the other ranks now wait for it in the collectives";
+                   " faster, at most), the time the other ranks' GPUs now sit idle waiting for it";
       out.whatIfs.push_back(std::move(w));
     } else {
-      out.stragglerSentence = "balanced: no rank makes the others wait more than " + formatPercent(kStragglerShare) +
-                              " of an iteration (at most " + formatNs(perIteration) + " per iteration, rank " +
-                              std::to_string(worst->rank) + ")";
+      out.stragglerSentence = "no straggler: the ranks arrive within " + formatNs(double(out.arrivalSpreadNs)) +
+                              " of each other (median over the collectives); rank " + std::to_string(worst.rank) +
+                              " makes the others wait most, " + formatNs(waitPerIteration) + " per step and rank, " +
+                              formatNs(idlePerIteration) + " of it with their GPU idle (" +
+                              formatPercent(iteration > 0 ? idlePerIteration / iteration : 0.0) + " of a step; " +
+                              formatPercent(kStragglerShare) + " and " + formatRatio(kStragglerLead) +
+                              " the next rank's wait would name it)";
     }
   }
   return out;

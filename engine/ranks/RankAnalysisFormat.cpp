@@ -64,6 +64,7 @@ nlohmann::json rankAnalysisJson(const RankAnalysis& a, const std::vector<RankInf
   j["match_note"] = a.matchNote;
   j["straggler"] = a.straggler >= 0 ? nlohmann::json(a.straggler) : nlohmann::json(nullptr);
   j["straggler_sentence"] = a.stragglerSentence;
+  j["arrival_spread_ns"] = a.arrivalSpreadNs;
   nlohmann::json rows = nlohmann::json::array();
   for (const RankFigures& r : a.ranks) {
     nlohmann::json row{{"rank", r.rank},
@@ -80,6 +81,7 @@ nlohmann::json rankAnalysisJson(const RankAnalysis& a, const std::vector<RankInf
                        {"idle_waiting_other_ns", r.idleWaitingOtherNs},
                        {"waited_for_others_ns", r.waitedForOthersNs},
                        {"made_others_wait_ns", r.madeOthersWaitNs},
+                       {"made_others_idle_ns", r.madeOthersIdleNs},
                        {"collectives_last", r.collectivesLast},
                        {"iterations", r.iterations},
                        {"iteration_mean_ns", r.iterationMeanNs}};

@@ -34,9 +34,9 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source)
     shift[r] = infos[r].clockOriginNs - origin;
     calls[r] = collectiveCalls(*set.ranks[r], shift[r]);
   }
-  // Before the correction the ranks' clocks may disagree by more than a collective's
-  // own end skew: a wider window to find the calls, then the offsets from their ends.
-  const std::vector<RankClock> clocks = alignClocks(matchCollectives(calls, kAlignmentMatchWindowNs), n);
+  // The calls are matched by order, the ends only telling one step from the next: the
+  // clocks need agree only to within half a step before the correction.
+  const std::vector<RankClock> clocks = alignClocks(matchCollectives(calls), n);
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   for (std::size_t r = 0; r < n; ++r) {
     shift[r] += clocks[r].offsetNs;
