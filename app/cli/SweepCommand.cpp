@@ -152,6 +152,9 @@ int sweepMain(const std::vector<std::string>& args) {
   // In place before the first progress line, so a stop signal after it always cancels
   // between operations (the finished points are kept) and never kills the process.
   StopSignals stopSignals;
+  // A signal that came before the start (pending at main) stops the sweep before its
+  // first point: the worker may finish a small sweep before the loop below looks.
+  if (stopSignals.requested()) cancel.cancel();
   std::thread worker([&] {
     try {
       SweepCallbacks cb;
@@ -199,6 +202,8 @@ int sweepMain(const std::vector<std::string>& args) {
   if (result.cancelled)
     std::cerr << kName << "stopped by " << StopSignals::describe() << ": " << result.points.size() << " of " << result.totalPoints
               << " points finished; the table and files cover them.\n";
+  else if (StopSignals::requested())
+    std::cerr << kName << StopSignals::describe() << " arrived after the sweep's last point; its results are complete.\n";
   std::size_t failed = 0;
   for (const auto& p : result.points) failed += p.ok() ? 0 : 1;
   if (failed > 0) {
