@@ -357,6 +357,10 @@ void MainWindow::createMenus() {
   calibrate_ = new CalibrateGpuAction(this);  // this machine's profile, for every prediction on its GPU
   runMenu->addAction(calibrate_->action());
   connect(runMenu, &QMenu::aboutToShow, calibrate_, &CalibrateGpuAction::lookForGpu);
+  // On the window too: a menu's shortcuts die with a hidden menu bar, and the
+  // presentation mode hides it while the presenter still starts, stops and zooms.
+  addActions({startAction_, stopAction_, compare_->pinAction(), zoomIn, zoomOut, fit, followAction_});
+  addActions(groupingActions_->actions());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));

@@ -28,6 +28,7 @@
 #include "lessons/LessonPlayer.h"
 #include "lessons/LessonSlide.h"
 #include "lessons/LessonsPanel.h"
+#include "run/RunController.h"
 #include "timeline/TimelineView.h"
 
 using namespace pipescope;
@@ -157,6 +158,26 @@ TEST(PresentationMode, ShowsTheTimelineTheLimitsAndOneChartLargeEnoughForTheBack
   EXPECT_TRUE(w.findChild<QDockWidget*>("dock.charts")->isVisible());
   EXPECT_EQ(w.charts().parentWidget(), w.findChild<QDockWidget*>("dock.charts"));
   EXPECT_EQ(w.size(), QSize(1280, 720));
+}
+
+TEST(PresentationMode, RunKeysWorkWithTheMenuBarHidden) {
+  // The Run menu is out of sight in the mode; its keys still start and stop a run of
+  // the controls, so a presenter need not leave the mode to show one.
+  Window f;
+  MainWindow& w = f.w;
+  PipelineConfig endless = findPreset("multi-stream")->config;
+  endless.batchCount = 0;  // runs until stopped
+  w.loadConfig(endless);
+  w.presentation().enter(false);
+  QTest::qWait(20);
+  ASSERT_FALSE(w.menuBar()->isVisible());
+  QSignalSpy done(&w, &MainWindow::runCompleted);
+  f.key(Qt::Key_F5);
+  EXPECT_TRUE(w.runController().running());
+  QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w, Qt::Key_F5, Qt::ShiftModifier);
+  EXPECT_TRUE(waitFor([&] { return done.count() == 1; }));
+  EXPECT_FALSE(w.runController().running());
+  w.presentation().leave();
 }
 
 TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
