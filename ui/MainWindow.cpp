@@ -204,7 +204,11 @@ void MainWindow::createDocks() {
   });
 }
 
-void MainWindow::applyDefaultLayout() { sizeDocksFromContent(*this, arrangement_); }
+void MainWindow::applyDefaultLayout() {
+  if (presenting_) return;  // the docks are hidden: their sizes would mean nothing
+  sizeDocksFromContent(*this, arrangement_);
+  docksLaidOut_ = true;
+}
 
 void MainWindow::setArrangement(DockArrangement arrangement) {
   if (arrangement == arrangement_) return;
@@ -685,6 +689,8 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (!layoutRestored_ && !defaultLayoutApplied_) {
     defaultLayoutApplied_ = true;
     QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+  } else if (layoutRestored_ && !presenting_) {
+    docksLaidOut_ = true;  // the saved sizes
   }
   // A window manager adds its frame after the window is shown, and Qt learns its size
   // some time later (no event says when): the title bar must not push the bottom of a

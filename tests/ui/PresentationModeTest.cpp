@@ -180,6 +180,42 @@ TEST(PresentationMode, RunKeysWorkWithTheMenuBarHidden) {
   w.presentation().leave();
 }
 
+TEST(PresentationMode, LeavingFullScreenPutsTheWindowAndItsPanelsBackWhereTheyWere) {
+  Window f;
+  MainWindow& w = f.w;
+  QTest::qWait(20);
+  const QRect before = w.geometry();
+  const int chartsHeight = w.findChild<QDockWidget*>("dock.charts")->height();
+  const int timelineHeight = w.timeline().height();
+  w.presentation().enter();  // full screen, as F11 does
+  QTest::qWait(50);
+  w.presentation().leave();
+  QTest::qWait(50);
+  EXPECT_EQ(w.geometry(), before);
+  EXPECT_EQ(w.findChild<QDockWidget*>("dock.charts")->height(), chartsHeight);
+  EXPECT_EQ(w.timeline().height(), timelineHeight);
+}
+
+TEST(PresentationMode, LeavingTheModeItStartedInGivesThePanelsTheirUsualSizes) {
+  // `pipescope --presentation` enters the mode as soon as the window is shown, before
+  // its docks have their sizes: leaving must lay them out as a usual start would.
+  const QRect place(0, 0, 1280, 720);
+  MainWindow usual{MainWindow::Options{false}};
+  usual.setGeometry(place);
+  usual.show();
+  MainWindow presented{MainWindow::Options{false}};
+  presented.setGeometry(place);
+  presented.show();
+  presented.presentation().enter(false);
+  QTest::qWait(50);
+  presented.presentation().leave();
+  QTest::qWait(50);
+  EXPECT_EQ(presented.geometry(), usual.geometry());
+  for (const char* dock : {"dock.charts", "dock.controls"})
+    EXPECT_EQ(presented.findChild<QDockWidget*>(dock)->size(), usual.findChild<QDockWidget*>(dock)->size()) << dock;
+  EXPECT_EQ(presented.timeline().height(), usual.timeline().height());
+}
+
 TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   Window f;
   MainWindow& w = f.w;

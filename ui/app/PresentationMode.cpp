@@ -100,8 +100,8 @@ void PresentationMode::showLesson(bool on) { slide_->setVisible(on); }
 void PresentationMode::enter(bool fullScreen) {
   if (active_) return;
   active_ = true;
-  saved_ = {window_.saveState(), window_.saveGeometry(), window_.windowState(), !window_.menuBar()->isHidden(),
-            !window_.statusBar()->isHidden()};
+  saved_ = {window_.saveState(), window_.geometry(),           window_.windowState(),
+            window_.docksLaidOut(), !window_.menuBar()->isHidden(), !window_.statusBar()->isHidden()};
   window_.setPresenting(true);
   // The lesson comes along when it was what the teacher had open or it is running.
   auto* lessonsDock = window_.findChild<QDockWidget*>("dock.lessons");
@@ -155,10 +155,13 @@ void PresentationMode::leave() {
   // presentation's layout, the window could keep a size the docks pushed it to.
   window_.layout()->activate();
   window_.setWindowState(saved_.states);
-  window_.restoreGeometry(saved_.geometry);
+  if (!(saved_.states & (Qt::WindowMaximized | Qt::WindowFullScreen))) window_.setGeometry(saved_.geometry);
   for (QWidget* legend : legends()) legend->setFont(QFont());
   textPixels_ = 0;
   window_.setPresenting(false);
+  // Entered before the docks had their sizes (`--presentation`): they get the sizes
+  // the window would have had at this size, once the geometry above has settled.
+  if (!saved_.docksLaidOut) QTimer::singleShot(0, &window_, [this] { window_.applyDefaultLayout(); });
   fitTimeline();
 }
 

@@ -9,6 +9,7 @@
 // PageUp back; 1-4 pick the class's answer; Esc leaves and puts everything back.
 #include <QByteArray>
 #include <QObject>
+#include <QRect>
 #include <optional>
 
 #include "analysis/Limits.h"
@@ -68,8 +69,9 @@ class PresentationMode : public QObject {
   int textPixels_ = 0;
   struct Saved {
     QByteArray docks;
-    QByteArray geometry;
+    QRect geometry;  ///< the client area, as it was: restoreGeometry() would move it under a title bar's height
     Qt::WindowStates states;
+    bool docksLaidOut = true;  ///< false: entered before the window had its first layout
     bool menuBar = true, statusBar = true;
   } saved_;
 };
