@@ -8,6 +8,8 @@
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
+#include <QLabel>
+#include <QScrollArea>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -244,6 +246,7 @@ TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   const auto cut = findClippedText(&w);  // the lesson's text beside the timeline, whole
   EXPECT_TRUE(cut.empty()) << describe(cut).toStdString();
 
+  for (int i = 0; i < 5 && w.presentation().slide().moreBelow(); ++i) f.key(Qt::Key_PageDown);  // the rest of the results
   f.key(Qt::Key_PageDown);  // the next lesson's question
   EXPECT_EQ(lessons.currentLesson(), 2);
   EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
@@ -257,6 +260,49 @@ TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
   f.key(Qt::Key_Escape);
   EXPECT_FALSE(w.presentation().active());
+}
+
+TEST(PresentationMode, AClickerScrollsThroughResultsTallerThanTheScreenBeforeGoingOn) {
+  Window f;
+  MainWindow& w = f.w;
+  LessonsPanel& lessons = w.lessons();
+  LessonSlide& slide = w.presentation().slide();
+  w.presentation().enter(false);
+  QTest::qWait(20);
+  f.key(Qt::Key_PageDown);  // lesson 1's question
+  f.key(Qt::Key_2);
+  QSignalSpy finished(&lessons, &LessonsPanel::lessonFinished);
+  f.key(Qt::Key_PageDown);  // run it
+  ASSERT_TRUE(waitFor([&] { return finished.count() == 1; })) << lessons.statusText().toStdString();
+  QTest::qWait(50);  // the results laid out
+  const auto* numbers = slide.findChild<QLabel*>("slideNumbers");
+  const auto* area = slide.findChild<QScrollArea*>();
+  ASSERT_TRUE(numbers && area);
+  auto numbersInView = [&] {
+    const QRect r(numbers->mapTo(area->viewport(), QPoint(0, 0)), numbers->size());
+    return area->viewport()->rect().contains(r);
+  };
+  // At 1280x720 the question, the answers, what happened and the numbers are more
+  // than the column beside the timeline holds.
+  ASSERT_FALSE(numbersInView());
+  EXPECT_TRUE(slide.text().contains("PageDown or ↓: more")) << slide.text().toStdString();
+  f.key(Qt::Key_Down);  // a few lines
+  EXPECT_TRUE(slide.moreAbove());
+  f.key(Qt::Key_Up);
+  EXPECT_FALSE(slide.moreAbove());
+  for (int i = 0; i < 5 && !numbersInView(); ++i) {
+    f.key(Qt::Key_PageDown);  // the clicker shows the rest first, staying on the results
+    EXPECT_EQ(lessons.currentLesson(), 1);
+    EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Results);
+  }
+  EXPECT_TRUE(numbersInView());
+  EXPECT_FALSE(slide.moreBelow());
+  EXPECT_TRUE(slide.text().contains("PageDown: the next lesson")) << slide.text().toStdString();
+  f.key(Qt::Key_PageDown);  // then goes on: the next lesson's question, from its top
+  EXPECT_EQ(lessons.currentLesson(), 2);
+  EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
+  EXPECT_FALSE(slide.moreAbove());
+  w.presentation().leave();
 }
 
 TEST(PresentationMode, TheLessonsPanelStepsForwardWithoutAnAnswerAndBackFromItsResults) {

@@ -75,6 +75,11 @@ PresentationMode::PresentationMode(MainWindow& window) : QObject(&window), windo
   connect(forward_, &QAction::triggered, this, &PresentationMode::stepForward);
   back_ = modeAction(this, tr("Lesson: step back"), {QKeySequence(Qt::Key_PageUp)});
   connect(back_, &QAction::triggered, this, &PresentationMode::stepBack);
+  // A slide taller than the screen (a lesson's results): the arrows scroll it.
+  lineDown_ = modeAction(this, tr("Lesson: scroll down"), {QKeySequence(Qt::Key_Down)});
+  connect(lineDown_, &QAction::triggered, this, [this] { slide_->scrollLines(3); });
+  lineUp_ = modeAction(this, tr("Lesson: scroll up"), {QKeySequence(Qt::Key_Up)});
+  connect(lineUp_, &QAction::triggered, this, [this] { slide_->scrollLines(-3); });
   for (int i = 0; i < 4; ++i) {
     QAction* a = modeAction(this, tr("Lesson: the class's answer %1").arg(i + 1), {QKeySequence(Qt::Key_1 + i)});
     connect(a, &QAction::triggered, this, [this, i] {
@@ -89,7 +94,9 @@ PresentationMode::PresentationMode(MainWindow& window) : QObject(&window), windo
   window.installEventFilter(this);
 }
 
-QList<QAction*> PresentationMode::actions() const { return QList<QAction*>{leave_, forward_, back_} + answers_; }
+QList<QAction*> PresentationMode::actions() const {
+  return QList<QAction*>{leave_, forward_, back_, lineDown_, lineUp_} + answers_;
+}
 
 int PresentationMode::textPixelsFor(int windowHeight) { return std::max(20, windowHeight / 30); }
 
@@ -202,12 +209,15 @@ bool PresentationMode::eventFilter(QObject* watched, QEvent* event) {
 
 void PresentationMode::stepForward() {
   // The first step brings the lesson's question on screen; the next ones go through it.
+  // A slide taller than the screen shows its rest first.
   if (!showsLesson()) return showLesson(true);
+  if (slide_->pageDown()) return;
   window_.lessons().stepForward();
 }
 
 void PresentationMode::stepBack() {
   if (!showsLesson()) return showLesson(true);
+  if (slide_->pageUp()) return;
   window_.lessons().stepBack();
 }
 

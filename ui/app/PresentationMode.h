@@ -6,7 +6,8 @@
 // a thirtieth of the window's height), lanes as high as their labels need, a
 // high-contrast palette whose op colours stay apart for colour-blind viewers
 // (OpPalette.h). A presenter's clicker steps the lesson: PageDown or Space forward,
-// PageUp back; 1-4 pick the class's answer; Esc leaves and puts everything back.
+// PageUp back (a slide taller than the screen scrolls first; the arrows scroll it);
+// 1-4 pick the class's answer; Esc leaves and puts everything back.
 #include <QByteArray>
 #include <QObject>
 #include <QRect>
@@ -64,6 +65,8 @@ class PresentationMode : public QObject {
   QAction* leave_;
   QAction* forward_;
   QAction* back_;
+  QAction* lineDown_;
+  QAction* lineUp_;
   QList<QAction*> answers_;
   bool active_ = false;
   int textPixels_ = 0;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "lessons/LessonsPanel.h"
@@ -35,8 +37,12 @@ LessonSlide::LessonSlide(LessonsPanel& lessons, QWidget* parent) : QWidget(paren
   layout->addStretch(1);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  outer->addWidget(new VerticalScrollArea(inner));
+  scroll_ = new VerticalScrollArea(inner);
+  outer->addWidget(scroll_);
   connect(&lessons_, &LessonsPanel::stateChanged, this, &LessonSlide::refresh);
+  // The status line's next key follows the scroll position and the slide's height.
+  connect(scroll_->verticalScrollBar(), &QScrollBar::valueChanged, this, &LessonSlide::showNextKey);
+  connect(scroll_->verticalScrollBar(), &QScrollBar::rangeChanged, this, &LessonSlide::showNextKey);
   applyFonts();
   refresh();
 }
@@ -56,20 +62,63 @@ void LessonSlide::refresh() {
     lines << line;
   }
   choices_->setText(lines.join("<br>"));
-  // What the clicker does next, instead of the panel's "press Run".
   const bool results = stage == LessonsPanel::Stage::Results;
-  switch (stage) {
-    case LessonsPanel::Stage::Question:
-      status_->setText(tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back").arg(choices.size()));
-      break;
-    case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
-    case LessonsPanel::Stage::Results: status_->setText(tr("PageDown: the next lesson · PageUp: the question again")); break;
-  }
   feedback_->setText(results ? lessons_.feedbackText() : QString());
   numbers_->setText(results ? lessons_.numbersText().toHtmlEscaped().replace('\n', "<br>") : QString());
   feedback_->setVisible(results);
   numbers_->setVisible(results);
+  // Another lesson or stage starts at the top of the slide.
+  if (lessons_.currentLesson() != shownLesson_ || int(stage) != shownStage_) {
+    shownLesson_ = lessons_.currentLesson();
+    shownStage_ = int(stage);
+    scroll_->verticalScrollBar()->setValue(0);
+  }
+  showNextKey();
 }
+
+void LessonSlide::showNextKey() {
+  // What the clicker does next, instead of the panel's "press Run".
+  const QString more = tr("PageDown or ↓: more");
+  switch (lessons_.stage()) {
+    case LessonsPanel::Stage::Question:
+      status_->setText(moreBelow() ? tr("1–%1: the class's answer · %2 · PageUp: back")
+                                         .arg(lessons_.choiceTexts().size())
+                                         .arg(more)
+                                   : tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back")
+                                         .arg(lessons_.choiceTexts().size()));
+      break;
+    case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
+    case LessonsPanel::Stage::Results:
+      status_->setText(moreBelow() ? tr("%1 results · PageUp: the question again").arg(more)
+                                   : tr("PageDown: the next lesson · PageUp: the question again"));
+      break;
+  }
+}
+
+bool LessonSlide::moreBelow() const {
+  const QScrollBar* bar = scroll_->verticalScrollBar();
+  return bar->value() < bar->maximum();
+}
+
+bool LessonSlide::moreAbove() const { return scroll_->verticalScrollBar()->value() > 0; }
+
+bool LessonSlide::scrollBy(int pixels) {
+  QScrollBar* bar = scroll_->verticalScrollBar();
+  const int before = bar->value();
+  bar->setValue(before + pixels);
+  return bar->value() != before;
+}
+
+bool LessonSlide::pageDown() {
+  // Most of a screen: the last lines seen stay on it, so the class keeps its place.
+  return moreBelow() && scrollBy(std::max(1, scroll_->viewport()->height() - 2 * fontMetrics().height()));
+}
+
+bool LessonSlide::pageUp() {
+  return moreAbove() && scrollBy(-std::max(1, scroll_->viewport()->height() - 2 * fontMetrics().height()));
+}
+
+void LessonSlide::scrollLines(int lines) { scrollBy(lines * QFontMetrics(numbers_->font()).lineSpacing()); }
 
 void LessonSlide::applyFonts() {
   // Relative to the window's font, which the presentation mode sets for the room: the
