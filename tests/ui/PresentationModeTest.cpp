@@ -10,6 +10,8 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QScrollArea>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -216,6 +218,22 @@ TEST(PresentationMode, LeavingTheModeItStartedInGivesThePanelsTheirUsualSizes) {
   for (const char* dock : {"dock.charts", "dock.controls"})
     EXPECT_EQ(presented.findChild<QDockWidget*>(dock)->size(), usual.findChild<QDockWidget*>(dock)->size()) << dock;
   EXPECT_EQ(presented.timeline().height(), usual.timeline().height());
+}
+
+TEST(PresentationMode, AnEmptyChartSaysSoInFullInLargePrint) {
+  Window f;  // no run yet: the chart's title carries "no data yet"
+  f.w.presentation().enter(false);
+  QTest::qWait(50);
+  QStringList titles;
+  for (QChartView* v : f.w.charts().findChildren<QChartView*>())
+    if (v->isVisible())
+      for (QGraphicsItem* item : v->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+          if (text->toPlainText().contains("Engines")) titles << text->toPlainText();
+  ASSERT_EQ(titles.size(), 1) << titles.join("|").toStdString();
+  EXPECT_TRUE(titles[0].contains("no data yet")) << titles[0].toStdString();  // whole, not "(no dat..."
+  EXPECT_FALSE(titles[0].contains("...")) << titles[0].toStdString();
+  f.w.presentation().leave();
 }
 
 TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
