@@ -33,12 +33,14 @@ LessonSlide::LessonSlide(LessonsPanel& lessons, QWidget* parent) : QWidget(paren
   status_ = wrapped("slideStatus");
   feedback_ = wrapped("slideFeedback");
   numbers_ = wrapped("slideNumbers");
-  for (QLabel* l : {title_, question_, choices_, feedback_, status_, numbers_}) layout->addWidget(l);
+  for (QLabel* l : {title_, question_, choices_, feedback_, numbers_}) layout->addWidget(l);
   layout->addStretch(1);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   scroll_ = new VerticalScrollArea(inner);
   outer->addWidget(scroll_);
+  // Under the scrolled part, always in view: what the clicker does next.
+  outer->addWidget(status_);
   connect(&lessons_, &LessonsPanel::stateChanged, this, &LessonSlide::refresh);
   // The status line's next key follows the scroll position and the slide's height.
   connect(scroll_->verticalScrollBar(), &QScrollBar::valueChanged, this, &LessonSlide::showNextKey);
@@ -109,13 +111,32 @@ bool LessonSlide::scrollBy(int pixels) {
   return bar->value() != before;
 }
 
+int LessonSlide::lineStart(int y) const {
+  // The top of the text line at content position y, so that a page starts with a
+  // whole line rather than the lower half of one.
+  for (const QLabel* l : {title_, question_, choices_, feedback_, numbers_}) {
+    if (l->isHidden() || y < l->y() || y >= l->y() + l->height()) continue;
+    const int line = QFontMetrics(l->font()).lineSpacing();
+    const int top = l->y() + l->contentsRect().top();
+    return y <= top ? l->y() : top + (y - top) / line * line;
+  }
+  return y;  // between labels: nothing to cut
+}
+
 bool LessonSlide::pageDown() {
-  // Most of a screen: the last lines seen stay on it, so the class keeps its place.
-  return moreBelow() && scrollBy(std::max(1, scroll_->viewport()->height() - 2 * fontMetrics().height()));
+  // Most of a screen: the last line seen stays on it, so the class keeps its place.
+  if (!moreBelow()) return false;
+  const int value = scroll_->verticalScrollBar()->value();
+  const int step = std::max(1, scroll_->viewport()->height() - QFontMetrics(numbers_->font()).lineSpacing());
+  const int target = std::max(value + 1, lineStart(value + step));
+  return scrollBy(target - value);
 }
 
 bool LessonSlide::pageUp() {
-  return moreAbove() && scrollBy(-std::max(1, scroll_->viewport()->height() - 2 * fontMetrics().height()));
+  if (!moreAbove()) return false;
+  const int value = scroll_->verticalScrollBar()->value();
+  const int step = std::max(1, scroll_->viewport()->height() - QFontMetrics(numbers_->font()).lineSpacing());
+  return scrollBy(lineStart(std::max(0, value - step)) - value);
 }
 
 void LessonSlide::scrollLines(int lines) { scrollBy(lines * QFontMetrics(numbers_->font()).lineSpacing()); }

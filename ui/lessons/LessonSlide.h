@@ -3,7 +3,7 @@
 // question with numbered answers (the keys 1-4 pick the class's), once its runs are
 // done what happened and the numbers, and last what the clicker does next. Taller
 // than the screen (a lesson's results), it scrolls: PageDown first shows the rest,
-// then goes on, and the status line says which it does next. Mirrors
+// then goes on, and the status line under it says which it does next. Mirrors
 // the Lessons panel (LessonsPanel::stateChanged); large print comes from the window's
 // font.
 #include <QWidget>
@@ -40,6 +40,7 @@ class LessonSlide : public QWidget {
   void applyFonts();
   void showNextKey();  ///< the status line's "PageDown: ..." for where the slide is scrolled
   bool scrollBy(int pixels);
+  int lineStart(int y) const;
 
   LessonsPanel& lessons_;
   QLabel* title_;
