@@ -41,6 +41,8 @@ LessonSlide::LessonSlide(LessonsPanel& lessons, QWidget* parent) : QWidget(paren
   outer->addWidget(scroll_);
   // Under the scrolled part, always in view: what the clicker does next.
   outer->addWidget(status_);
+  const int indent = layout->contentsMargins().left() + scroll_->frameWidth();  // in line with the text above
+  status_->setContentsMargins(indent, 0, layout->contentsMargins().right(), 0);
   connect(&lessons_, &LessonsPanel::stateChanged, this, &LessonSlide::refresh);
   // The status line's next key follows the scroll position and the slide's height.
   connect(scroll_->verticalScrollBar(), &QScrollBar::valueChanged, this, &LessonSlide::showNextKey);
