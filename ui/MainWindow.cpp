@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
+#include <QWindow>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
@@ -256,12 +257,18 @@ void MainWindow::ensureOnScreen() {
   if (const QScreen* primary = QGuiApplication::primaryScreen()) screens << primary->availableGeometry();
   for (const QScreen* s : QGuiApplication::screens())
     if (s != QGuiApplication::primaryScreen()) screens << s->availableGeometry();
-  const QRect frame = frameGeometry();
+  // The frame (title bar, borders) is what must fit; the client area is what we set.
+  // The platform window's margins: QWidget's stay empty for a window that was full
+  // screen when the window manager framed it (`--presentation`, then Esc).
+  const QRect widgetFrame = frameGeometry();
+  const QMargins margins = windowHandle() ? windowHandle()->frameMargins()
+                                          : QMargins(geometry().left() - widgetFrame.left(),
+                                                     geometry().top() - widgetFrame.top(),
+                                                     widgetFrame.right() - geometry().right(),
+                                                     widgetFrame.bottom() - geometry().bottom());
+  const QRect frame = geometry().marginsAdded(margins);
   const QRect fitted = clampOntoScreens(frame, screens);
   if (fitted == frame) return;
-  // The frame (title bar, borders) is what must fit; the client area is what we set.
-  const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(),
-                         frame.right() - geometry().right(), frame.bottom() - geometry().bottom());
   setGeometry(fitted.marginsRemoved(margins));
 }
 
@@ -697,7 +704,11 @@ void MainWindow::showEvent(QShowEvent* event) {
   // screen-sized window off the screen, so look again a little later. Only for the
   // geometry the window chose itself: a size set by the caller (the screenshot mode's
   // --size, a test) is kept as asked.
-  if (!event->spontaneous() && size() == fittedGeometry_.size())
+  if (!event->spontaneous()) fitOntoScreenSoon();
+}
+
+void MainWindow::fitOntoScreenSoon() {
+  if (size() == fittedGeometry_.size())
     for (int ms : {0, 300, 1000}) QTimer::singleShot(ms, this, &MainWindow::ensureOnScreen);
 }
 

@@ -88,6 +88,9 @@ class MainWindow : public QMainWindow {
   bool docksLaidOut() const { return docksLaidOut_; }
   /// The docks at the sizes their panels ask for, in the window's arrangement (DockLayout.h).
   void applyDefaultLayout();
+  /// A window at the place it chose itself (not one a caller sized) is moved onto its
+  /// screen now and twice more as the window manager's frame becomes known.
+  void fitOntoScreenSoon();
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// Wide or compact (DockLayout.h): follows the window's size.
   DockArrangement dockArrangement() const { return arrangement_; }

@@ -166,9 +166,13 @@ void PresentationMode::leave() {
   for (QWidget* legend : legends()) legend->setFont(QFont());
   textPixels_ = 0;
   window_.setPresenting(false);
-  // Entered before the docks had their sizes (`--presentation`): they get the sizes
-  // the window would have had at this size, once the geometry above has settled.
-  if (!saved_.docksLaidOut) QTimer::singleShot(0, &window_, [this] { window_.applyDefaultLayout(); });
+  // Entered before the docks had their sizes and the window manager its frame
+  // (`--presentation`): the window is fitted and the docks laid out as a usual
+  // start does, once the geometry above has settled.
+  if (!saved_.docksLaidOut) {
+    window_.fitOntoScreenSoon();
+    QTimer::singleShot(0, &window_, [this] { window_.applyDefaultLayout(); });
+  }
   fitTimeline();
 }
 
