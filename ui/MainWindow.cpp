@@ -261,11 +261,10 @@ void MainWindow::ensureOnScreen() {
   // The platform window's margins: QWidget's stay empty for a window that was full
   // screen when the window manager framed it (`--presentation`, then Esc).
   const QRect widgetFrame = frameGeometry();
-  const QMargins margins = windowHandle() ? windowHandle()->frameMargins()
-                                          : QMargins(geometry().left() - widgetFrame.left(),
-                                                     geometry().top() - widgetFrame.top(),
-                                                     widgetFrame.right() - geometry().right(),
-                                                     widgetFrame.bottom() - geometry().bottom());
+  const QMargins margins =
+      windowHandle() ? windowHandle()->frameMargins()
+                     : QMargins(geometry().left() - widgetFrame.left(), geometry().top() - widgetFrame.top(),
+                                widgetFrame.right() - geometry().right(), widgetFrame.bottom() - geometry().bottom());
   const QRect frame = geometry().marginsAdded(margins);
   const QRect fitted = clampOntoScreens(frame, screens);
   if (fitted == frame) return;

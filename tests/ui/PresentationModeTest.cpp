@@ -8,11 +8,11 @@
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
-#include <QLabel>
-#include <QScrollArea>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
+#include <QLabel>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <algorithm>
@@ -264,7 +264,8 @@ TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   const auto cut = findClippedText(&w);  // the lesson's text beside the timeline, whole
   EXPECT_TRUE(cut.empty()) << describe(cut).toStdString();
 
-  for (int i = 0; i < 5 && w.presentation().slide().moreBelow(); ++i) f.key(Qt::Key_PageDown);  // the rest of the results
+  for (int i = 0; i < 5 && w.presentation().slide().moreBelow(); ++i)
+    f.key(Qt::Key_PageDown);  // the rest of the results
   f.key(Qt::Key_PageDown);  // the next lesson's question
   EXPECT_EQ(lessons.currentLesson(), 2);
   EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);

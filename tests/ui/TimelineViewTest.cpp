@@ -144,8 +144,11 @@ TEST(TimelineView, RulerLabelsNeverOverlapInAnyPrint) {
     QFont font;
     font.setPixelSize(pixels);
     for (int width = 340; width <= 1240; width += 50)
-      for (auto range : {std::pair<std::int64_t, std::int64_t>{0, 1'000'000}, {0, 8000}, {0, 6'999'999},
-                         {123, 99'999'999}, {0, 23'500'000}}) {
+      for (auto range : {std::pair<std::int64_t, std::int64_t>{0, 1'000'000},
+                         {0, 8000},
+                         {0, 6'999'999},
+                         {123, 99'999'999},
+                         {0, 23'500'000}}) {
         const QRect plot(132, 0, width, 400);
         const TimeAxis axis(range.first, range.second, width);
         const auto labels = TimelineRenderer::rulerLabels(axis, plot, font);

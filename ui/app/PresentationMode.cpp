@@ -107,8 +107,12 @@ void PresentationMode::showLesson(bool on) { slide_->setVisible(on); }
 void PresentationMode::enter(bool fullScreen) {
   if (active_) return;
   active_ = true;
-  saved_ = {window_.saveState(), window_.geometry(),           window_.windowState(),
-            window_.docksLaidOut(), !window_.menuBar()->isHidden(), !window_.statusBar()->isHidden()};
+  saved_ = {window_.saveState(),
+            window_.geometry(),
+            window_.windowState(),
+            window_.docksLaidOut(),
+            !window_.menuBar()->isHidden(),
+            !window_.statusBar()->isHidden()};
   window_.setPresenting(true);
   // The lesson comes along when it was what the teacher had open or it is running.
   auto* lessonsDock = window_.findChild<QDockWidget*>("dock.lessons");

@@ -85,11 +85,10 @@ void LessonSlide::showNextKey() {
   const QString more = tr("PageDown or ↓: more");
   switch (lessons_.stage()) {
     case LessonsPanel::Stage::Question:
-      status_->setText(moreBelow() ? tr("1–%1: the class's answer · %2 · PageUp: back")
-                                         .arg(lessons_.choiceTexts().size())
-                                         .arg(more)
-                                   : tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back")
-                                         .arg(lessons_.choiceTexts().size()));
+      status_->setText(
+          moreBelow() ? tr("1–%1: the class's answer · %2 · PageUp: back").arg(lessons_.choiceTexts().size()).arg(more)
+                      : tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back")
+                            .arg(lessons_.choiceTexts().size()));
       break;
     case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
     case LessonsPanel::Stage::Results:
