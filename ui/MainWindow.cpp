@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
+#include <QWindow>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
@@ -204,7 +205,11 @@ void MainWindow::createDocks() {
   });
 }
 
-void MainWindow::applyDefaultLayout() { sizeDocksFromContent(*this, arrangement_); }
+void MainWindow::applyDefaultLayout() {
+  if (presenting_) return;  // the docks are hidden: their sizes would mean nothing
+  sizeDocksFromContent(*this, arrangement_);
+  docksLaidOut_ = true;
+}
 
 void MainWindow::setArrangement(DockArrangement arrangement) {
   if (arrangement == arrangement_) return;
@@ -252,12 +257,17 @@ void MainWindow::ensureOnScreen() {
   if (const QScreen* primary = QGuiApplication::primaryScreen()) screens << primary->availableGeometry();
   for (const QScreen* s : QGuiApplication::screens())
     if (s != QGuiApplication::primaryScreen()) screens << s->availableGeometry();
-  const QRect frame = frameGeometry();
+  // The frame (title bar, borders) is what must fit; the client area is what we set.
+  // The platform window's margins: QWidget's stay empty for a window that was full
+  // screen when the window manager framed it (`--presentation`, then Esc).
+  const QRect widgetFrame = frameGeometry();
+  const QMargins margins =
+      windowHandle() ? windowHandle()->frameMargins()
+                     : QMargins(geometry().left() - widgetFrame.left(), geometry().top() - widgetFrame.top(),
+                                widgetFrame.right() - geometry().right(), widgetFrame.bottom() - geometry().bottom());
+  const QRect frame = geometry().marginsAdded(margins);
   const QRect fitted = clampOntoScreens(frame, screens);
   if (fitted == frame) return;
-  // The frame (title bar, borders) is what must fit; the client area is what we set.
-  const QMargins margins(geometry().left() - frame.left(), geometry().top() - frame.top(),
-                         frame.right() - geometry().right(), frame.bottom() - geometry().bottom());
   setGeometry(fitted.marginsRemoved(margins));
 }
 
@@ -357,6 +367,10 @@ void MainWindow::createMenus() {
   calibrate_ = new CalibrateGpuAction(this);  // this machine's profile, for every prediction on its GPU
   runMenu->addAction(calibrate_->action());
   connect(runMenu, &QMenu::aboutToShow, calibrate_, &CalibrateGpuAction::lookForGpu);
+  // On the window too: a menu's shortcuts die with a hidden menu bar, and the
+  // presentation mode hides it while the presenter still starts, stops and zooms.
+  addActions({startAction_, stopAction_, compare_->pinAction(), zoomIn, zoomOut, fit, followAction_});
+  addActions(groupingActions_->actions());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard shortcuts"), this, &MainWindow::showShortcuts)->setShortcut(QKeySequence(Qt::Key_F1));
@@ -681,13 +695,19 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (!layoutRestored_ && !defaultLayoutApplied_) {
     defaultLayoutApplied_ = true;
     QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+  } else if (layoutRestored_ && !presenting_) {
+    docksLaidOut_ = true;  // the saved sizes
   }
   // A window manager adds its frame after the window is shown, and Qt learns its size
   // some time later (no event says when): the title bar must not push the bottom of a
   // screen-sized window off the screen, so look again a little later. Only for the
   // geometry the window chose itself: a size set by the caller (the screenshot mode's
   // --size, a test) is kept as asked.
-  if (!event->spontaneous() && size() == fittedGeometry_.size())
+  if (!event->spontaneous()) fitOntoScreenSoon();
+}
+
+void MainWindow::fitOntoScreenSoon() {
+  if (size() == fittedGeometry_.size())
     for (int ms : {0, 300, 1000}) QTimer::singleShot(ms, this, &MainWindow::ensureOnScreen);
 }
 

@@ -83,6 +83,14 @@ class MainWindow : public QMainWindow {
   void setBesideTimeline(QWidget* w);
   /// While the presentation mode has the window, its size does not rearrange the docks.
   void setPresenting(bool on);
+  /// Whether the docks have had their sizes: not before the window was first shown and
+  /// laid out (`pipescope --presentation` enters the mode before that).
+  bool docksLaidOut() const { return docksLaidOut_; }
+  /// The docks at the sizes their panels ask for, in the window's arrangement (DockLayout.h).
+  void applyDefaultLayout();
+  /// A window at the place it chose itself (not one a caller sized) is moved onto its
+  /// screen now and twice more as the window manager's frame becomes known.
+  void fitOntoScreenSoon();
   std::shared_ptr<Trace> currentTrace() const { return trace_; }
   /// Wide or compact (DockLayout.h): follows the window's size.
   DockArrangement dockArrangement() const { return arrangement_; }
@@ -124,7 +132,6 @@ class MainWindow : public QMainWindow {
 
  private:
   void createDocks();
-  void applyDefaultLayout();
   void setArrangement(DockArrangement arrangement);
   /// Moves (and shrinks) the window so that its frame lies on a screen that exists.
   void ensureOnScreen();
@@ -182,6 +189,7 @@ class MainWindow : public QMainWindow {
   FiguresWorker* figures_;  ///< live-run figures, computed off the GUI thread
   bool layoutRestored_ = false;
   bool defaultLayoutApplied_ = false;
+  bool docksLaidOut_ = false;
   DockArrangement arrangement_ = DockArrangement::Wide;
   QByteArray otherArrangementState_;  ///< saveState() of the arrangement not in use
   QRect fittedGeometry_;  ///< where the window put itself (first launch, restored)

@@ -8,7 +8,11 @@
 #include <QApplication>
 #include <QChartView>
 #include <QDockWidget>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QLabel>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <algorithm>
@@ -28,6 +32,7 @@
 #include "lessons/LessonPlayer.h"
 #include "lessons/LessonSlide.h"
 #include "lessons/LessonsPanel.h"
+#include "run/RunController.h"
 #include "timeline/TimelineView.h"
 
 using namespace pipescope;
@@ -159,6 +164,78 @@ TEST(PresentationMode, ShowsTheTimelineTheLimitsAndOneChartLargeEnoughForTheBack
   EXPECT_EQ(w.size(), QSize(1280, 720));
 }
 
+TEST(PresentationMode, RunKeysWorkWithTheMenuBarHidden) {
+  // The Run menu is out of sight in the mode; its keys still start and stop a run of
+  // the controls, so a presenter need not leave the mode to show one.
+  Window f;
+  MainWindow& w = f.w;
+  PipelineConfig endless = findPreset("multi-stream")->config;
+  endless.batchCount = 0;  // runs until stopped
+  w.loadConfig(endless);
+  w.presentation().enter(false);
+  QTest::qWait(20);
+  ASSERT_FALSE(w.menuBar()->isVisible());
+  QSignalSpy done(&w, &MainWindow::runCompleted);
+  f.key(Qt::Key_F5);
+  EXPECT_TRUE(w.runController().running());
+  QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &w, Qt::Key_F5, Qt::ShiftModifier);
+  EXPECT_TRUE(waitFor([&] { return done.count() == 1; }));
+  EXPECT_FALSE(w.runController().running());
+  w.presentation().leave();
+}
+
+TEST(PresentationMode, LeavingFullScreenPutsTheWindowAndItsPanelsBackWhereTheyWere) {
+  Window f;
+  MainWindow& w = f.w;
+  QTest::qWait(20);
+  const QRect before = w.geometry();
+  const int chartsHeight = w.findChild<QDockWidget*>("dock.charts")->height();
+  const int timelineHeight = w.timeline().height();
+  w.presentation().enter();  // full screen, as F11 does
+  QTest::qWait(50);
+  w.presentation().leave();
+  QTest::qWait(50);
+  EXPECT_EQ(w.geometry(), before);
+  EXPECT_EQ(w.findChild<QDockWidget*>("dock.charts")->height(), chartsHeight);
+  EXPECT_EQ(w.timeline().height(), timelineHeight);
+}
+
+TEST(PresentationMode, LeavingTheModeItStartedInGivesThePanelsTheirUsualSizes) {
+  // `pipescope --presentation` enters the mode as soon as the window is shown, before
+  // its docks have their sizes: leaving must lay them out as a usual start would.
+  const QRect place(0, 0, 1280, 720);
+  MainWindow usual{MainWindow::Options{false}};
+  usual.setGeometry(place);
+  usual.show();
+  MainWindow presented{MainWindow::Options{false}};
+  presented.setGeometry(place);
+  presented.show();
+  presented.presentation().enter(false);
+  QTest::qWait(50);
+  presented.presentation().leave();
+  QTest::qWait(50);
+  EXPECT_EQ(presented.geometry(), usual.geometry());
+  for (const char* dock : {"dock.charts", "dock.controls"})
+    EXPECT_EQ(presented.findChild<QDockWidget*>(dock)->size(), usual.findChild<QDockWidget*>(dock)->size()) << dock;
+  EXPECT_EQ(presented.timeline().height(), usual.timeline().height());
+}
+
+TEST(PresentationMode, AnEmptyChartSaysSoInFullInLargePrint) {
+  Window f;  // no run yet: the chart's title carries "no data yet"
+  f.w.presentation().enter(false);
+  QTest::qWait(50);
+  QStringList titles;
+  for (QChartView* v : f.w.charts().findChildren<QChartView*>())
+    if (v->isVisible())
+      for (QGraphicsItem* item : v->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+          if (text->toPlainText().contains("Engines")) titles << text->toPlainText();
+  ASSERT_EQ(titles.size(), 1) << titles.join("|").toStdString();
+  EXPECT_TRUE(titles[0].contains("no data yet")) << titles[0].toStdString();  // whole, not "(no dat..."
+  EXPECT_FALSE(titles[0].contains("...")) << titles[0].toStdString();
+  f.w.presentation().leave();
+}
+
 TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   Window f;
   MainWindow& w = f.w;
@@ -187,6 +264,8 @@ TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   const auto cut = findClippedText(&w);  // the lesson's text beside the timeline, whole
   EXPECT_TRUE(cut.empty()) << describe(cut).toStdString();
 
+  for (int i = 0; i < 5 && w.presentation().slide().moreBelow(); ++i)
+    f.key(Qt::Key_PageDown);  // the rest of the results
   f.key(Qt::Key_PageDown);  // the next lesson's question
   EXPECT_EQ(lessons.currentLesson(), 2);
   EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
@@ -200,6 +279,49 @@ TEST(PresentationMode, AClickerStepsThroughALessonAndBack) {
   EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
   f.key(Qt::Key_Escape);
   EXPECT_FALSE(w.presentation().active());
+}
+
+TEST(PresentationMode, AClickerScrollsThroughResultsTallerThanTheScreenBeforeGoingOn) {
+  Window f;
+  MainWindow& w = f.w;
+  LessonsPanel& lessons = w.lessons();
+  LessonSlide& slide = w.presentation().slide();
+  w.presentation().enter(false);
+  QTest::qWait(20);
+  f.key(Qt::Key_PageDown);  // lesson 1's question
+  f.key(Qt::Key_2);
+  QSignalSpy finished(&lessons, &LessonsPanel::lessonFinished);
+  f.key(Qt::Key_PageDown);  // run it
+  ASSERT_TRUE(waitFor([&] { return finished.count() == 1; })) << lessons.statusText().toStdString();
+  QTest::qWait(50);  // the results laid out
+  const auto* numbers = slide.findChild<QLabel*>("slideNumbers");
+  const auto* area = slide.findChild<QScrollArea*>();
+  ASSERT_TRUE(numbers && area);
+  auto numbersInView = [&] {
+    const QRect r(numbers->mapTo(area->viewport(), QPoint(0, 0)), numbers->size());
+    return area->viewport()->rect().contains(r);
+  };
+  // At 1280x720 the question, the answers, what happened and the numbers are more
+  // than the column beside the timeline holds.
+  ASSERT_FALSE(numbersInView());
+  EXPECT_TRUE(slide.text().contains("PageDown or ↓: more")) << slide.text().toStdString();
+  f.key(Qt::Key_Down);  // a few lines
+  EXPECT_TRUE(slide.moreAbove());
+  f.key(Qt::Key_Up);
+  EXPECT_FALSE(slide.moreAbove());
+  for (int i = 0; i < 5 && !numbersInView(); ++i) {
+    f.key(Qt::Key_PageDown);  // the clicker shows the rest first, staying on the results
+    EXPECT_EQ(lessons.currentLesson(), 1);
+    EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Results);
+  }
+  EXPECT_TRUE(numbersInView());
+  EXPECT_FALSE(slide.moreBelow());
+  EXPECT_TRUE(slide.text().contains("PageDown: the next lesson")) << slide.text().toStdString();
+  f.key(Qt::Key_PageDown);  // then goes on: the next lesson's question, from its top
+  EXPECT_EQ(lessons.currentLesson(), 2);
+  EXPECT_EQ(lessons.stage(), LessonsPanel::Stage::Question);
+  EXPECT_FALSE(slide.moreAbove());
+  w.presentation().leave();
 }
 
 TEST(PresentationMode, TheLessonsPanelStepsForwardWithoutAnAnswerAndBackFromItsResults) {

@@ -137,6 +137,30 @@ TEST(TimelineView, RulerLabelsStayInsideThePlot) {
   }
 }
 
+TEST(TimelineView, RulerLabelsNeverOverlapInAnyPrint) {
+  // Large print (the presentation mode's 24 px and up) needs ticks further apart, and
+  // the last label, turned left at the right edge, must not run into the one before.
+  for (int pixels : {12, 24, 36}) {
+    QFont font;
+    font.setPixelSize(pixels);
+    for (int width = 340; width <= 1240; width += 50)
+      for (auto range : {std::pair<std::int64_t, std::int64_t>{0, 1'000'000},
+                         {0, 8000},
+                         {0, 6'999'999},
+                         {123, 99'999'999},
+                         {0, 23'500'000}}) {
+        const QRect plot(132, 0, width, 400);
+        const TimeAxis axis(range.first, range.second, width);
+        const auto labels = TimelineRenderer::rulerLabels(axis, plot, font);
+        EXPECT_FALSE(labels.empty()) << pixels << " px, " << width << " px wide, " << range.second;
+        for (std::size_t i = 1; i < labels.size(); ++i)
+          EXPECT_GT(labels[i].rect.left(), labels[i - 1].rect.right() + 4)
+              << labels[i - 1].text.toStdString() << " and " << labels[i].text.toStdString() << " at " << pixels
+              << " px, " << width << " px wide";
+      }
+  }
+}
+
 TEST(TimelineView, HitTestFindsTheOpUnderThePointAndDescribesIt) {
   Fixture f;
   auto hit = f.view.hitTest(f.at(f.h.stream0, 4500));

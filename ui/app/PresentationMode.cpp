@@ -75,6 +75,11 @@ PresentationMode::PresentationMode(MainWindow& window) : QObject(&window), windo
   connect(forward_, &QAction::triggered, this, &PresentationMode::stepForward);
   back_ = modeAction(this, tr("Lesson: step back"), {QKeySequence(Qt::Key_PageUp)});
   connect(back_, &QAction::triggered, this, &PresentationMode::stepBack);
+  // A slide taller than the screen (a lesson's results): the arrows scroll it.
+  lineDown_ = modeAction(this, tr("Lesson: scroll down"), {QKeySequence(Qt::Key_Down)});
+  connect(lineDown_, &QAction::triggered, this, [this] { slide_->scrollLines(3); });
+  lineUp_ = modeAction(this, tr("Lesson: scroll up"), {QKeySequence(Qt::Key_Up)});
+  connect(lineUp_, &QAction::triggered, this, [this] { slide_->scrollLines(-3); });
   for (int i = 0; i < 4; ++i) {
     QAction* a = modeAction(this, tr("Lesson: the class's answer %1").arg(i + 1), {QKeySequence(Qt::Key_1 + i)});
     connect(a, &QAction::triggered, this, [this, i] {
@@ -89,7 +94,9 @@ PresentationMode::PresentationMode(MainWindow& window) : QObject(&window), windo
   window.installEventFilter(this);
 }
 
-QList<QAction*> PresentationMode::actions() const { return QList<QAction*>{leave_, forward_, back_} + answers_; }
+QList<QAction*> PresentationMode::actions() const {
+  return QList<QAction*>{leave_, forward_, back_, lineDown_, lineUp_} + answers_;
+}
 
 int PresentationMode::textPixelsFor(int windowHeight) { return std::max(20, windowHeight / 30); }
 
@@ -100,7 +107,11 @@ void PresentationMode::showLesson(bool on) { slide_->setVisible(on); }
 void PresentationMode::enter(bool fullScreen) {
   if (active_) return;
   active_ = true;
-  saved_ = {window_.saveState(), window_.saveGeometry(), window_.windowState(), !window_.menuBar()->isHidden(),
+  saved_ = {window_.saveState(),
+            window_.geometry(),
+            window_.windowState(),
+            window_.docksLaidOut(),
+            !window_.menuBar()->isHidden(),
             !window_.statusBar()->isHidden()};
   window_.setPresenting(true);
   // The lesson comes along when it was what the teacher had open or it is running.
@@ -155,10 +166,17 @@ void PresentationMode::leave() {
   // presentation's layout, the window could keep a size the docks pushed it to.
   window_.layout()->activate();
   window_.setWindowState(saved_.states);
-  window_.restoreGeometry(saved_.geometry);
+  if (!(saved_.states & (Qt::WindowMaximized | Qt::WindowFullScreen))) window_.setGeometry(saved_.geometry);
   for (QWidget* legend : legends()) legend->setFont(QFont());
   textPixels_ = 0;
   window_.setPresenting(false);
+  // Entered before the docks had their sizes and the window manager its frame
+  // (`--presentation`): the window is fitted and the docks laid out as a usual
+  // start does, once the geometry above has settled.
+  if (!saved_.docksLaidOut) {
+    window_.fitOntoScreenSoon();
+    QTimer::singleShot(0, &window_, [this] { window_.applyDefaultLayout(); });
+  }
   fitTimeline();
 }
 
@@ -199,12 +217,15 @@ bool PresentationMode::eventFilter(QObject* watched, QEvent* event) {
 
 void PresentationMode::stepForward() {
   // The first step brings the lesson's question on screen; the next ones go through it.
+  // A slide taller than the screen shows its rest first.
   if (!showsLesson()) return showLesson(true);
+  if (slide_->pageDown()) return;
   window_.lessons().stepForward();
 }
 
 void PresentationMode::stepBack() {
   if (!showsLesson()) return showLesson(true);
+  if (slide_->pageUp()) return;
   window_.lessons().stepBack();
 }
 

@@ -6,9 +6,11 @@
 // a thirtieth of the window's height), lanes as high as their labels need, a
 // high-contrast palette whose op colours stay apart for colour-blind viewers
 // (OpPalette.h). A presenter's clicker steps the lesson: PageDown or Space forward,
-// PageUp back; 1-4 pick the class's answer; Esc leaves and puts everything back.
+// PageUp back (a slide taller than the screen scrolls first; the arrows scroll it);
+// 1-4 pick the class's answer; Esc leaves and puts everything back.
 #include <QByteArray>
 #include <QObject>
+#include <QRect>
 #include <optional>
 
 #include "analysis/Limits.h"
@@ -63,13 +65,16 @@ class PresentationMode : public QObject {
   QAction* leave_;
   QAction* forward_;
   QAction* back_;
+  QAction* lineDown_;
+  QAction* lineUp_;
   QList<QAction*> answers_;
   bool active_ = false;
   int textPixels_ = 0;
   struct Saved {
     QByteArray docks;
-    QByteArray geometry;
+    QRect geometry;  ///< the client area, as it was: restoreGeometry() would move it under a title bar's height
     Qt::WindowStates states;
+    bool docksLaidOut = true;  ///< false: entered before the window had its first layout
     bool menuBar = true, statusBar = true;
   } saved_;
 };

@@ -6,6 +6,7 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QResizeEvent>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -90,13 +91,25 @@ struct ThroughputCharts::Charts {
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;
     QString title;
+    QString note;  ///< why there is no data; empty when there is
     /// Shows the data, or, when there is none, says so in the title instead of
     /// drawing flat lines at 0 (which read as "measured 0").
-    void setEmptyNote(const QString& note) {
-      chart->setTitle(note.isEmpty() ? title : QObject::tr("%1 (%2)").arg(title, note));
+    void setEmptyNote(const QString& why) {
+      note = why;
+      showTitle();
       for (QLineSeries* s : series) s->setVisible(note.isEmpty());
     }
-    bool empty() const { return chart->title() != title; }
+    bool empty() const { return !note.isEmpty(); }
+    QString titleLine() const { return note.isEmpty() ? title : QObject::tr("%1 (%2)").arg(title, note); }
+    /// The title with its note on one line where the chart is wide enough, else the
+    /// note on a line of its own: Qt would cut the line to "Engines busy and overl...".
+    void showTitle() {
+      const int room = view->width() - chart->margins().left() - chart->margins().right() - 24;
+      if (note.isEmpty() || QFontMetrics(chart->titleFont()).horizontalAdvance(titleLine()) <= room)
+        chart->setTitle(titleLine().toHtmlEscaped());
+      else
+        chart->setTitle(QStringLiteral("<center>%1<br>(%2)</center>").arg(title.toHtmlEscaped(), note.toHtmlEscaped()));
+    }
   };
   Panel throughput, bandwidth, utilisation;
   std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
@@ -129,6 +142,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
     p.view = new QChartView(p.chart);
     p.view->setRenderHint(QPainter::Antialiasing);
     p.view->setMinimumHeight(150);
+    p.view->installEventFilter(this);  // its width decides how the title fits
     layout->addWidget(p.view, 1);
   };
   make(charts_->throughput, tr("Throughput"));
@@ -246,7 +260,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
 QStringList ThroughputCharts::emptyNotes() const {
   QStringList notes;
   for (auto* p : charts_->panels())
-    if (p->empty()) notes << p->chart->title();
+    if (p->empty()) notes << p->titleLine();
   return notes;
 }
 
@@ -295,6 +309,14 @@ void ThroughputCharts::setTextPixelSize(int pixels) {
     }
   }
   applyPalette();  // pen widths follow the text size
+  for (auto* p : charts_->panels()) p->showTitle();
+}
+
+bool ThroughputCharts::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize)
+    for (auto* p : charts_->panels())
+      if (p->view == watched) p->showTitle();
+  return QWidget::eventFilter(watched, event);
 }
 
 void ThroughputCharts::resizeEvent(QResizeEvent* event) {

@@ -50,6 +50,7 @@ class ThroughputCharts : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
   /// Follows the application palette (light or dark theme).
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void applyPalette();

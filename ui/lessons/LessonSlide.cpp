@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "lessons/LessonsPanel.h"
@@ -31,12 +33,20 @@ LessonSlide::LessonSlide(LessonsPanel& lessons, QWidget* parent) : QWidget(paren
   status_ = wrapped("slideStatus");
   feedback_ = wrapped("slideFeedback");
   numbers_ = wrapped("slideNumbers");
-  for (QLabel* l : {title_, question_, choices_, feedback_, status_, numbers_}) layout->addWidget(l);
+  for (QLabel* l : {title_, question_, choices_, feedback_, numbers_}) layout->addWidget(l);
   layout->addStretch(1);
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  outer->addWidget(new VerticalScrollArea(inner));
+  scroll_ = new VerticalScrollArea(inner);
+  outer->addWidget(scroll_);
+  // Under the scrolled part, always in view: what the clicker does next.
+  outer->addWidget(status_);
+  const int indent = layout->contentsMargins().left() + scroll_->frameWidth();  // in line with the text above
+  status_->setContentsMargins(indent, 0, layout->contentsMargins().right(), 0);
   connect(&lessons_, &LessonsPanel::stateChanged, this, &LessonSlide::refresh);
+  // The status line's next key follows the scroll position and the slide's height.
+  connect(scroll_->verticalScrollBar(), &QScrollBar::valueChanged, this, &LessonSlide::showNextKey);
+  connect(scroll_->verticalScrollBar(), &QScrollBar::rangeChanged, this, &LessonSlide::showNextKey);
   applyFonts();
   refresh();
 }
@@ -56,20 +66,81 @@ void LessonSlide::refresh() {
     lines << line;
   }
   choices_->setText(lines.join("<br>"));
-  // What the clicker does next, instead of the panel's "press Run".
   const bool results = stage == LessonsPanel::Stage::Results;
-  switch (stage) {
-    case LessonsPanel::Stage::Question:
-      status_->setText(tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back").arg(choices.size()));
-      break;
-    case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
-    case LessonsPanel::Stage::Results: status_->setText(tr("PageDown: the next lesson · PageUp: the question again")); break;
-  }
   feedback_->setText(results ? lessons_.feedbackText() : QString());
   numbers_->setText(results ? lessons_.numbersText().toHtmlEscaped().replace('\n', "<br>") : QString());
   feedback_->setVisible(results);
   numbers_->setVisible(results);
+  // Another lesson or stage starts at the top of the slide.
+  if (lessons_.currentLesson() != shownLesson_ || int(stage) != shownStage_) {
+    shownLesson_ = lessons_.currentLesson();
+    shownStage_ = int(stage);
+    scroll_->verticalScrollBar()->setValue(0);
+  }
+  showNextKey();
 }
+
+void LessonSlide::showNextKey() {
+  // What the clicker does next, instead of the panel's "press Run".
+  const QString more = tr("PageDown or ↓: more");
+  switch (lessons_.stage()) {
+    case LessonsPanel::Stage::Question:
+      status_->setText(
+          moreBelow() ? tr("1–%1: the class's answer · %2 · PageUp: back").arg(lessons_.choiceTexts().size()).arg(more)
+                      : tr("1–%1: the class's answer · PageDown or Space: run it · PageUp: back")
+                            .arg(lessons_.choiceTexts().size()));
+      break;
+    case LessonsPanel::Stage::Running: status_->setText(lessons_.statusText().toHtmlEscaped()); break;
+    case LessonsPanel::Stage::Results:
+      status_->setText(moreBelow() ? tr("%1 results · PageUp: the question again").arg(more)
+                                   : tr("PageDown: the next lesson · PageUp: the question again"));
+      break;
+  }
+}
+
+bool LessonSlide::moreBelow() const {
+  const QScrollBar* bar = scroll_->verticalScrollBar();
+  return bar->value() < bar->maximum();
+}
+
+bool LessonSlide::moreAbove() const { return scroll_->verticalScrollBar()->value() > 0; }
+
+bool LessonSlide::scrollBy(int pixels) {
+  QScrollBar* bar = scroll_->verticalScrollBar();
+  const int before = bar->value();
+  bar->setValue(before + pixels);
+  return bar->value() != before;
+}
+
+int LessonSlide::lineStart(int y) const {
+  // The top of the text line at content position y, so that a page starts with a
+  // whole line rather than the lower half of one.
+  for (const QLabel* l : {title_, question_, choices_, feedback_, numbers_}) {
+    if (l->isHidden() || y < l->y() || y >= l->y() + l->height()) continue;
+    const int line = QFontMetrics(l->font()).lineSpacing();
+    const int top = l->y() + l->contentsRect().top();
+    return y <= top ? l->y() : top + (y - top) / line * line;
+  }
+  return y;  // between labels: nothing to cut
+}
+
+bool LessonSlide::pageDown() {
+  // Most of a screen: the last line seen stays on it, so the class keeps its place.
+  if (!moreBelow()) return false;
+  const int value = scroll_->verticalScrollBar()->value();
+  const int step = std::max(1, scroll_->viewport()->height() - QFontMetrics(numbers_->font()).lineSpacing());
+  const int target = std::max(value + 1, lineStart(value + step));
+  return scrollBy(target - value);
+}
+
+bool LessonSlide::pageUp() {
+  if (!moreAbove()) return false;
+  const int value = scroll_->verticalScrollBar()->value();
+  const int step = std::max(1, scroll_->viewport()->height() - QFontMetrics(numbers_->font()).lineSpacing());
+  return scrollBy(lineStart(std::max(0, value - step)) - value);
+}
+
+void LessonSlide::scrollLines(int lines) { scrollBy(lines * QFontMetrics(numbers_->font()).lineSpacing()); }
 
 void LessonSlide::applyFonts() {
   // Relative to the window's font, which the presentation mode sets for the room: the

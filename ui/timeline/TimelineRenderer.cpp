@@ -126,16 +126,31 @@ QRect TimelineRenderer::plotRect(const QRect& target, const LaneLayout& layout, 
 std::vector<TimelineRenderer::RulerLabel> TimelineRenderer::rulerLabels(const TimeAxis& axis, const QRect& plot,
                                                                          const QFont& font) {
   const QFontMetrics fm(font);
+  auto widthOf = [&fm](const std::string& label) { return fm.horizontalAdvance(QString::fromStdString(label)) + 2; };
+  // Ticks a label's width apart, and more: large print (the presentation mode) needs
+  // a longer step. The labels' decimals follow the step, so measure again at the new
+  // spacing until it holds.
+  double spacing = kMinTickSpacingPx;
+  std::vector<TimeAxis::Tick> ticks = axis.ticks(spacing);
+  for (int pass = 0; pass < 4; ++pass) {
+    int widest = 0;
+    for (const TimeAxis::Tick& t : ticks) widest = std::max(widest, widthOf(t.label));
+    if (widest + kMinLabelGapPx <= spacing) break;
+    spacing = widest + kMinLabelGapPx;
+    ticks = axis.ticks(spacing);
+  }
   std::vector<RulerLabel> out;
-  for (const TimeAxis::Tick& t : axis.ticks(kMinTickSpacingPx)) {
+  for (const TimeAxis::Tick& t : ticks) {
     const QString text = QString::fromStdString(t.label);
-    const int w = fm.horizontalAdvance(text) + 2;
+    const int w = widthOf(t.label);
     const double x = plot.left() + t.x;
     // Labels sit right of their tick; one that would cross the right edge sits
     // left of it instead, so the last label is never cut off.
     int left = int(std::lround(x)) + 4;
     if (left + w > plot.right()) left = int(std::lround(x)) - 4 - w;
     if (left < plot.left()) continue;  // no room either side
+    // Turned left at the edge, it can reach the label before it: one of them goes.
+    if (!out.empty() && left < out.back().rect.right() + kMinLabelGapPx / 2) continue;
     out.push_back({QRect(left, 0, w, fm.height()), text, x});
   }
   return out;

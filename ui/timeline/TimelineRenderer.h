@@ -86,6 +86,7 @@ class TimelineRenderer {
   static constexpr double kFoldPx = 3.0;
   static constexpr int kMinHeaderWidth = 132;
   static constexpr double kMinTickSpacingPx = 110;
+  static constexpr int kMinLabelGapPx = 16;  ///< between two ruler labels, whatever the font
 
   /// Height of the ruler for this font (kRulerHeight at least).
   static int rulerHeight(const QFont& font);
