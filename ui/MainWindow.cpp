@@ -94,6 +94,8 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   centralRow_->addLayout(timelineColumn_, 1);
   timeline_ = new TimelineView;
   legend_ = new TimelineLegend;
+  connect(timeline_, &TimelineView::kindsChanged, legend_,
+          [this](std::uint32_t mask) { legend_->setKinds(TimelineLegend::kindsFor(mask)); });
   timelineColumn_->addWidget(timeline_, 1);
   timelineColumn_->addWidget(legend_);
   setCentralWidget(central);

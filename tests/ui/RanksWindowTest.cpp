@@ -1,0 +1,102 @@
+// A job's ranks opened as one trace in the window (tests/fixtures/ddp): the legend
+// names the collectives, the Controls dock says what was opened, the rank title bands
+// are readable whole, and a rank whose clock cannot be aligned is said after the load.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <array>
+
+#include "AppTestSupport.h"
+#include "MainWindow.h"
+#include "controls/TraceSourceBox.h"
+#include "files/TraceFileActions.h"
+#include "io/TraceFiles.h"
+#include "timeline/TimelineLegend.h"
+#include "timeline/TimelineView.h"
+
+using namespace pipescope;
+using namespace pipescope::ui;
+
+namespace {
+
+QString ddp(const QString& job) { return QString(PIPESCOPE_FIXTURES_DIR) + "/ddp/" + job; }
+
+QByteArray gunzip(const QString& path) {
+  gzFile f = gzopen(path.toLocal8Bit().constData(), "rb");
+  QByteArray out;
+  if (f == nullptr) return out;
+  std::array<char, 1 << 16> buf{};
+  int n = 0;
+  while ((n = gzread(f, buf.data(), unsigned(buf.size()))) > 0) out.append(buf.data(), n);
+  gzclose(f);
+  return out;
+}
+
+bool hasKind(const std::vector<OpKind>& kinds, OpKind k) {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+/// One window on the 4-rank slowed job, shown at the designed size (opening costs
+/// about a second: once for the suite).
+class RanksWindow : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    window_ = new MainWindow(MainWindow::Options{false});
+    window_->resize(1600, 1000);
+    window_->show();
+    window_->traceFiles().openRanks({ddp("ddp-w4-slowed")});
+    ASSERT_TRUE(window_->traceFiles().waitForLoad()) << window_->lastError().toStdString();
+    ASSERT_EQ(window_->currentTrace()->ranks().size(), 4u);
+  }
+  static void TearDownTestSuite() {
+    delete window_;
+    window_ = nullptr;
+  }
+  static MainWindow* window_;
+};
+MainWindow* RanksWindow::window_ = nullptr;
+
+}  // namespace
+
+TEST_F(RanksWindow, LegendNamesTheCollectivesTheTraceHolds) {
+  const auto* legend = window_->findChild<TimelineLegend*>();
+  ASSERT_NE(legend, nullptr);
+  EXPECT_TRUE(hasKind(legend->kinds(), OpKind::Collective));
+  EXPECT_TRUE(hasKind(legend->kinds(), OpKind::Memset)) << "the ranks' memsets";
+  EXPECT_FALSE(hasKind(legend->kinds(), OpKind::PeerCopy)) << "DDP moves no data by peer copies";
+}
+
+TEST(RanksLegend, PeerCopiesGetAnEntryOnlyWhenPresent) {
+  MainWindow w(MainWindow::Options{false});
+  const auto* legend = w.findChild<TimelineLegend*>();
+  ASSERT_NE(legend, nullptr);
+  auto trace = std::make_shared<Trace>();
+  trace->setDevices({DeviceInfo{}, DeviceInfo{}});
+  const std::uint16_t stream = trace->lane(LaneKind::Stream, 0, 0, "stream 0");
+  const std::uint16_t link = trace->lane(LaneKind::PeerLink, 1, 0, "GPU0→GPU1 NVLink");
+  Op op;
+  op.kind = OpKind::Kernel;
+  op.lane = stream;
+  op.submit = op.ready = op.start = 0;
+  op.end = 1000;
+  trace->ops().append(op);
+  trace->ops().publish();
+  w.showTrace(trace, "one kernel");
+  EXPECT_FALSE(hasKind(legend->kinds(), OpKind::PeerCopy));
+  EXPECT_FALSE(hasKind(legend->kinds(), OpKind::Collective));
+
+  op.kind = OpKind::PeerCopy;
+  op.engineLane = link;
+  op.start = 1000;
+  op.end = 2000;
+  trace->ops().append(op);
+  trace->ops().publish();
+  w.timeline().refresh();  // a live run's tick picks up the new kind
+  EXPECT_TRUE(hasKind(legend->kinds(), OpKind::PeerCopy));
+  EXPECT_FALSE(hasKind(legend->kinds(), OpKind::Collective));
+}
