@@ -37,6 +37,7 @@
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
 #include "controls/TraceSourceBox.h"
+#include "controls/TraceSourceDescription.h"
 #include "io/TraceFiles.h"
 #include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
@@ -526,18 +527,8 @@ void MainWindow::showOpenedTrace(std::shared_ptr<Trace> trace, const QString& pa
   if (!trace) return;
   timeline_->setLaneOrder(LaneOrder::GpuFirst);
   timeline_->fit();
-  TraceSource source;
-  source.fileName = fileName;
-  try {
-    source.format = QString::fromStdString(std::string(toString(detectTraceFileFormat(path.toStdString()))));
-  } catch (const std::exception&) {
-    source.format = tr("unknown (the file changed since it was opened)");
-  }
-  const DeviceInfo device = trace->device();
-  source.device = QString::fromStdString(device.name);
-  source.timingSource = QString::fromStdString(device.timingSource);
+  const TraceSource source = describeOpenedTrace(*trace, path);
   const auto history = trace->configHistory();
-  source.hasConfiguration = !history.empty();
   controls_->showTraceSource(source, history.empty() ? std::nullopt : std::optional(history.front().config));
 }
 

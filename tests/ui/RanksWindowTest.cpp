@@ -100,3 +100,13 @@ TEST(RanksLegend, PeerCopiesGetAnEntryOnlyWhenPresent) {
   EXPECT_TRUE(hasKind(legend->kinds(), OpKind::PeerCopy));
   EXPECT_FALSE(hasKind(legend->kinds(), OpKind::Collective));
 }
+
+TEST_F(RanksWindow, ControlsSayWhichFolderAndRanksAreShown) {
+  const auto* box = window_->findChild<TraceSourceBox*>("traceSource");
+  ASSERT_NE(box, nullptr);
+  const QString text = box->text();
+  EXPECT_TRUE(text.contains("Folder: ddp-w4-slowed")) << text.toStdString();
+  EXPECT_TRUE(text.contains("Format: 4 PyTorch profiler traces (ranks 0-3 of 4)")) << text.toStdString();
+  EXPECT_TRUE(text.contains("Devices: 4 × NVIDIA H200")) << text.toStdString();
+  EXPECT_FALSE(text.contains("unknown")) << text.toStdString();
+}
