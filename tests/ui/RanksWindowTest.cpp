@@ -110,3 +110,35 @@ TEST_F(RanksWindow, ControlsSayWhichFolderAndRanksAreShown) {
   EXPECT_TRUE(text.contains("Devices: 4 × NVIDIA H200")) << text.toStdString();
   EXPECT_FALSE(text.contains("unknown")) << text.toStdString();
 }
+
+TEST_F(RanksWindow, RankTitleBandsAreReadableWhole) {
+  TimelineView& t = window_->timeline();
+  t.setMarkers({});  // only the titles draw dark pixels into the bands
+  QImage image(t.size(), QImage::Format_RGB32);
+  {
+    QPainter p(&image);
+    t.renderTo(p, image.rect());
+  }
+  QFont bold = t.font();
+  bold.setBold(true);
+  const QFontMetrics bfm(bold);
+  const QRect plot = t.plotRect();
+  const int bandH = t.layout().sectionHeight;
+  int checked = 0;
+  for (const LaneRow& row : t.layout().rows) {
+    if (row.device < 0 || row.section.isEmpty()) continue;
+    const int top = plot.top() + row.top - bandH;
+    if (top + bandH > image.height()) break;
+    const QColor bg = image.pixelColor(image.width() - 3, top + bandH / 2);
+    // The rightmost pixel of text in the band (inside it: the separator line is on its edge).
+    int rightmost = -1;
+    for (int y = top + 3; y < top + bandH - 2; ++y)
+      for (int x = 0; x < image.width(); ++x)
+        if (std::abs(image.pixelColor(x, y).lightness() - bg.lightness()) > 60) rightmost = std::max(rightmost, x);
+    const int full = 8 + bfm.horizontalAdvance(row.section.toUpper());
+    EXPECT_GT(rightmost, plot.left()) << row.section.toStdString() << ": the title stops at the lane names";
+    EXPECT_GE(rightmost, full - 20) << row.section.toStdString() << ": drawn to x " << rightmost << " of " << full;
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
