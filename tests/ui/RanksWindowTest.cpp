@@ -142,3 +142,30 @@ TEST_F(RanksWindow, RankTitleBandsAreReadableWhole) {
   }
   EXPECT_GE(checked, 2);
 }
+
+TEST(RanksProblems, ARankWhoseClockCannotBeAlignedIsSaidAfterTheLoad) {
+  // Rank 1's NCCL kernels renamed: it shares no collective with rank 0, so its clock
+  // cannot be aligned; the load still shows both ranks.
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  QStringList files;
+  for (const auto& f : profilerTraceFilesIn(ddp("ddp-w2-slowed").toStdString())) files << QString::fromStdString(f);
+  ASSERT_EQ(files.size(), 2);
+  ASSERT_TRUE(QFile::copy(files[0], dir.filePath("rank0.pt.trace.json.gz")));
+  QByteArray rank1 = gunzip(files[1]);
+  ASSERT_FALSE(rank1.isEmpty());
+  rank1.replace("ncclDevKernel_", "otherKernel_").replace("ncclKernel_", "otherKernel_");
+  QFile out(dir.filePath("rank1.pt.trace.json"));
+  ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+  out.write(rank1);
+  out.close();
+
+  MainWindow w(MainWindow::Options{false});  // headless: the message goes to lastError()
+  w.traceFiles().openRanks({dir.path()});
+  ASSERT_TRUE(w.traceFiles().waitForLoad()) << w.lastError().toStdString();
+  ASSERT_EQ(w.currentTrace()->ranks().size(), 2u);
+  const QString error = w.lastError();
+  EXPECT_TRUE(error.contains("rank 1: clock not aligned (")) << error.toStdString();
+  EXPECT_TRUE(error.contains("own time base")) << error.toStdString();
+  EXPECT_FALSE(error.contains("rank 0: clock")) << error.toStdString();
+}
