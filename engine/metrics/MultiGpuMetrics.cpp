@@ -180,8 +180,8 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
     for (int d = 0; d < m.gpus; ++d) {
       const double hostNs = totalLength(mergeIntervals(gpu[std::size_t(d)].host));
       if (hostNs > 0)
-        candidates.push_back({hostNs, rankName(d) + "'s host", "its host threads work " + fmtMs(hostNs) +
-                                                                  " (CPU work and CUDA calls)"});
+        candidates.push_back(
+            {hostNs, rankName(d) + "'s host", "its host threads work " + fmtMs(hostNs) + " (CPU work and CUDA calls)"});
     }
   } else if (in.hostPerBatchNs > 0 && in.batches > 0)
     candidates.push_back({in.hostPerBatchNs * double(in.batches), "the host",

@@ -387,7 +387,8 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   for (const LaneRow& row : s.layout->rows)
     if (!row.section.isEmpty())
       p.drawText(QRect(8, row.top - s.layout->sectionHeight, rows.width() - 12, s.layout->sectionHeight),
-                 Qt::AlignVCenter | Qt::AlignLeft, bfm.elidedText(row.section.toUpper(), Qt::ElideRight, rows.width() - 12));
+                 Qt::AlignVCenter | Qt::AlignLeft,
+                 bfm.elidedText(row.section.toUpper(), Qt::ElideRight, rows.width() - 12));
   p.restore();
 }
 

@@ -129,7 +129,7 @@ class TimelineView : public QWidget {
   void userMovedView();  ///< a pan: stops following and auto-fitting
   FollowInput followInput() const;
   bool updateCallStackLanes();  ///< true when the set of foldable lanes changed
-  void updateKindMask();         ///< emits kindsChanged when it changed
+  void updateKindMask();        ///< emits kindsChanged when it changed
   const LaneRow* headerRowAt(const QPoint& pos) const;  ///< the row whose name is at pos
   void updateSelectionSummary();
   double zoomAnchorX() const;
