@@ -38,6 +38,7 @@
 #include "config/Presets.h"
 #include "controls/ControlPanel.h"
 #include "controls/TraceSourceBox.h"
+#include "controls/TraceSourceDescription.h"
 #include "io/TraceFiles.h"
 #include "lessons/LessonsPanel.h"
 #include "export/ConfigSummary.h"
@@ -95,6 +96,8 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
   centralRow_->addLayout(timelineColumn_, 1);
   timeline_ = new TimelineView;
   legend_ = new TimelineLegend;
+  connect(timeline_, &TimelineView::kindsChanged, legend_,
+          [this](std::uint32_t mask) { legend_->setKinds(TimelineLegend::kindsFor(mask)); });
   timelineColumn_->addWidget(timeline_, 1);
   timelineColumn_->addWidget(legend_);
   setCentralWidget(central);
@@ -538,18 +541,8 @@ void MainWindow::showOpenedTrace(std::shared_ptr<Trace> trace, const QString& pa
   if (!trace) return;
   timeline_->setLaneOrder(LaneOrder::GpuFirst);
   timeline_->fit();
-  TraceSource source;
-  source.fileName = fileName;
-  try {
-    source.format = QString::fromStdString(std::string(toString(detectTraceFileFormat(path.toStdString()))));
-  } catch (const std::exception&) {
-    source.format = tr("unknown (the file changed since it was opened)");
-  }
-  const DeviceInfo device = trace->device();
-  source.device = QString::fromStdString(device.name);
-  source.timingSource = QString::fromStdString(device.timingSource);
+  const TraceSource source = describeOpenedTrace(*trace, path);
   const auto history = trace->configHistory();
-  source.hasConfiguration = !history.empty();
   controls_->showTraceSource(source, history.empty() ? std::nullopt : std::optional(history.front().config));
 }
 

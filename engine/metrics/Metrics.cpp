@@ -340,6 +340,7 @@ void addMultiGpu(Metrics& m, const MetricsInput& in) {
   mi.ops = in.ops;
   mi.lanes = in.lanes;
   mi.devices = in.devices;
+  mi.ranks = in.ranks;
   mi.config = in.config ? &*in.config : nullptr;
   mi.fromNs = in.fromNs;
   mi.toNs = in.toNs;
@@ -517,6 +518,7 @@ MetricsInput inputFor(const Trace& trace) {
   if (!trace.configHistory().empty()) in.config = trace.config();
   in.device = trace.device();
   in.devices = trace.devices();
+  in.ranks = trace.ranks();
   in.samplesPerBatch = trace.iterations().samplesPerIteration;
   return in;
 }

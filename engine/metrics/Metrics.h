@@ -116,6 +116,7 @@ struct MetricsInput {
   std::optional<PipelineConfig> config;  ///< nullopt: samples are unknown
   DeviceInfo device;
   std::vector<DeviceInfo> devices;  ///< every GPU (names them by ordinal); empty: {device}
+  std::vector<RankInfo> ranks;      ///< Trace::ranks (merged ranks name their GPUs by rank)
   /// Batches the run completed; 0 counts the batches whose last op ends in the window.
   std::int64_t completedBatches = 0;
   /// Samples per batch where there is no configuration (imported traces: --batch-size or

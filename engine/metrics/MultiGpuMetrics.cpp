@@ -24,6 +24,7 @@ std::string fmtMs(double ns) {
 /// What one GPU's ops covered, sorted out by what they mean.
 struct GpuCollected {
   Intervals kernel, h2d, d2h, collective, peer, all;
+  Intervals host;  // merged ranks: the rank's own host work (CPU stages, API calls)
   std::set<std::int32_t> batches;
   double collectiveOpNs = 0;  // summed per-GPU collective op durations (waits for the peers included)
   std::int64_t collectiveOps = 0;
@@ -48,7 +49,16 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
   m.gpus = gpuCountOf(in.lanes);
   const auto gpuName = [&](int g) {
     const int ordinal = g < int(in.devices.size()) ? in.devices[std::size_t(g)].ordinal : g;
-    return "GPU" + std::to_string(ordinal);
+    std::string name = "GPU" + std::to_string(ordinal);
+    for (const RankInfo& r : in.ranks)
+      if (r.device == g && r.rank >= 0) name = "rank " + std::to_string(r.rank) + " · " + name;
+    return name;
+  };
+  const bool mergedRanks = in.ranks.size() > 1;
+  const auto rankName = [&](int g) {
+    for (const RankInfo& r : in.ranks)
+      if (r.device == g && r.rank >= 0) return "rank " + std::to_string(r.rank);
+    return gpuName(g);
   };
   const bool windowed = in.toNs > in.fromNs;
   std::vector<GpuCollected> gpu(std::size_t(m.gpus));
@@ -57,7 +67,8 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
   std::int64_t peerCopies = 0;
 
   in.ops.forEach([&](const Op& op) {
-    if (!isGpuKind(op.kind) || op.end < op.start) return;
+    const bool hostWork = op.kind == OpKind::ApiCall || op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess;
+    if ((!isGpuKind(op.kind) && !(mergedRanks && hostWork)) || op.end < op.start) return;
     std::int64_t s = op.start, e = op.end;
     if (windowed) {
       s = std::max(s, in.fromNs);
@@ -65,6 +76,11 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
       if (e <= s) return;
     }
     const Lane* lane = op.lane < in.lanes.size() ? &in.lanes[op.lane] : nullptr;
+    if (hostWork) {
+      // Each rank's host threads are its own (RankMerge puts them on its device).
+      if (lane && lane->device >= 0 && lane->device < m.gpus) gpu[std::size_t(lane->device)].host.emplace_back(s, e);
+      return;
+    }
     const Lane* engine = op.engineLane < in.lanes.size() ? &in.lanes[op.engineLane] : nullptr;
     if (lane && lane->kind == LaneKind::Collective) {
       // The call as a whole: its bytes moved over the links in this time.
@@ -128,10 +144,11 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
     m.overlappedCommNs += f.overlappedCommNs;
     idleSum += 1.0 - f.computeBusy;
     m.serialNs = std::max(m.serialNs, totalLength(mergeIntervals(c.h2d)) + totalLength(kernel) +
-                                          totalLength(mergeIntervals(c.d2h)) + f.commNs);
+                                          totalLength(mergeIntervals(c.d2h)) + f.commNs +
+                                          (mergedRanks ? totalLength(mergeIntervals(c.host)) : 0.0));
     m.perGpu.push_back(std::move(f));
   }
-  m.serialNs += in.hostPerBatchNs * double(in.batches);
+  if (!mergedRanks) m.serialNs += in.hostPerBatchNs * double(in.batches);
   m.commOverlap = m.commNs > 0 ? m.overlappedCommNs / m.commNs : 0.0;
   m.exposedCommFraction = frac(m.exposedCommNs / m.gpus);
   m.idleCompute = idleSum / m.gpus;
@@ -158,7 +175,15 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
   // before it, so only each resource's own work counts there, without fill and drain.
   const double fill = windowed ? 0.0 : 1.0;
   std::vector<Candidate> candidates;
-  if (in.hostPerBatchNs > 0 && in.batches > 0)
+  if (mergedRanks) {
+    // Every rank has its own host: the busiest rank's host work, not all of theirs.
+    for (int d = 0; d < m.gpus; ++d) {
+      const double hostNs = totalLength(mergeIntervals(gpu[std::size_t(d)].host));
+      if (hostNs > 0)
+        candidates.push_back(
+            {hostNs, rankName(d) + "'s host", "its host threads work " + fmtMs(hostNs) + " (CPU work and CUDA calls)"});
+    }
+  } else if (in.hostPerBatchNs > 0 && in.batches > 0)
     candidates.push_back({in.hostPerBatchNs * double(in.batches), "the host",
                           "the one host thread issues every GPU's work: " + fmtMs(in.hostPerBatchNs) + " per batch x " +
                               std::to_string(in.batches) + " batches"});
@@ -197,6 +222,16 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
     // for it, so kernels and all-reduce form one chain per step; buckets shorten the
     // part of the all-reduce that cannot overlap.
     const int buckets = in.config ? in.config->buckets : 1;
+    // Merged ranks have no communicator lane, and each rank's collectives last until the
+    // last rank joins: the rank that waited least (the last to join) shows the
+    // all-reduce's own time per step, the same data movement for every rank.
+    double ownCommPerStep = -1;
+    if (mergedRanks && m.collectives == 0)
+      for (const GpuCollected& c : gpu)
+        if (!c.batches.empty() && c.collectiveOps > 0) {
+          const double perStep = c.collectiveOpNs / double(c.batches.size());
+          ownCommPerStep = ownCommPerStep < 0 ? perStep : std::min(ownCommPerStep, perStep);
+        }
     for (int d = 0; d < m.gpus; ++d) {
       const GpuCollected& c = gpu[std::size_t(d)];
       const double n = double(c.batches.size());
@@ -208,6 +243,8 @@ MultiGpuMetrics computeMultiGpuMetrics(const MultiGpuInput& in) {
       double comm = 0;
       if (m.collectives > 0)
         comm = m.collectiveNs / n;
+      else if (ownCommPerStep >= 0)
+        comm = c.collectiveOps > 0 ? ownCommPerStep : 0.0;
       else if (c.collectiveOps > 0)
         comm = c.collectiveOpNs / n;
       const int kb = std::max(1, buckets);

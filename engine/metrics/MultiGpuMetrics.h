@@ -12,13 +12,14 @@
 #include "config/PipelineConfig.h"
 #include "trace/DeviceInfo.h"
 #include "trace/Lane.h"
+#include "trace/RankInfo.h"
 #include "trace/TraceStore.h"
 
 namespace pipescope {
 
 struct GpuFigures {
   int device = 0;             ///< index into the trace's devices (Lane::device)
-  std::string name;           ///< "GPU2" (by CUDA ordinal)
+  std::string name;           ///< "GPU2" (by CUDA ordinal); merged ranks: "rank 2 · GPU0"
   std::int64_t batches = 0;   ///< batches whose kernels ran on it
   double busy = 0;            ///< fraction of the makespan with any of its engines working
   double computeBusy = 0;     ///< ... with a kernel running (collectives not included)
@@ -82,6 +83,11 @@ struct MultiGpuInput {
   TraceView ops;
   std::vector<Lane> lanes;
   std::vector<DeviceInfo> devices;  ///< names the GPUs by ordinal; empty: GPU0, GPU1, ... by index
+  /// The ranks of a merged job (Trace::ranks): each names its device's GPU, since every
+  /// rank numbers its own GPU 0. Several of them: each GPU's collectives include its
+  /// wait for the other ranks, so the bound takes the all-reduce's own time from the
+  /// rank that waited least, and each rank's host work from its own host lanes.
+  std::vector<RankInfo> ranks;
   const PipelineConfig* config = nullptr;
   std::int64_t fromNs = 0, toNs = 0;  ///< window; toNs <= fromNs: the whole trace
   double makespanNs = 0;

@@ -17,7 +17,8 @@ std::string rankLabel(const RankInfo& r) { return "rank " + std::to_string(r.ran
 
 }  // namespace
 
-std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source) {
+std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source,
+                                  std::vector<std::string>* clockProblems) {
   const std::size_t n = set.ranks.size();
   if (n == 0) throw TraceFileError("'" + source + "': no rank to open");
   std::vector<RankInfo> infos;
@@ -96,8 +97,16 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source)
   std::string message = std::to_string(n) + " ranks" +
                         (set.worldSize > 0 ? " of a job of " + std::to_string(set.worldSize) : "") + " from " + source;
   for (const auto& p : set.problems) message += "; " + p;
-  for (std::size_t r = 0; r < n; ++r)
-    if (!clocks[r].aligned) message += "; " + rankLabel(infos[r]) + ": " + clocks[r].note;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (clocks[r].aligned) continue;
+    message += "; " + rankLabel(infos[r]) + ": " + clocks[r].note;
+    if (clockProblems != nullptr) {
+      // The note starts "not aligned: " and says why.
+      std::string why = clocks[r].note;
+      if (const auto colon = why.find(": "); colon != std::string::npos) why = why.substr(colon + 2);
+      clockProblems->push_back(rankLabel(infos[r]) + ": clock not aligned (" + why + ")");
+    }
+  }
   merged.setOutcome(RunOutcome{RunState::Finished, message});
   return out.finish();
 }
@@ -116,8 +125,12 @@ std::shared_ptr<Trace> loadRanks(const std::vector<std::string>& paths, const Im
   RankSet set = loadRankFiles(files, options, control);
   control.checkCancel();
   std::string source = paths.size() == 1 ? paths.front() : std::to_string(paths.size()) + " files";
-  auto trace = mergeRanks(set, source);
-  if (problems != nullptr) *problems = set.problems;
+  std::vector<std::string> clockProblems;
+  auto trace = mergeRanks(set, source, &clockProblems);
+  if (problems != nullptr) {
+    *problems = set.problems;
+    problems->insert(problems->end(), clockProblems.begin(), clockProblems.end());
+  }
   control.report(1.0);
   return trace;
 }

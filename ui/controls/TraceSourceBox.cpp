@@ -33,14 +33,23 @@ TraceSourceBox::TraceSourceBox(QWidget* parent) : QGroupBox(tr("Showing a trace 
 
 void TraceSourceBox::setSource(const TraceSource& s) {
   source_ = s;
-  QStringList lines{tr("File: %1").arg(s.fileName), tr("Format: %1").arg(s.format)};
-  if (!s.device.isEmpty()) lines << tr("Device: %1").arg(s.device);
+  const bool several = s.fileCount > 1;
+  setTitle(several ? tr("Showing %1 trace files").arg(s.fileCount) : tr("Showing a trace file"));
+  const QString place = s.folder ? tr("Folder: %1") : several ? tr("Files: %1") : tr("File: %1");
+  QStringList lines{place.arg(s.fileName), tr("Format: %1").arg(s.format)};
+  if (!s.device.isEmpty()) lines << (several ? tr("Devices: %1") : tr("Device: %1")).arg(s.device);
   if (!s.timingSource.isEmpty()) lines << tr("Timing: %1").arg(s.timingSource);
   facts_->setText(lines.join('\n'));
-  note_->setText(s.hasConfiguration
-                     ? tr("The file carries the pipeline configuration it was recorded with.")
-                     : tr("The file carries no pipescope configuration (a profile of another program): figures "
-                          "that need one read \"n/a\"."));
+  if (several)
+    note_->setText(s.hasConfiguration
+                       ? tr("The files carry the pipeline configuration they were recorded with.")
+                       : tr("The files carry no pipescope configuration (profiles of another program): figures "
+                            "that need one read \"n/a\"."));
+  else
+    note_->setText(s.hasConfiguration
+                       ? tr("The file carries the pipeline configuration it was recorded with.")
+                       : tr("The file carries no pipescope configuration (a profile of another program): figures "
+                            "that need one read \"n/a\"."));
   run_->setVisible(s.hasConfiguration);
 }
 

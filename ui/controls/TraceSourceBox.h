@@ -1,6 +1,7 @@
 #pragma once
 // The Controls dock's account of an opened trace file: what is on screen is a file
-// (its name, format, device, timing source), not the preset's settings. It offers
+// (its name, format, device, timing source), or a folder of a job's ranks, not the
+// preset's settings. It offers
 // "Run this configuration" only when the file carries one (pipescope's own traces);
 // "New run" goes back to the settings.
 #include <QGroupBox>
@@ -12,8 +13,10 @@ class QPushButton;
 namespace pipescope::ui {
 
 struct TraceSource {
-  QString fileName;
-  QString format;                 ///< "Chrome trace JSON", "pipescope trace"
+  QString fileName;               ///< the file, or the folder of a job's ranks
+  bool folder = false;            ///< fileName is a folder (of several ranks' traces)
+  int fileCount = 1;              ///< several: the ranks of a job, merged into one trace
+  QString format;                 ///< "Chrome trace JSON", "4 PyTorch profiler traces (ranks 0-3 of 4)"
   QString device;                 ///< the device the trace was recorded on, as the file says
   QString timingSource;           ///< how its times were taken
   bool hasConfiguration = false;  ///< the file carries the pipeline configuration it ran

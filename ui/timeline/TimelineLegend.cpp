@@ -61,7 +61,15 @@ std::vector<OpKind> TimelineLegend::defaultKinds() {
           OpKind::Postprocess, OpKind::ApiCall, OpKind::HostSync};
 }
 
+std::vector<OpKind> TimelineLegend::kindsFor(std::uint32_t kindMask) {
+  std::vector<OpKind> kinds = defaultKinds();
+  for (OpKind k : {OpKind::Memset, OpKind::PeerCopy, OpKind::Collective, OpKind::Annotation})
+    if (kindMask & (1u << unsigned(k))) kinds.push_back(k);
+  return kinds;
+}
+
 void TimelineLegend::setKinds(std::vector<OpKind> kinds) {
+  if (kinds == kinds_) return;
   kinds_ = std::move(kinds);
   updateGeometry();
   update();

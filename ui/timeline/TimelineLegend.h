@@ -13,8 +13,8 @@ class TimelineLegend : public QWidget {
   Q_OBJECT
  public:
   explicit TimelineLegend(QWidget* parent = nullptr);
-  /// Only these kinds get a swatch (default: the pipeline's kinds; imported traces
-  /// may add Memset and Annotation).
+  /// Only these kinds get a swatch (default: the pipeline's kinds; a trace that holds
+  /// memsets, annotations, peer copies or collectives adds those: kindsFor).
   void setKinds(std::vector<OpKind> kinds);
   const std::vector<OpKind>& kinds() const { return kinds_; }
 
@@ -22,6 +22,9 @@ class TimelineLegend : public QWidget {
   static int paintLegend(QPainter& p, const QRect& target, const std::vector<OpKind>& kinds, const QPalette& palette,
                          const QFont& font);
   static std::vector<OpKind> defaultKinds();
+  /// The default kinds, then each optional kind whose bit is set in `kindMask` (bit k:
+  /// the trace holds ops of OpKind k, as LaneIndex::LaneOps::kindMask).
+  static std::vector<OpKind> kindsFor(std::uint32_t kindMask);
 
   QSize sizeHint() const override;
   bool hasHeightForWidth() const override { return true; }

@@ -362,15 +362,7 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
   QColor muted = text;
   muted.setAlphaF(0.65);
   for (const LaneRow& row : s.layout->rows) {
-    if (!row.section.isEmpty()) {
-      const int top = row.top - s.layout->sectionHeight;
-      p.setFont(bold);
-      p.setPen(muted);
-      p.drawText(QRect(8, top, header.width() - 12, s.layout->sectionHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                 bfm.elidedText(row.section.toUpper(), Qt::ElideRight, header.width() - 12));
-      p.setFont(s.font);
-      p.fillRect(QRect(0, top, target.width(), 1), muted);
-    }
+    if (!row.section.isEmpty()) p.fillRect(QRect(0, row.top - s.layout->sectionHeight, target.width(), 1), muted);
     if (row.top + row.height < s.scrollY || row.top > s.scrollY + plot.height()) continue;
     p.setPen(text);
     // Tall rows get a second line saying what the lane is (LaneDescription); the
@@ -398,6 +390,20 @@ void TimelineRenderer::paintHeader(QPainter& p, const QRect& target, const QRect
     if (!row.section.isEmpty())
       p.fillRect(QRect(plot.left(), plot.top() - s.scrollY + row.top - s.layout->sectionHeight, plot.width(), 1),
                  muted);
+  p.restore();
+  // Section titles span the whole width: a band holds no ops, and a rank's title
+  // ("Rank 1 of 4 · NVIDIA H200 · busy 21%") is wider than the lane names' column.
+  p.save();
+  const QRect rows(target.left(), plot.top(), target.width(), plot.height());
+  p.setClipRect(rows);
+  p.translate(rows.left(), rows.top() - s.scrollY);
+  p.setFont(bold);
+  p.setPen(muted);
+  for (const LaneRow& row : s.layout->rows)
+    if (!row.section.isEmpty())
+      p.drawText(QRect(8, row.top - s.layout->sectionHeight, rows.width() - 12, s.layout->sectionHeight),
+                 Qt::AlignVCenter | Qt::AlignLeft,
+                 bfm.elidedText(row.section.toUpper(), Qt::ElideRight, rows.width() - 12));
   p.restore();
 }
 

@@ -49,6 +49,7 @@ void TimelineView::setTrace(std::shared_ptr<const Trace> trace) {
   scrollY_ = 0;
   autoFit_ = true;
   refresh();
+  updateKindMask();  // a new trace with no ops yet: refresh saw no change
   if (!trace_ || index_.empty()) setAxis(TimeAxis(0, 1'000'000, plotRect().width()));
   update();
 }
@@ -57,6 +58,7 @@ void TimelineView::refresh() {
   if (!trace_) {
     lanes_.clear();
     relayout();
+    updateKindMask();
     update();
     return;
   }
@@ -67,6 +69,7 @@ void TimelineView::refresh() {
   const bool changed = index_.view().end() != before || index_.view().begin() != beforeBegin;
   // Which lanes fold depends on the ops they hold: laid out after the index update.
   if (lanesChanged || (changed && updateCallStackLanes())) relayout();
+  if (changed || lanesChanged) updateKindMask();
   if (changed) {
     pace_.update(index_.view());
     if (followLive_) followNewest();
@@ -74,6 +77,15 @@ void TimelineView::refresh() {
     if (selection_) updateSelectionSummary();
     update();
   }
+}
+
+void TimelineView::updateKindMask() {
+  std::uint32_t mask = 0;
+  if (trace_)
+    for (std::size_t id = 0; id < index_.laneSlots(); ++id) mask |= index_.lane(std::uint16_t(id)).kindMask;
+  if (mask == kindMask_) return;
+  kindMask_ = mask;
+  emit kindsChanged(mask);
 }
 
 bool TimelineView::updateCallStackLanes() {

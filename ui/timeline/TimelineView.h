@@ -98,12 +98,16 @@ class TimelineView : public QWidget {
   /// Lines describing the selection (duration, ops, engine busy, bytes): computeMetrics.
   QStringList selectionSummary() const { return selectionLines_; }
   const LaneIndex& laneIndex() const { return index_; }
+  /// Bit k set: the trace shown holds ops of OpKind k (the legend's optional entries).
+  std::uint32_t kindMask() const { return kindMask_; }
   const TimelineRenderer& renderer() const { return renderer_; }
 
  signals:
   void rangeSelected(std::int64_t fromNs, std::int64_t toNs);
   void visibleRangeChanged(std::int64_t fromNs, std::int64_t toNs);
   void followLiveChanged(bool on);
+  /// The kinds of op the trace holds changed (a new trace, or a live run's first op of a kind).
+  void kindsChanged(std::uint32_t kindMask);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -125,6 +129,7 @@ class TimelineView : public QWidget {
   void userMovedView();  ///< a pan: stops following and auto-fitting
   FollowInput followInput() const;
   bool updateCallStackLanes();  ///< true when the set of foldable lanes changed
+  void updateKindMask();        ///< emits kindsChanged when it changed
   const LaneRow* headerRowAt(const QPoint& pos) const;  ///< the row whose name is at pos
   void updateSelectionSummary();
   double zoomAnchorX() const;
@@ -132,6 +137,7 @@ class TimelineView : public QWidget {
   std::shared_ptr<const Trace> trace_;
   std::vector<Lane> lanes_;
   LaneIndex index_;
+  std::uint32_t kindMask_ = 0;
   BatchPace pace_;
   FollowWindow follow_;
   bool userAdjusted_ = false;
