@@ -13,6 +13,7 @@
 
 #include "AppTestSupport.h"
 #include "MainWindow.h"
+#include "config/Presets.h"
 #include "controls/BackendSelector.h"
 #include "controls/ControlPanel.h"
 #include "run/RunController.h"
@@ -114,4 +115,30 @@ TEST(LiveViewWindow, APanDuringTheRunKeepsTheUsersViewAtTheEnd) {
   const auto chosen = w.timeline().visibleRange();
   ASSERT_TRUE(waitFor([&] { return completed.count() == 1; }));
   EXPECT_EQ(w.timeline().visibleRange(), chosen);
+}
+
+// Several GPUs: each GPU's group title gives its busy share of the whole run once the
+// run has ended (the live view takes it when lanes appear, before any kernel ran).
+TEST(LiveViewWindow, AFinishedRunOverSeveralGpusTitlesEachGpuWithItsBusyShare) {
+  MainWindow w(MainWindow::Options{false});
+  w.resize(1600, 1000);
+  w.show();
+  // In slow motion, as a user watches it: the lanes appear before any kernel ran.
+  w.controlPanel().setBackendOptions(simulator(BackendSelector::kDefaultSlowdown));
+  PipelineConfig c = findPreset("multi-stream")->config;
+  c.devices = {0, 1};
+  c.allreduceBytes = 16ull << 20;
+  c.buckets = 2;
+  c.batchCount = 8;
+  QSignalSpy completed(&w, &MainWindow::runCompleted);
+  w.startRun(c);
+  ASSERT_TRUE(waitFor([&] { return completed.count() == 1; }));
+  int titles = 0;
+  for (const LaneRow& row : w.timeline().layout().rows) {
+    if (row.device < 0 || row.section.isEmpty()) continue;  // "▾ GPU 1 · NVIDIA H200 (simulated) · busy 34%"
+    ++titles;
+    const QString busy = row.section.section(QStringLiteral("busy "), 1);
+    EXPECT_GT(busy.chopped(1).toInt(), 0) << row.section.toStdString();
+  }
+  EXPECT_EQ(titles, 2);
 }

@@ -154,6 +154,11 @@ void TimelineView::followNewest() {
 }
 
 void TimelineView::finishLive() {
+  // The device group titles carry each GPU's busy share: a pass over its compute
+  // lanes, too dear for every live refresh, so it is taken when lanes appear and
+  // again once the run is whole.
+  relayout();
+  update();
   if (userAdjusted_) return;
   if (followLive_) {
     followLive_ = false;
