@@ -40,6 +40,17 @@ int hostOrder(LaneKind k) {
   }
 }
 
+// The one row standing for the folded call-stack lanes; clicking it unfolds them.
+LaneRow callStackGroupRow(std::size_t lanes, bool expanded) {
+  LaneRow group;
+  group.lane = kNoLane;
+  group.kind = LaneKind::HostOther;
+  group.group = true;
+  group.name = (expanded ? QStringLiteral("▾ ") : QStringLiteral("▸ ")) +
+               QStringLiteral("call stacks (%1 lanes)").arg(lanes);
+  return group;
+}
+
 }  // namespace
 
 const LaneRow* LaneLayout::rowAt(int y) const {
@@ -148,13 +159,7 @@ LaneLayout layoutByDevice(const std::vector<Lane>& lanes, LaneGrouping grouping,
     startSection(QStringLiteral("Host threads"), -1);
     for (const Lane* l : host) addLane(l);
     if (folded.empty()) return;
-    LaneRow group;
-    group.lane = kNoLane;
-    group.kind = LaneKind::HostOther;
-    group.group = true;
-    group.name = (options.callStacksExpanded ? QStringLiteral("▾ ") : QStringLiteral("▸ ")) +
-                 QStringLiteral("call stacks (%1 lanes)").arg(folded.size());
-    addRow(std::move(group));
+    addRow(callStackGroupRow(folded.size(), options.callStacksExpanded));
     if (options.callStacksExpanded)
       for (const Lane* l : folded) addLane(l);
   };
@@ -269,13 +274,7 @@ LaneLayout layoutLanes(const std::vector<Lane>& lanes, LaneGrouping grouping, in
     startSection(QStringLiteral("Host threads"));
     for (const Lane* l : host) addLane(l);
     if (folded.empty()) return;
-    LaneRow group;
-    group.lane = kNoLane;
-    group.kind = LaneKind::HostOther;
-    group.group = true;
-    group.name = (options.callStacksExpanded ? QStringLiteral("▾ ") : QStringLiteral("▸ ")) +
-                 QStringLiteral("call stacks (%1 lanes)").arg(folded.size());
-    addRow(std::move(group));
+    addRow(callStackGroupRow(folded.size(), options.callStacksExpanded));
     if (options.callStacksExpanded)
       for (const Lane* l : folded) addLane(l);
   };
