@@ -23,7 +23,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -39,34 +38,28 @@ namespace pipescope::bench {
 #define REF_NCCL_CHECK(call)                                                                                   \
   do {                                                                                                         \
     const ncclResult_t ref_r_ = (call);                                                                        \
-    if (ref_r_ != ncclSuccess && ref_r_ != ncclInProgress)                                                     \
+    if (ref_r_ != ncclSuccess)                                                                                 \
       throw std::runtime_error(std::string(#call) + " failed: " + ncclGetErrorString(ref_r_));                 \
   } while (0)
 
-/// One communicator per GPU in one group: non-blocking as pipescope makes them (NCCL
-/// then launches each group call's kernels from a thread of its own), or blocking as
-/// ncclCommInitAll and nccl-tests make them.
+/// One blocking communicator per GPU in one group, as pipescope, ncclCommInitAll and
+/// nccl-tests make them.
 class ReferenceComms {
  public:
-  ReferenceComms(const std::vector<int>& devices, bool blocking) : comms_(devices.size(), nullptr) {
+  explicit ReferenceComms(const std::vector<int>& devices) : comms_(devices.size(), nullptr) {
     ncclUniqueId id{};
     REF_NCCL_CHECK(ncclGetUniqueId(&id));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = blocking ? 1 : 0;
+    config.blocking = 1;
     REF_NCCL_CHECK(ncclGroupStart());
     for (std::size_t r = 0; r < devices.size(); ++r) {
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[r]));
       REF_NCCL_CHECK(ncclCommInitRankConfig(&comms_[r], int(devices.size()), id, int(r), &config));
     }
     REF_NCCL_CHECK(ncclGroupEnd());
-    settle();
   }
   ~ReferenceComms() {
     for (ncclComm_t c : comms_) ncclCommFinalize(c);
-    try {
-      settle();
-    } catch (...) {
-    }
     for (ncclComm_t c : comms_) ncclCommDestroy(c);
   }
   ReferenceComms(const ReferenceComms&) = delete;
@@ -74,27 +67,12 @@ class ReferenceComms {
 
   ncclComm_t operator[](std::size_t r) const { return comms_[r]; }
 
-  /// Non-blocking communicators: wait until every one is idle again.
-  void settle() const {
-    for (ncclComm_t c : comms_) {
-      ncclResult_t state = ncclInProgress;
-      for (;;) {
-        REF_NCCL_CHECK(ncclCommGetAsyncError(c, &state));
-        if (state != ncclInProgress) break;
-        std::this_thread::yield();
-      }
-      REF_NCCL_CHECK(state);
-    }
-  }
-
   /// In-place float sums of `count` floats, one per GPU, in one group call.
   void allReduce(const std::vector<float*>& bufs, std::size_t count, const std::vector<cudaStream_t>& streams) const {
     REF_NCCL_CHECK(ncclGroupStart());
     for (std::size_t r = 0; r < comms_.size(); ++r)
       REF_NCCL_CHECK(ncclAllReduce(bufs[r], bufs[r], count, ncclFloat, ncclSum, comms_[r], streams[r]));
-    const ncclResult_t end = ncclGroupEnd();
-    REF_NCCL_CHECK(end);
-    if (end == ncclInProgress) settle();
+    REF_NCCL_CHECK(ncclGroupEnd());
   }
 
  private:
@@ -150,7 +128,7 @@ class MultiGpuReference {
         }
       }
     if (c.allReduces()) {
-      comms_ = std::make_unique<ReferenceComms>(devices_, false);
+      comms_ = std::make_unique<ReferenceComms>(devices_);
       // Connect NCCL's channels before any timing, as pipescope does.
       const int buckets = std::max(1, c.buckets);
       for (int j = 0; j < buckets; ++j) reduceBucket(j, buckets);
@@ -333,7 +311,7 @@ class MultiGpuReference {
 /// every GPU after `warmup` more, host-timed around the loop up to the streams' end,
 /// on blocking communicators. Returns the time per all-reduce in ns.
 inline double plainAllReduceNs(const std::vector<int>& devices, std::size_t bytes, int warmup, int iters) {
-  ReferenceComms comms(devices, true);
+  ReferenceComms comms(devices);
   std::vector<float*> bufs;
   std::vector<cudaStream_t> streams;
   for (int d : devices) {

@@ -204,8 +204,9 @@ void OpRecorder::end(Pending p, GpuTarget where, Op api, Op op, std::int64_t cal
   pending_.push_back(std::move(p));
 }
 
-/// A group call's kernels are launched by the library (NCCL: from a thread of its own),
-/// so CUPTI attributes them by their stream: the first call on a stream starts
+/// A group call's kernels are launched by the library, which may do so from a thread
+/// of its own (NCCL on non-blocking communicators), out of reach of our correlation
+/// ids; so CUPTI attributes them by their stream: the first call on a stream starts
 /// watching it. Events go on each GPU's stream before the call when CUPTI is off (or a
 /// stream cannot be watched); the events are created on each GPU in turn.
 std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTarget>& where) {
@@ -219,6 +220,8 @@ std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTar
         flushed = true;
       }
       std::string whyNot;
+      // The stream's own GPU current, so CUPTI looks it up in the right context.
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[std::size_t(t.device)].ordinal));
       if (!tracer_.watchStream(t.stream, std::uint32_t(devices_[std::size_t(t.device)].ordinal), whyNot)) {
         groupEvents_ = true;
         break;

@@ -252,9 +252,8 @@ class MultiGpuRun {
     PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  /// NCCL connects its channels at a communicator's first collectives, on a thread of
-  /// its own: done before the run (and outside its timing) by one all-reduce of each
-  /// size the run uses.
+  /// NCCL connects its channels at a communicator's first collectives: done before the
+  /// run (and outside its timing) by one all-reduce of each size the run uses.
   void warmUpAllReduce() {
     const int buckets = std::max(1, config_.buckets);
     std::vector<std::uint64_t> sizes;
@@ -283,11 +282,10 @@ class MultiGpuRun {
     for (std::size_t g = 0; !failed && g < gpus_.size(); ++g) {
       float* buf = static_cast<float*>(gpus_[g].gradients.get()) + offset;
       r = nccl.allReduce(buf, buf, count, ncclFloat, ncclSum, clique_->comm(int(g)), gpus_[g].comm.get());
-      if (r == ncclInProgress) r = ncclSuccess;
       if (r != ncclSuccess) failed = "ncclAllReduce";
     }
     const ncclResult_t end = nccl.groupEnd();
-    clique_->settle(failed ? failed : "ncclGroupEnd", failed ? r : end, std::chrono::seconds(60));
+    clique_->check(failed ? failed : "ncclGroupEnd", failed ? r : end);
   }
 
   // ---------------------------------------------------------------- the loop

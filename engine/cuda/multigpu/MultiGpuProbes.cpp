@@ -188,21 +188,18 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
   NcclClique clique(devices, NcclClique::defaultTimeout());
   const NcclApi& nccl = clique.api();
   out.ncclVersion = nccl.versionText();
-  const auto callTimeout = std::chrono::seconds(30);
   auto allReduce = [&](std::size_t bytes) {
     ncclResult_t r = nccl.groupStart();
     for (int k = 0; r == ncclSuccess && k < n; ++k) {
       Rank& rank = ranks[std::size_t(k)];
       r = nccl.allReduce(rank.buffer.get(), rank.buffer.get(), bytes / sizeof(float), ncclFloat, ncclSum,
                          clique.comm(k), rank.stream.get());
-      if (r == ncclInProgress) r = ncclSuccess;
     }
     const ncclResult_t end = nccl.groupEnd();
-    clique.settle(r != ncclSuccess ? "ncclAllReduce" : "ncclGroupEnd", r != ncclSuccess ? r : end, callTimeout);
+    clique.check(r != ncclSuccess ? "ncclAllReduce" : "ncclGroupEnd", r != ncclSuccess ? r : end);
   };
   // Each loop is queued behind a long kernel on every GPU, so the GPUs run the
-  // all-reduces back to back: their own time, not the host's rate of group calls (on
-  // non-blocking communicators NCCL starts a thread for each).
+  // all-reduces back to back: their own time, not the host's rate of group calls.
   std::vector<DeviceBuffer> holdBuf(devices.size());
   for (std::size_t k = 0; k < devices.size(); ++k) {
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));

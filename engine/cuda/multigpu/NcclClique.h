@@ -1,8 +1,16 @@
 #pragma once
-// One NCCL communicator per GPU of a run, all driven from the engine thread. They are
-// created non-blocking (ncclConfig_t blocking = 0) and polled with a time limit:
-// ncclCommInitAll has none, and a clique that never comes up (a broken NVLink, a GPU
-// held by another process) must end the run with a message, not hang it.
+// One NCCL communicator per GPU of a run, all driven from the engine thread.
+//
+// They are blocking communicators (as ncclCommInitAll, nccl-tests and PyTorch make
+// them): a group call launches its kernels on the calling thread and returns. On
+// non-blocking ones NCCL starts a thread for every group call and the caller must poll
+// until it is done; on the GPU hosts that cost milliseconds per all-reduce, which
+// delayed every bucket past the compute it was meant to overlap.
+//
+// Creation has no time limit in NCCL, and a clique that never comes up (a broken
+// NVLink, a GPU held by another process) must end the run with a message, not hang it:
+// the communicators are created on a thread of their own, waited for with a limit, and
+// left to that thread (destroyed when it ever returns) when the limit passes.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -14,9 +22,9 @@ namespace pipescope::cuda {
 class NcclClique {
  public:
   /// Rank r on CUDA device devices[r]. Throws NcclError naming NCCL, the GPUs and what
-  /// failed, or that creation did not finish within `timeout` (everything is aborted).
+  /// failed, or that creation did not finish within `timeout`.
   NcclClique(const std::vector<int>& devices, std::chrono::milliseconds timeout);
-  /// Finalises and destroys the communicators (aborts them if that does not finish).
+  /// Finalises and destroys the communicators; aborts them after a failed call.
   ~NcclClique();
   NcclClique(const NcclClique&) = delete;
   NcclClique& operator=(const NcclClique&) = delete;
@@ -26,10 +34,10 @@ class NcclClique {
   ncclComm_t comm(int rank) const { return comms_[std::size_t(rank)]; }
   const std::vector<int>& devices() const { return devices_; }
 
-  /// After a call (or group) on non-blocking communicators: `result` ncclSuccess or
-  /// ncclInProgress waits until every communicator is idle again; anything else, an
-  /// asynchronous error or no end within `timeout` throws NcclError naming `call`.
-  void settle(const char* call, ncclResult_t result, std::chrono::milliseconds timeout);
+  /// After a call or group call: anything but ncclSuccess, or an asynchronous error any
+  /// communicator reports, throws NcclError naming `call` (and the communicators are
+  /// aborted when the clique goes).
+  void check(const char* call, ncclResult_t result);
 
   /// How long communicator creation may take: PIPESCOPE_NCCL_TIMEOUT_S seconds when set, else 60 s.
   static std::chrono::milliseconds defaultTimeout();
@@ -41,6 +49,7 @@ class NcclClique {
   const NcclApi& api_;
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
+  bool failed_ = false;
 };
 
 }  // namespace pipescope::cuda

@@ -11,8 +11,8 @@ namespace pipescope::cuda {
 
 namespace {
 
-// ncclConfig_t's `blocking` field (non-blocking communicators whose creation can be
-// given a time limit) and ncclCommInitRankConfig came with NCCL 2.14.
+// ncclCommInitRankConfig and its ncclConfig_t (the communicators' name and blocking
+// mode) came with NCCL 2.14.
 constexpr int kMinVersion = 21400;
 
 constexpr const char* kInstallHint =
