@@ -75,7 +75,7 @@ for step in "$@"; do
       [ "$arg" = cli ] && targets=(pipescope-cli)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
         >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" "${targets[@]}" \
-        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' &&
+        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep '^gpu_multigpu_bench:' >/dev/null &&
           echo gpu_multigpu_bench pipescope_multigpu_tests) \
         >>"$L/build.log" 2>&1
       rc=$?
