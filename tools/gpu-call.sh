@@ -37,7 +37,7 @@
 #   mgpu[:N]                    tools/gpu-mgpu.sh on N GPUs (default all): the gpu tests
 #                               over several GPUs, gpu_multigpu_bench, calibrate with the
 #                               multi-GPU probes, every new knob and the multi-GPU
-#                               lessons on the CUDA backend ($OUT/logs/mgpu)
+#                               lessons on the CUDA backend ($OUT/logs/mgpu, or mgpu-N)
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 #   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
 #                               recording's programs, runs the RecordGpu tests, records a PyTorch
@@ -188,10 +188,11 @@ for step in "$@"; do
         tee -a "$OUT/summary.log"
       ;;
     mgpu)
-      mkdir -p "$L/mgpu"
-      OUT=$L/mgpu BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$L/mgpu/script.log" 2>&1
+      M=$L/mgpu${arg:+-$arg}  # mgpu:2 and mgpu:4 in one call keep their logs apart
+      mkdir -p "$M"
+      OUT=$M BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$M/script.log" 2>&1
       echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
-      cat "$L/mgpu/summary.log" >>"$OUT/summary.log" 2>/dev/null
+      cat "$M/summary.log" >>"$OUT/summary.log" 2>/dev/null
       ;;
     record)
       ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject pipescope_gpu_tests pipescope_record_sample \
