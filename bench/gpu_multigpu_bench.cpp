@@ -40,6 +40,7 @@ struct PipescopeRun {
   double allReduceNs = 0;     ///< median duration of the all-reduces as a whole (last GPU's start to the end)
   double allReduceGpuNs = 0;  ///< median duration of one GPU's all-reduce kernel
   double busGBps = 0;         ///< the bus bandwidth pipescope's metrics report (Metrics::multiGpu)
+  std::vector<double> callNs;  ///< host time of each group all-reduce call (its API op)
   std::string timing;
 };
 
@@ -57,6 +58,7 @@ PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
   std::int64_t first = INT64_MAX, last = INT64_MIN;
   std::vector<double> whole, perGpu;
   trace.ops().snapshot().forEach([&](const Op& op) {
+    if (op.kind == OpKind::ApiCall && trace.opName(op) == "ncclAllReduce") r.callNs.push_back(double(op.duration()));
     first = std::min(first, op.start);
     last = std::max(last, op.end);
     if (op.kind != OpKind::Collective) return;
@@ -160,19 +162,26 @@ int main(int argc, char** argv) {
                 reps);
     std::printf("| configuration | reference ms | pipescope ms | pipescope / reference |\n| --- | ---: | ---: | ---: |\n");
     bool ok = true;
+    struct CallTimes {
+      std::string name;
+      double reference = 0, pipescope = 0;
+    };
+    std::vector<CallTimes> calls;
     for (const auto& [name, c] : configurations(gpus)) {
       bench::MultiGpuReference ref(c);
       ref.run();                      // warm-up
       runPipescope(*backend, c);      // warm-up
-      std::vector<double> rt, pt;
+      std::vector<double> rt, pt, pCalls;
       std::string timing;
       for (int i = 0; i < reps; ++i) {
         rt.push_back(ref.run());
         const PipescopeRun p = runPipescope(*backend, c);
         if (!p.ok) return 1;
         pt.push_back(p.makespanMs);
+        pCalls.insert(pCalls.end(), p.callNs.begin(), p.callNs.end());
         timing = p.timing;
       }
+      calls.push_back({name, median(ref.callNs()), median(pCalls)});
       const double r = median(rt), p = median(pt);
       std::printf("| %s | %.2f | %.2f | %.3f |\n", name.c_str(), r, p, p / r);
       std::fflush(stdout);
@@ -180,6 +189,13 @@ int main(int argc, char** argv) {
       if (timing != "CUPTI") std::printf("(pipescope timed with %s)\n", timing.c_str());
     }
 
+    // Where a gap comes from: the host time of one group all-reduce call (NCCL's launch
+    // of a kernel on every GPU, and in pipescope CUPTI's records of the calls inside).
+    std::printf("\nhost time of one group all-reduce call, median us\n\n| configuration | reference | pipescope |\n"
+                "| --- | ---: | ---: |\n");
+    for (const CallTimes& c : calls)
+      if (c.reference > 0 || c.pipescope > 0)
+        std::printf("| %s | %.1f | %.1f |\n", c.name.c_str(), c.reference / 1e3, c.pipescope / 1e3);
     // Bus bandwidth of a 256 MiB all-reduce: a plain ncclAllReduce loop (nccl-tests'
     // definition) against what pipescope records for the same all-reduce, one per step
     // of a data-parallel run whose kernels are tiny.

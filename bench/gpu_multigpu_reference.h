@@ -160,6 +160,9 @@ class MultiGpuReference {
   MultiGpuReference& operator=(const MultiGpuReference&) = delete;
 
   /// Makespan in ms: first call to the last batch back on the host.
+  /// Host time of each group all-reduce call so far (the warm-up's included).
+  const std::vector<double>& callNs() const { return callNs_; }
+
   double run() {
     const auto t0 = std::chrono::steady_clock::now();
     if (c_.isPipelineParallel()) runPipeline();
@@ -199,7 +202,9 @@ class MultiGpuReference {
       bufs.push_back(static_cast<float*>(g.grad) + f0);
       streams.push_back(g.comm);
     }
+    const auto t0 = std::chrono::steady_clock::now();
     comms_->allReduce(bufs, f1 - f0, streams);
+    callNs_.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
   }
 
   void runData() {
@@ -305,6 +310,7 @@ class MultiGpuReference {
   std::vector<int> devices_;
   std::vector<Gpu> gpus_;
   std::unique_ptr<ReferenceComms> comms_;
+  std::vector<double> callNs_;
 };
 
 /// nccl-tests' measurement: `iters` back-to-back in-place all-reduces of `bytes` over

@@ -350,7 +350,11 @@ std::vector<Lesson> makeLessons() {
         "an NCCL all-reduce before the next step. Done in one piece after all the kernels, the all-reduce sits alone "
         "on each GPU's NCCL stream while the compute engine waits. Split into 4 buckets, each issued as soon as its "
         "share of the kernels is done (what PyTorch DDP does), 3 of them run beside the remaining kernels: look at "
-        "the collective ops under the kernels on each GPU's compute engine, and at the exposed communication.";
+        "the collective ops under the kernels on each GPU's compute engine, and at the exposed communication. Then "
+        "look at the makespan: NCCL's kernels run on the same SMs as the model's, and these model kernels fill every "
+        "SM, so while a bucket runs the kernels beside it slow down by about as much as the overlap hides. Overlap "
+        "pays only where the GPU has room for both (smaller kernels, or communication that needs no SMs, such as "
+        "copy-engine transfers).";
     PipelineConfig one = async;
     one.streams = 2;
     one.devices = {0, 1};
@@ -366,9 +370,12 @@ std::vector<Lesson> makeLessons() {
          {less(MetricId::Makespan, 1, 0, 0.10), greater(MetricId::Makespan, 1, 0, -0.5)}},
         {"in less than half the time", {less(MetricId::Makespan, 1, 0, 0.5)}},
     };
-    l.prediction.answer = 1;
-    l.expectations = {less(MetricId::Makespan, 1, 0, 0.15), less(MetricId::ExposedComm, 1, 0, 0.5),
-                      above(MetricId::CommOverlap, 1, 0.5), below(MetricId::CommOverlap, 0, 0.1)};
+    // Measured on 2 and 4 H200s (NVLink, NCCL 2.28): 4 buckets 5-7 % sooner, exposed
+    // communication 49 % -> 27-33 %, 45-57 % of it beside a kernel; NCCL's kernels and a
+    // model kernel released together took 0.98 x their times alone (collectiveSmShare 0.9).
+    l.prediction.answer = 0;
+    l.expectations = {about(MetricId::Makespan, 1, 0, 0.10), less(MetricId::ExposedComm, 1, 0, 0.25),
+                      above(MetricId::CommOverlap, 1, 0.4), below(MetricId::CommOverlap, 0, 0.1)};
     l.numbers = numbersOf(labelsOf(l.runs), {MetricId::ExposedComm, MetricId::CommOverlap, MetricId::Efficiency},
                           {{0, 1}});
     lessons.push_back(std::move(l));
@@ -404,7 +411,9 @@ std::vector<Lesson> makeLessons() {
         {"more than 40% sooner", {less(MetricId::Makespan, 1, 0, 0.4)}},
     };
     l.prediction.answer = 2;
-    l.expectations = {less(MetricId::Makespan, 1, 0, 0.4), less(MetricId::IdleCompute, 1, 0, 0.3),
+    // Measured on 2 H200s: idle compute 77-78 % -> 58-59 % with 4 micro-batches (the input
+    // copies to the first stage stay); 47 % on the simulator's h200 profile.
+    l.expectations = {less(MetricId::Makespan, 1, 0, 0.4), less(MetricId::IdleCompute, 1, 0, 0.2),
                       less(MetricId::Makespan, 2, 1, 0.05)};
     l.numbers = numbersOf(labelsOf(l.runs), {MetricId::IdleCompute, MetricId::Efficiency}, {{0, 1}, {1, 2}});
     lessons.push_back(std::move(l));

@@ -204,23 +204,24 @@ struct DeviceProfile {
   std::string peerLinkName = "NVLink";  ///< how the link lanes name the link
   /// One peer copy (cudaMemcpyPeerAsync) in one direction, by size; each direction of
   /// each pair of GPUs is a link of its own, and peer copies do not share the host
-  /// link (a 256 MiB H2D ran at 55.1 GB/s beside a peer copy, 53.2 alone).
-  double peerGBps = 394.5;
+  /// link (a 256 MiB H2D ran at 55.3 GB/s beside a peer copy, 55.2 alone).
+  double peerGBps = 395.8;
   std::vector<BandwidthPoint> peerCopyCurve;
-  /// Each direction's rate while both directions of a pair copy at once (389.9 GB/s
+  /// Each direction's rate while both directions of a pair copy at once (390.7 GB/s
   /// on NV18): recorded for calibration; the simulated pipelines send one way only.
-  double peerBidirectionalGBps = 389.9;
-  double peerLatencyNs = 3000;  ///< fixed cost of one peer copy
+  double peerBidirectionalGBps = 390.7;
+  double peerLatencyNs = 4128;  ///< fixed cost of one peer copy
   /// NCCL all-reduce bus bandwidth (nccl-tests' busbw = algbw x 2(n-1)/n) by buffer
   /// size, measured on allreduceCurveGpus GPUs; empty = allreduceBusGBps flat.
-  double allreduceBusGBps = 351.3;
+  double allreduceBusGBps = 338.4;
   std::vector<BandwidthPoint> allreduceBusCurve;
   int allreduceCurveGpus = 4;
   /// Per ring step (2(n-1) steps per all-reduce): NCCL's launch and handshake.
-  double allreduceStepLatencyNs = 6800;
+  double allreduceStepLatencyNs = 2594;
   /// Share of a GPU's compute the NCCL kernels take while a collective runs on it
-  /// (they occupy some SMs): kernels beside it run at (1 - share) of their speed.
-  double collectiveSmShare = 0.1;
+  /// (they occupy SMs): kernels beside it run at (1 - share) of their speed. On the
+  /// H200s, model kernels that fill every SM and NCCL's barely ran side by side (0.9).
+  double collectiveSmShare = 0.9;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).
