@@ -261,16 +261,21 @@ int judgeSavedRepeats(const std::vector<std::string>& files, const DeviceProfile
 
 /// --gpus K of a set over several GPUs: 2..8.
 int parseGpuCount(const std::string& value) {
-  const std::string most = std::to_string(limits::kMaxGpus);
-  if (value == "1")
-    throw UsageError("--gpus 1 is the one-GPU set, the default: leave --gpus out (a set over several GPUs takes --gpus "
-                     "2.." + most + ")");
+  const std::string range = "2.." + std::to_string(limits::kMaxGpus);
+  long long n = 0;
   try {
-    return int(parseInteger("gpus", value, 2, limits::kMaxGpus));
-  } catch (const UsageError& e) {
-    throw UsageError(std::string(e.what()) + ": a set over several GPUs takes 2.." + most +
-                     " (the simulator models at most " + most + "); leave --gpus out for the one-GPU set");
+    n = parseInteger("gpus", value, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  } catch (const UsageError&) {
+    throw UsageError("--gpus = '" + value + "': not a whole number; a set over several GPUs takes --gpus " + range);
   }
+  if (n == 1)
+    throw UsageError("--gpus 1 is the one-GPU set, the default: leave --gpus out (a set over several GPUs takes --gpus " +
+                     range + ")");
+  if (n < 2 || n > limits::kMaxGpus)
+    throw UsageError("--gpus " + value + ": a set over several GPUs takes " + range +
+                     " GPUs (the simulator models at most " + std::to_string(limits::kMaxGpus) +
+                     "); leave --gpus out for the one-GPU set");
+  return int(n);
 }
 
 /// --gpus K: a random set, drawn here (not read from saved files), on GPUs 0..K-1.
