@@ -114,7 +114,7 @@ if want trace; then
   part trace 60 "$CLI" run --backend cuda --gpus "$N" --parallel data --allreduce-bytes 64M --buckets 4 --streams 8 \
     --batch-samples 32 --sample-bytes 1M --batches $((16 * N)) --trace "$OUT/dp-buckets-${N}gpu.pipescope" \
     >"$OUT/trace.txt" 2>&1
-  grep -E -i "error|failed|makespan|exposed|all-reduce|wrote" "$OUT/trace.txt" | head -6 | sed "s/^/  trace: /" \
+  grep -E -i "error|failed|makespan|exposed|all-reduce|written" "$OUT/trace.txt" | head -6 | sed "s/^/  trace: /" \
     >>"$OUT/summary.log"
 fi
 
