@@ -301,8 +301,9 @@ bool firstRunsOnTheGpus(Backend& measured, const ValidationCase& first, int gpus
   if (failure.empty()) return true;
   std::cerr << "pipescope-cli validate: the set over " << gpus << " GPUs was not measured: its first configuration ("
             << first.name << ") failed on the GPUs: " << failure
-            << "\n(a set over K GPUs needs GPUs 0..K-1: give --gpus at most the GPUs this machine has, or judge the "
-               "profile without GPUs with --measured-profile)\n";
+            << "\n(the set runs on GPUs 0.." << gpus - 1
+            << ": on a machine with fewer, give --gpus at most as many as it has; without GPUs, judge the profile "
+               "against another with --measured-profile)\n";
   return false;
 }
 

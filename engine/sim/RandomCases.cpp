@@ -131,7 +131,8 @@ std::uint64_t notPowerOfTwo(double bytes) {
 PipelineConfig drawMultiGpuKnobs(Draw& d, int gpus, const RandomCaseLimits& lim) {
   PipelineConfig c = drawKnobs(d, lim);
   for (int g = 0; g < gpus; ++g) c.devices.push_back(g);
-  c.parallel = d.chance(0.6) ? ParallelMode::Data : ParallelMode::Pipeline;
+  // Even odds: pipeline draws with blocking copies are redrawn more often.
+  c.parallel = d.chance(0.5) ? ParallelMode::Data : ParallelMode::Pipeline;
   if (c.parallel == ParallelMode::Data) {
     if (d.chance(0.8)) {
       c.allreduceBytes = notPowerOfTwo(d.logUniform(double(1 << 20), double(256 << 20)));
@@ -155,12 +156,13 @@ std::uint64_t deviceBytesPerGpu(const PipelineConfig& c) {
   return bytes;
 }
 
-/// Host memory of the whole run: every GPU's buffers in data parallelism; in a
-/// pipeline the last stage's, plus the staging buffers of links without peer access.
+/// Host memory of the whole run: every host slot's input and output buffer, on every
+/// GPU in data parallelism; in a pipeline the last stage's, plus the staging buffers
+/// of links without peer access.
 std::uint64_t hostBytesOfRun(const PipelineConfig& c) {
-  if (!c.isPipelineParallel()) return std::uint64_t(c.gpuCount()) * hostBufferBytes(c);
-  const auto streams = std::uint64_t(c.isAsync() ? c.streams : 1);
-  return hostBufferBytes(c) + std::uint64_t(c.gpuCount() - 1) * streams * c.activationBytes;
+  const std::uint64_t slots = std::uint64_t(c.hostSlots()) * (c.batchBytes() + c.outputBytes());
+  if (!c.isPipelineParallel()) return std::uint64_t(c.gpuCount()) * slots;
+  return slots + std::uint64_t(c.gpuCount() - 1) * std::uint64_t(c.streams) * c.activationBytes;
 }
 
 std::string label(const char* text) { return text; }

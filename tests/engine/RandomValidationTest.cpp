@@ -167,7 +167,7 @@ TEST(RandomMultiGpuCases, EveryDrawIsValidSizedWithinTheLimitsAndDataParallelRun
     EXPECT_TRUE(validate(p).empty()) << c.name;
     EXPECT_EQ(p.gpuCount(), 3) << c.name;
     const auto streams = std::uint64_t(p.isAsync() ? p.streams : 1);
-    const std::uint64_t hostPerGpu = streams * (p.batchBytes() + p.outputBytes());
+    const std::uint64_t hostPerGpu = std::uint64_t(p.hostSlots()) * (p.batchBytes() + p.outputBytes());
     if (p.parallel == ParallelMode::Data) {
       EXPECT_EQ(p.batchCount % 3, 0) << c.name;
       EXPECT_GE(p.batchCount, 3 * 4) << c.name;
