@@ -39,8 +39,8 @@
 #                               multi-GPU probes, the simulator judged with that profile
 #                               on a random set over the GPUs measured twice, a trace for
 #                               the screenshot, every new knob and the multi-GPU lessons
-#                               on the CUDA backend ($OUT/logs/mgpu); PARTS picks some:
-#                               mgpu:4:calibrate,validate,trace
+#                               on the CUDA backend ($OUT/logs/mgpu, or mgpu-N); PARTS
+#                               picks some: mgpu:4:calibrate,validate,trace
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 #   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
 #                               recording's programs, runs the RecordGpu tests, records a PyTorch
@@ -78,7 +78,7 @@ for step in "$@"; do
       [ "$arg" = cli ] && targets=(pipescope-cli)
       cmake -S . -B $B "${GPU_CMAKE_OPTIONS[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESCOPE_BUILD_BENCH=ON \
         >"$L/build.log" 2>&1 && ninja -C $B -j"$(nproc)" "${targets[@]}" \
-        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep -q '^gpu_multigpu_bench:' &&
+        $([ "$arg" != cli ] && ninja -C $B -t targets all 2>/dev/null | grep '^gpu_multigpu_bench:' >/dev/null &&
           echo gpu_multigpu_bench pipescope_multigpu_tests) \
         >>"$L/build.log" 2>&1
       rc=$?
@@ -191,11 +191,12 @@ for step in "$@"; do
         tee -a "$OUT/summary.log"
       ;;
     mgpu)
-      mkdir -p "$L/mgpu"
       n=${arg%%:*}; parts=; [ "$arg" != "$n" ] && parts=${arg#*:}
-      OUT=$L/mgpu BUILD_DIR=$B timeout 570 bash tools/gpu-mgpu.sh "$n" "$parts" >"$L/mgpu/script.log" 2>&1
+      M=$L/mgpu${n:+-$n}  # mgpu:2 and mgpu:4 in one call keep their logs apart
+      mkdir -p "$M"
+      OUT=$M BUILD_DIR=$B timeout 570 bash tools/gpu-mgpu.sh "$n" "$parts" >"$M/script.log" 2>&1
       echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
-      cat "$L/mgpu/summary.log" >>"$OUT/summary.log" 2>/dev/null
+      cat "$M/summary.log" >>"$OUT/summary.log" 2>/dev/null
       ;;
     record)
       ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject pipescope_gpu_tests pipescope_record_sample \

@@ -206,27 +206,42 @@ void OpRecorder::end(Pending p, GpuTarget where, Op api, Op op, std::int64_t cal
 
 /// A group call's kernels are launched by the library, which may do so from a thread
 /// of its own (NCCL on non-blocking communicators), out of reach of our correlation
-/// ids; so CUPTI attributes them by their stream: the first call on a stream starts
-/// watching it. Events go on each GPU's stream before the call when CUPTI is off (or a
-/// stream cannot be watched); the events are created on each GPU in turn.
+/// ids; so CUPTI attributes them by their stream (watchGroupStreams). Events go on each
+/// GPU's stream before the call when CUPTI is off (or a stream cannot be watched); the
+/// events are created on each GPU in turn.
+void OpRecorder::watchGroupStreams(const std::vector<GpuTarget>& where) {
+  if (!cupti_ || groupEvents_) return;
+  bool flushed = false;
+  for (const GpuTarget& t : where) {
+    if (ordered_.count(t.stream)) continue;
+    if (!flushed) {
+      // Whatever ran on these streams before (NCCL's warm-up) must not be counted.
+      tracer_.flush(true);
+      flushed = true;
+    }
+    std::string whyNot;
+    // The stream's own GPU current, so CUPTI looks it up in the right context.
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[std::size_t(t.device)].ordinal));
+    if (!tracer_.watchStream(t.stream, std::uint32_t(devices_[std::size_t(t.device)].ordinal), whyNot)) {
+      groupEvents_ = true;
+      return;
+    }
+    ordered_[t.stream];
+  }
+}
+
 std::vector<OpRecorder::Pending> OpRecorder::beginGroup(const std::vector<GpuTarget>& where) {
   if (cupti_ && !groupEvents_) {
-    bool flushed = false;
-    for (const GpuTarget& t : where) {
-      if (ordered_.count(t.stream)) continue;
-      if (!flushed) {
-        // Whatever ran on these streams before (NCCL's warm-up) must not be counted.
-        tracer_.flush(true);
-        flushed = true;
+    bool unwatched = false;
+    for (const GpuTarget& t : where) unwatched = unwatched || !ordered_.count(t.stream);
+    if (unwatched) {
+      // Not watched before the run: the forced flush that starts watching must find
+      // no work in flight (it would lose their timestamps), so the GPUs finish first.
+      for (const GpuTarget& t : where) {
+        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[std::size_t(t.device)].ordinal));
+        PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
       }
-      std::string whyNot;
-      // The stream's own GPU current, so CUPTI looks it up in the right context.
-      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices_[std::size_t(t.device)].ordinal));
-      if (!tracer_.watchStream(t.stream, std::uint32_t(devices_[std::size_t(t.device)].ordinal), whyNot)) {
-        groupEvents_ = true;
-        break;
-      }
-      ordered_[t.stream];
+      watchGroupStreams(where);
     }
   }
   const bool events = !cupti_ || groupEvents_;

@@ -91,6 +91,12 @@ class OpRecorder {
     endGroup(std::move(ps), where, api, ops, whole, a, e);
   }
 
+  /// Starts attributing CUPTI's kernel records on these streams (where group calls will
+  /// run) by launch order. Call while the streams' GPUs are idle: a forced flush first
+  /// drops what ran on them before (NCCL's warm-up), and a forced flush while work is in
+  /// flight would lose those records' timestamps.
+  void watchGroupStreams(const std::vector<GpuTarget>& where);
+
   /// Times an API call that issues no GPU op (an event record) and records it on `api`'s lane.
   template <typename Call>
   void recordCall(Op api, const char* what, Call&& call) {

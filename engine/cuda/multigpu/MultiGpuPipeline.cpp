@@ -198,6 +198,10 @@ class MultiGpuRun {
     if (c.allReduces() && !clique_) {
       clique_ = std::make_unique<NcclClique>(ordinals_, NcclClique::defaultTimeout());
       warmUpAllReduce();
+      // Every GPU is idle here (prepareCommunication and the warm-up waited for them).
+      std::vector<GpuTarget> comm;
+      for (const Gpu& g : gpus_) comm.push_back({g.comm.get(), g.index * kKeysPerGpu + kCommStream, g.index});
+      recorder_.watchGroupStreams(comm);
     }
   }
 

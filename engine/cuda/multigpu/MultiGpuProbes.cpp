@@ -242,39 +242,79 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
   }
   if (log) log(line);
 
-  // A model kernel on the first GPU alone, then beside all-reduces that run for its
-  // whole length (issued first on every GPU's stream, ten at a time).
+  // How much of the GPU NCCL's kernels take from compute: a model kernel on the first
+  // GPU alone (T_k), a loop of all-reduces alone (T_ar, on that GPU's NCCL stream), then
+  // both released together by one event (T_both, from the release to the later end).
+  // The simulator runs kernels at (1 - share) of their speed while a collective runs and
+  // the collective at full speed, so T_both = T_k + share x T_ar: share = (T_both - T_k)
+  // / T_ar. Kernels that never yield SMs to NCCL delay its blocks until theirs retire:
+  // share near 1 (little overlap); kernels and NCCL side by side at full speed: 0.
   const std::size_t floats = 32 * kMiB / sizeof(float);
   PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
   DeviceBuffer in(32 * kMiB, "kernel input"), kout(32 * kMiB, "kernel output");
-  Stream compute = Stream::create();
-  Event a = Event::create(true), b = Event::create(true);
+  Stream compute = Stream::create(), gateStream = Stream::create();
+  Event gate = Event::create(true), kernelEnd = Event::create(true), arEnd = Event::create(true);
   const std::uint32_t fmas = modelFmasPerElement(8000);  // several ms on an H100/H200
-  auto kernelNs = [&] {
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(a.get(), compute.get()));
+  Rank& first = ranks.front();
+  // The release: a short hold kernel on its own stream, then an event every stream
+  // waits for, so the host has issued everything before any of it starts.
+  auto release = [&](int calls) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+    auto* p = static_cast<float*>(holdBuf.front().get());
+    const std::size_t m = holdBuf.front().bytes() / sizeof(float);
+    const std::uint32_t holdFmas = modelFmasPerElement(std::clamp(500.0 * calls, 200.0, 60000.0));
+    PIPESCOPE_CUDA_CHECK(launchModel(p, m, p, m, holdFmas, gateStream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(gate.get(), gateStream.get()));
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(ranks[k].stream.get(), gate.get(), 0));
+    }
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+    PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(compute.get(), gate.get(), 0));
+  };
+  auto launchKernel = [&] {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
     PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(in.get()), floats, static_cast<float*>(kout.get()),
                                      floats, fmas, compute.get()));
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(b.get(), compute.get()));
-    return elapsedNs(a, b);
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(kernelEnd.get(), compute.get()));
   };
-  kernelNs();  // warm-up
-  const double alone = kernelNs();
   const std::size_t arBytes = std::min<std::size_t>(64 * kMiB, largest);
-  const int loops = int(std::clamp(alone / std::max(1.0, out.curve.empty() ? 1e5 : out.curve.back().ns *
-                                                                 double(arBytes) / double(out.curve.back().bytes)),
-                                   2.0, 200.0)) + 2;
-  for (int i = 0; i < loops; ++i) allReduce(arBytes);
-  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
-  const double beside = kernelNs();
-  for (int d : devices) {
-    PIPESCOPE_CUDA_CHECK(cudaSetDevice(d));
-    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  out.smShare = beside > 0 ? std::clamp(1.0 - alone / beside, 0.0, 0.9) : 0.0;
+  auto launchLoop = [&](int loops) {
+    for (int i = 0; i < loops; ++i) allReduce(arBytes);
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(arEnd.get(), first.stream.get()));
+  };
+  auto finish = [&] {
+    for (int d : devices) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(d));
+      PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  };
+  release(1);
+  launchKernel();  // warm-up
+  finish();
+  release(1);
+  launchKernel();
+  finish();
+  const double alone = elapsedNs(gate, kernelEnd);
+  // About as many all-reduces as fit in the kernel's time alone.
+  const double oneAr = out.curve.empty() ? 1e5 : out.curve.back().ns * double(arBytes) / double(out.curve.back().bytes);
+  const int loops = int(std::clamp(alone / std::max(1.0, oneAr), 2.0, 200.0));
+  release(loops);
+  launchLoop(loops);
+  finish();
+  const double arAlone = elapsedNs(gate, arEnd);
+  release(loops + 1);
+  launchLoop(loops);
+  launchKernel();
+  finish();
+  const double both = std::max(elapsedNs(gate, kernelEnd), elapsedNs(gate, arEnd));
+  out.smShare = arAlone > 0 ? std::clamp((both - alone) / arAlone, 0.0, 0.9) : 0.0;
   if (log)
-    log("model kernel on GPU " + std::to_string(devices.front()) + ": " + fmt(alone / 1e3, 1) + " us alone, " +
-        fmt(beside / 1e3, 1) + " us beside " + sizeText(arBytes) + " all-reduces -> SM share " +
-        fmt(out.smShare, 3));
+    log("model kernel on GPU " + std::to_string(devices.front()) + " " + fmt(alone / 1e3, 1) + " us alone, " +
+        std::to_string(loops) + " all-reduces of " + sizeText(arBytes) + " " + fmt(arAlone / 1e3, 1) +
+        " us alone, both released together " + fmt(both / 1e3, 1) + " us -> SM share " + fmt(out.smShare, 3) +
+        " (0: side by side at full speed; 1: one after the other)");
   return out;
 }
 
