@@ -34,10 +34,13 @@
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
 #   memcheck[:FILTER] racecheck[:FILTER]   compute-sanitizer over the gpu tests
 #                               (memcheck:MultiGpu* for the runs over several GPUs)
-#   mgpu[:N]                    tools/gpu-mgpu.sh on N GPUs (default all): the gpu tests
+#   mgpu[:N[:PARTS]]            tools/gpu-mgpu.sh on N GPUs (default all): the gpu tests
 #                               over several GPUs, gpu_multigpu_bench, calibrate with the
-#                               multi-GPU probes, every new knob and the multi-GPU
-#                               lessons on the CUDA backend ($OUT/logs/mgpu, or mgpu-N)
+#                               multi-GPU probes, the simulator judged with that profile
+#                               on a random set over the GPUs measured twice, a trace for
+#                               the screenshot, every new knob and the multi-GPU lessons
+#                               on the CUDA backend ($OUT/logs/mgpu, or mgpu-N); PARTS
+#                               picks some: mgpu:4:calibrate,validate,trace
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 #   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
 #                               recording's programs, runs the RecordGpu tests, records a PyTorch
@@ -188,9 +191,10 @@ for step in "$@"; do
         tee -a "$OUT/summary.log"
       ;;
     mgpu)
-      M=$L/mgpu${arg:+-$arg}  # mgpu:2 and mgpu:4 in one call keep their logs apart
+      n=${arg%%:*}; parts=; [ "$arg" != "$n" ] && parts=${arg#*:}
+      M=$L/mgpu${n:+-$n}  # mgpu:2 and mgpu:4 in one call keep their logs apart
       mkdir -p "$M"
-      OUT=$M BUILD_DIR=$B timeout 480 bash tools/gpu-mgpu.sh $arg >"$M/script.log" 2>&1
+      OUT=$M BUILD_DIR=$B timeout 570 bash tools/gpu-mgpu.sh "$n" "$parts" >"$M/script.log" 2>&1
       echo "mgpu rc=$?" | tee -a "$OUT/summary.log"
       cat "$M/summary.log" >>"$OUT/summary.log" 2>/dev/null
       ;;

@@ -29,13 +29,15 @@ namespace pipescope::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: pipescope-cli validate --profile NAME|FILE [--quick | --random N --seed S] [--stages]\n"
+    "usage: pipescope-cli validate --profile NAME|FILE [--quick | --random N --seed S [--gpus K]] [--stages]\n"
     "                              [--markdown FILE] [--reps N] [--device N] [--save-measurements FILE]\n"
     "                              [--traces DIR] [--measured-profile NAME|FILE] [--repeat N]\n"
     "       pipescope-cli validate --profile NAME|FILE --measurements FILE[,FILE...] [--traces DIR] [--markdown FILE]\n\n"
     "Runs the validation matrix (blocking/async, pageable/pinned, 1/2/4/8 streams, both\n"
     "issue orders, copy-heavy/balanced/compute-heavy, small and large batches, CPU\n"
-    "workers) -- or N configurations drawn at random from every knob with --random --\n"
+    "workers) -- or N configurations drawn at random from every knob with --random,\n"
+    "over K GPUs with --gpus K (data or pipeline parallel, all-reduce, buckets,\n"
+    "activations, micro-batches) --\n"
     "on the real GPU and on the simulator with the given profile, and prints per\n"
     "configuration the measured and predicted makespan and the error, then the median,\n"
     "90th percentile and maximum error, the bias (mean signed error) and the error per\n"
@@ -257,13 +259,63 @@ int judgeSavedRepeats(const std::vector<std::string>& files, const DeviceProfile
   return reportRepeats(reports, title, markdown, md) ? kExitOk : kExitRunFailed;
 }
 
+/// --gpus K of a set over several GPUs: 2..8.
+int parseGpuCount(const std::string& value) {
+  const std::string range = "2.." + std::to_string(limits::kMaxGpus);
+  long long n = 0;
+  try {
+    n = parseInteger("gpus", value, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  } catch (const UsageError&) {
+    throw UsageError("--gpus = '" + value + "': not a whole number; a set over several GPUs takes --gpus " + range);
+  }
+  if (n == 1)
+    throw UsageError("--gpus 1 is the one-GPU set, the default: leave --gpus out (a set over several GPUs takes --gpus " +
+                     range + ")");
+  if (n < 2 || n > limits::kMaxGpus)
+    throw UsageError("--gpus " + value + ": a set over several GPUs takes " + range +
+                     " GPUs (the simulator models at most " + std::to_string(limits::kMaxGpus) +
+                     "); leave --gpus out for the one-GPU set");
+  return int(n);
+}
+
+/// --gpus K: a random set, drawn here (not read from saved files), on GPUs 0..K-1.
+void checkGpus(std::optional<int> gpus, int randomCount, bool savedMeasurements, bool deviceGiven) {
+  if (!gpus) return;
+  if (savedMeasurements)
+    throw UsageError("--measurements judges saved sets, whose configurations name their GPUs: leave --gpus out");
+  if (randomCount == 0)
+    throw UsageError("--gpus draws a random set over several GPUs: give --random N --seed S with it (the matrix and "
+                     "--quick are one-GPU sets)");
+  if (deviceGiven)
+    throw UsageError("a set over " + std::to_string(*gpus) + " GPUs runs on GPUs 0.." + std::to_string(*gpus - 1) +
+                     ": leave --device out");
+}
+
+/// The first configuration of a set over several GPUs run once on the GPUs, as the
+/// warm-up. Every row needs the same GPUs and NCCL, so where this run fails (fewer
+/// GPUs present than the set names, a build without NCCL, NCCL failing to start)
+/// the set stops with the backend's error rather than failing row after row.
+bool firstRunsOnTheGpus(Backend& measured, const ValidationCase& first, int gpus) {
+  std::string failure;
+  measureMakespanNs(measured, first.config, failure);
+  if (failure.empty()) return true;
+  std::cerr << "pipescope-cli validate: the set over " << gpus << " GPUs was not measured: its first configuration ("
+            << first.name << ") failed on the GPUs: " << failure
+            << "\n(the set runs on GPUs 0.." << gpus - 1
+            << ": on a machine with fewer, give --gpus at most as many as it has; without GPUs, judge the profile "
+               "against another with --measured-profile)\n";
+  return false;
+}
+
 int validateMain(const std::vector<std::string>& args) {
   std::string profileName, markdown, measuredProfile, saveMeasurements, tracesDir, sizingProfile, attachTo;
   std::vector<std::string> measurementsFiles;
   int device = 0;
+  bool deviceGiven = false;
   int reps = 3;
   int repeats = 1;
   int randomCount = 0;
+  std::optional<int> gpus;
   std::optional<std::uint64_t> seed;
   bool quick = false;
   bool stages = false;
@@ -276,6 +328,10 @@ int validateMain(const std::vector<std::string>& args) {
                 [&](const std::string& v) { randomCount = int(parseInteger("random", v, 1, 1000)); });
   options.value("seed", "S", "seed of the random set (0..2^63-1): the same seed draws the same set on any machine",
                 [&](const std::string& v) { seed = std::uint64_t(parseInteger("seed", v, 0, std::numeric_limits<long long>::max())); });
+  options.value("gpus", "K",
+                "draw the --random set over GPUs 0..K-1 (2..8): data or pipeline parallel with the several-GPU "
+                "knobs, each GPU running the one-GPU knobs (default: one GPU)",
+                [&](const std::string& v) { gpus = parseGpuCount(v); });
   options.value("sizing-profile", "NAME|FILE",
                 "profile whose predictions size the random runs' batch counts (default: --profile)",
                 [&](const std::string& v) { sizingProfile = v; });
@@ -303,8 +359,11 @@ int validateMain(const std::vector<std::string>& args) {
                [&] { stages = true; });
   options.value("markdown", "FILE", "also write the table as markdown to FILE",
                 [&](const std::string& v) { markdown = v; });
-  options.value("device", "N", "CUDA device index (default 0)",
-                [&](const std::string& v) { device = int(parseInteger("device", v, 0, 63)); });
+  options.value("device", "N", "CUDA device index (default 0; a set over several GPUs uses GPUs 0..K-1)",
+                [&](const std::string& v) {
+                  device = int(parseInteger("device", v, 0, 63));
+                  deviceGiven = true;
+                });
   options.value("reps", "N", "runs per configuration on the GPU; the median makespan counts (default 3)",
                 [&](const std::string& v) { reps = int(parseInteger("reps", v, 1, 50)); });
   options.value("measured-profile", "NAME|FILE",
@@ -322,6 +381,7 @@ int validateMain(const std::vector<std::string>& args) {
       throw UsageError("--random needs --seed S (the seed names the set; use one you did not fit the profile with)");
     if (seed && randomCount == 0) throw UsageError("--seed goes with --random N");
     if (randomCount > 0 && quick) throw UsageError("--quick and --random choose different sets: give one of them");
+    checkGpus(gpus, randomCount, !measurementsFiles.empty(), deviceGiven);
     if (!attachTo.empty() && randomCount == 0 && measurementsFiles.empty())
       throw UsageError("--attach-to-profile needs a random set (--random N --seed S, or --measurements of one)");
     if (!measurementsFiles.empty() &&
@@ -375,7 +435,8 @@ int validateMain(const std::vector<std::string>& args) {
       std::cerr << "pipescope-cli validate: " << error << "\n";
       return kExitUsage;
     }
-    cases = drawRandomCases(randomCount, *seed, *sizing);
+    cases = gpus ? drawRandomMultiGpuCases(randomCount, *seed, *gpus, *sizing)
+                 : drawRandomCases(randomCount, *seed, *sizing);
   } else {
     cases = validationMatrix(quick);
   }
@@ -393,10 +454,14 @@ int validateMain(const std::vector<std::string>& args) {
   std::cout << "measured:  " << measuredDevice.summary() << " [" << measured.backend->kind() << "]\n"
             << "predicted: simulator, profile '" << profile->name << "' (" << profile->source << ")\n"
             << cases.size() << " configurations"
+            << (gpus ? " over " + std::to_string(*gpus) + " GPUs" : std::string())
             << (seed ? " drawn at random with seed " + std::to_string(*seed) : std::string()) << ", median of "
             << measuredReps << " run(s) each on the measured side"
             << (repeats > 1 ? ", the whole set " + std::to_string(repeats) + " times in a row" : std::string()) << "\n"
             << fitSeedLine(*profile, seed) << "\n";
+  // A set over several GPUs on the GPUs: the warm-up run first, alone, as a check.
+  const bool checkedFirst = gpus && measuredProfile.empty();
+  if (checkedFirst && !firstRunsOnTheGpus(*measured.backend, cases.front(), *gpus)) return kExitRunFailed;
   std::vector<ValidationReport> reports;
   std::string md;
   int failures = 0;
@@ -407,7 +472,8 @@ int validateMain(const std::vector<std::string>& args) {
     std::fflush(stdout);
     ValidationOptions vo;
     vo.measuredRepetitions = measuredReps;
-    vo.warmUp = measuredProfile.empty() && rep == 1;  // the later repeats follow at once: the GPU is warm
+    // The later repeats follow at once: the GPU is warm (as after the check above).
+    vo.warmUp = measuredProfile.empty() && rep == 1 && !checkedFirst;
     const std::string traces = tracesDir.empty() ? std::string() : tracesDirOf(tracesDir, rep, repeats);
     if (!traces.empty())
       vo.onMeasuredTrace = [&](std::size_t i, const Trace& t) {

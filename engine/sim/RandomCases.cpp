@@ -101,6 +101,70 @@ double predictNs(Backend& sim, const PipelineConfig& c) {
   return failure.empty() ? t : -1;
 }
 
+/// Sets c.batchCount, a multiple of `step`, so `sim` predicts about `targetNs`;
+/// false when a prediction fails or the run leaves the makespan limits.
+bool sizeToTarget(Backend& sim, PipelineConfig& c, double targetNs, int step, const RandomCaseLimits& lim) {
+  // Makespan is close to affine in the batch count: two short runs give the slope.
+  const int streams = c.isAsync() ? c.streams : 1;
+  const int b1 = step * std::max(2, streams), b2 = 2 * b1;
+  c.batchCount = b1;
+  const double t1 = predictNs(sim, c);
+  c.batchCount = b2;
+  const double t2 = predictNs(sim, c);
+  if (t1 <= 0 || t2 <= 0) return false;
+  const double perBatch = std::max((t2 - t1) / double(b2 - b1), 1.0);
+  const double fixed = std::max(t1 - perBatch * b1, 0.0);
+  const int minBatches = step * std::max(4, streams), maxBatches = 5000 / step * step;
+  c.batchCount = std::clamp(int(std::lround((targetNs - fixed) / perBatch / step)) * step, minBatches, maxBatches);
+  const double t = predictNs(sim, c);
+  return t >= lim.minMakespanNs && t <= lim.maxMakespanNs;
+}
+
+/// A byte count of whole floats near `bytes` that is not a power of two.
+std::uint64_t notPowerOfTwo(double bytes) {
+  std::uint64_t b = std::max<std::uint64_t>(8, std::uint64_t(bytes) / 4 * 4);
+  if ((b & (b - 1)) == 0) b += 4;
+  return b;
+}
+
+/// The one-GPU knobs each GPU runs, then the several-GPU knobs; batchCount is set later.
+PipelineConfig drawMultiGpuKnobs(Draw& d, int gpus, const RandomCaseLimits& lim) {
+  PipelineConfig c = drawKnobs(d, lim);
+  for (int g = 0; g < gpus; ++g) c.devices.push_back(g);
+  // Even odds: pipeline draws with blocking copies are redrawn more often.
+  c.parallel = d.chance(0.5) ? ParallelMode::Data : ParallelMode::Pipeline;
+  if (c.parallel == ParallelMode::Data) {
+    if (d.chance(0.8)) {
+      c.allreduceBytes = notPowerOfTwo(d.logUniform(double(1 << 20), double(256 << 20)));
+      c.buckets = d.integer(0, 8);
+    }
+  } else {
+    c.activationBytes = notPowerOfTwo(d.logUniform(double(64 << 10), double(64 << 20)));
+    c.microBatches = std::min(d.integer(1, 8), c.batchSamples);
+  }
+  return c;
+}
+
+/// Device memory on each GPU: the one-GPU buffers, the gradients all-reduced in
+/// place, a pipeline stage's activation buffers (sent and received, per stream) and
+/// its stage output where the memory kind has no device output buffer.
+std::uint64_t deviceBytesPerGpu(const PipelineConfig& c) {
+  const auto streams = std::uint64_t(c.isAsync() ? c.streams : 1);
+  std::uint64_t bytes = deviceBufferBytes(c);
+  if (c.allReduces()) bytes += c.allreduceBytes;
+  if (c.isPipelineParallel()) bytes += streams * (2 * c.activationBytes + c.outputBytes());
+  return bytes;
+}
+
+/// Host memory of the whole run: every host slot's input and output buffer, on every
+/// GPU in data parallelism; in a pipeline the last stage's, plus the staging buffers
+/// of links without peer access.
+std::uint64_t hostBytesOfRun(const PipelineConfig& c) {
+  const std::uint64_t slots = std::uint64_t(c.hostSlots()) * (c.batchBytes() + c.outputBytes());
+  if (!c.isPipelineParallel()) return std::uint64_t(c.gpuCount()) * slots;
+  return slots + std::uint64_t(c.gpuCount() - 1) * std::uint64_t(c.streams) * c.activationBytes;
+}
+
 std::string label(const char* text) { return text; }
 
 std::string bucket(double v, std::initializer_list<std::pair<double, const char*>> upperBounds, const char* last) {
@@ -124,21 +188,38 @@ std::vector<ValidationCase> drawRandomCases(int count, std::uint64_t seed, const
     const double targetNs = d.logUniform(lim.minMakespanNs * 2, lim.maxMakespanNs / 2);
     if (!validate(c).empty()) continue;
     if (deviceBufferBytes(c) > lim.maxDeviceBufferBytes || hostBufferBytes(c) > lim.maxHostBufferBytes) continue;
-    // Makespan is close to affine in the batch count: two short runs give the slope.
-    const int streams = c.isAsync() ? c.streams : 1;
-    const int b1 = std::max(2, streams), b2 = 2 * b1;
-    c.batchCount = b1;
-    const double t1 = predictNs(*sim, c);
-    c.batchCount = b2;
-    const double t2 = predictNs(*sim, c);
-    if (t1 <= 0 || t2 <= 0) continue;
-    const double perBatch = std::max((t2 - t1) / double(b2 - b1), 1.0);
-    const double fixed = std::max(t1 - perBatch * b1, 0.0);
-    const int minBatches = std::max(4, streams);
-    c.batchCount = std::clamp(int(std::lround((targetNs - fixed) / perBatch)), minBatches, 5000);
-    const double t = predictNs(*sim, c);
-    if (t < lim.minMakespanNs || t > lim.maxMakespanNs) continue;
+    if (!sizeToTarget(*sim, c, targetNs, 1, lim)) continue;
     cases.push_back({"r" + std::to_string(seed) + "-" + std::to_string(cases.size()), c});
+  }
+  return cases;
+}
+
+RandomCaseLimits multiGpuCaseLimits() {
+  RandomCaseLimits lim;
+  lim.maxMakespanNs = 120e6;
+  lim.maxHostBufferBytes = 1ull << 30;
+  return lim;
+}
+
+std::vector<ValidationCase> drawRandomMultiGpuCases(int count, std::uint64_t seed, int gpus,
+                                                    const DeviceProfile& sizing, const RandomCaseLimits& lim) {
+  if (gpus < 2 || gpus > limits::kMaxGpus)
+    throw std::invalid_argument("a random set over several GPUs takes 2.." + std::to_string(limits::kMaxGpus) +
+                                " GPUs; got " + std::to_string(gpus));
+  // A stream of its own per GPU count: the sets of one seed over 2 and over 4 GPUs
+  // share no draws, and the one-GPU set of the seed is untouched.
+  Draw d(seed ^ (0x9E3779B97F4A7C15ull * std::uint64_t(gpus)));
+  auto sim = makeSimulatorBackend(sizing);
+  std::vector<ValidationCase> cases;
+  for (int attempts = 0; int(cases.size()) < count; ++attempts) {
+    if (attempts > count * 200) throw std::runtime_error("random validation: cannot draw configurations within the limits");
+    PipelineConfig c = drawMultiGpuKnobs(d, gpus, lim);
+    const double targetNs = d.logUniform(lim.minMakespanNs * 2, lim.maxMakespanNs / 2);
+    if (!validate(c).empty()) continue;  // blocking copies with an all-reduce or pipeline stages, ...
+    if (deviceBytesPerGpu(c) > lim.maxDeviceBufferBytes || hostBytesOfRun(c) > lim.maxHostBufferBytes) continue;
+    // Data parallel: whole steps (a batch per GPU), as an all-reduce requires.
+    if (!sizeToTarget(*sim, c, targetNs, c.parallel == ParallelMode::Data ? gpus : 1, lim)) continue;
+    cases.push_back({"r" + std::to_string(seed) + "-" + std::to_string(gpus) + "g-" + std::to_string(cases.size()), c});
   }
   return cases;
 }
@@ -165,7 +246,34 @@ std::vector<KnobValue> knobValues(const PipelineConfig& c) {
   k.push_back({"output ratio", c.outputRatio == 1 ? label("1") : c.outputRatio < 1 ? label("< 1") : label("> 1")});
   k.push_back({"ROI", c.roiFraction == 1 ? label("whole output") : label("partial")});
   k.push_back({"chunks", c.transferChunks == 1 ? label("1") : label("2-16")});
+  if (!c.isMultiGpu()) return k;
+  k.push_back({"gpus", std::to_string(c.gpuCount())});
+  k.push_back({"parallel", std::string(toString(c.parallel))});
+  if (c.parallel == ParallelMode::Data) {
+    k.push_back({"all-reduce", c.allreduceBytes == 0 ? label("none")
+                                    : bucket(double(c.allreduceBytes), {{4 << 20, "< 4 MiB"}, {64 << 20, "4-64 MiB"}},
+                                             ">= 64 MiB")});
+    // 0 and 1 are the same schedule: one all-reduce after all of a step's kernels.
+    if (c.allreduceBytes > 0)
+      k.push_back({"buckets", c.buckets <= 1 ? label("0-1 (no overlap)") : c.buckets <= 4 ? label("2-4") : label("5+")});
+  } else {
+    k.push_back({"micro-batches", c.microBatches == 1 ? label("1") : c.microBatches <= 4 ? label("2-4") : label("5+")});
+  }
   return k;
+}
+
+std::vector<std::string> knobNames() {
+  PipelineConfig data;
+  data.streams = 2;  // the issue order is a knob of multi-stream runs only
+  data.devices = {0, 1};
+  data.allreduceBytes = 1 << 20;
+  PipelineConfig pipeline = data;
+  pipeline.parallel = ParallelMode::Pipeline;
+  std::vector<std::string> names;
+  for (const PipelineConfig& c : {data, pipeline})
+    for (const KnobValue& kv : knobValues(c))
+      if (std::find(names.begin(), names.end(), kv.knob) == names.end()) names.push_back(kv.knob);
+  return names;
 }
 
 }  // namespace pipescope

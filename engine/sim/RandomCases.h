@@ -4,7 +4,9 @@
 // memory kind, 1..16 streams, both orders, sync modes, batch sizes from 64 KiB to
 // 256 MiB that are not powers of two, chunks, ROI, residency, output ratio, the
 // custom and cuBLAS models, CPU workers). A seed makes a set reproducible; a set
-// drawn with another seed is an independent judgement (docs/fidelity.md).
+// drawn with another seed is an independent judgement (docs/fidelity.md). A set
+// over several GPUs adds the several-GPU knobs (data or pipeline parallelism,
+// all-reduce size and buckets, activation size and micro-batches).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,11 +30,26 @@ struct RandomCaseLimits {
   std::uint64_t maxDeviceBufferBytes = 8ull << 30;
 };
 
+/// The limits of a set over several GPUs: shorter runs (each CUDA run sets up its
+/// GPUs and NCCL communicators anew, seconds that no makespan shows, so a set of a
+/// dozen measured twice stays within a few minutes) and the host buffers of all
+/// GPUs together below 1 GiB; the device limit holds per GPU.
+RandomCaseLimits multiGpuCaseLimits();
+
 /// `count` configurations drawn with `seed`; the same seed gives the same set on any
 /// machine. Names are "r<seed>-<index>". `sizing` is the profile whose prediction
 /// sets each batch count.
 std::vector<ValidationCase> drawRandomCases(int count, std::uint64_t seed, const DeviceProfile& sizing,
                                             const RandomCaseLimits& limits = {});
+
+/// `count` configurations over GPUs 0..gpus-1 (2..8) drawn with `seed`: data
+/// parallel (all-reduce none or 1..256 MiB, buckets 0..8) or pipeline parallel
+/// (activations 64 KiB..64 MiB, 1..8 micro-batches), with the one-GPU knobs each GPU
+/// runs. The same seed and GPU count give the same set on any machine; a one-GPU
+/// set of the same seed is not affected. Names are "r<seed>-<gpus>g-<index>".
+std::vector<ValidationCase> drawRandomMultiGpuCases(int count, std::uint64_t seed, int gpus,
+                                                    const DeviceProfile& sizing,
+                                                    const RandomCaseLimits& limits = multiGpuCaseLimits());
 
 /// The knobs a validation report breaks its error down by, with the value label of
 /// one configuration for each ("memory" -> "pinned", "streams" -> "4-7", ...).
@@ -40,6 +57,12 @@ struct KnobValue {
   std::string knob;
   std::string value;
 };
+/// Several-GPU configurations add "gpus", "parallel", and for data parallelism
+/// "all-reduce" (its size class) and, with one, "buckets", for pipeline "micro-batches".
 std::vector<KnobValue> knobValues(const PipelineConfig& config);
+
+/// Every knob knobValues() can name, in its order (for reports that list knobs a
+/// first row may lack in their place).
+std::vector<std::string> knobNames();
 
 }  // namespace pipescope

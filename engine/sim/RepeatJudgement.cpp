@@ -67,15 +67,6 @@ RepeatRow judgeRow(const std::vector<const ValidationRow*>& repeats) {
   return row;
 }
 
-/// Knob names in knobValues() order, every knob included.
-std::vector<std::string> knobOrder() {
-  PipelineConfig every;
-  every.streams = 2;  // the issue order is a knob of multi-stream runs only
-  std::vector<std::string> names;
-  for (const KnobValue& kv : knobValues(every)) names.push_back(kv.knob);
-  return names;
-}
-
 std::vector<RepeatKnob> byKnob(const std::vector<RepeatRow>& rows) {
   struct Group {
     RepeatKnob k;
@@ -92,7 +83,7 @@ std::vector<RepeatKnob> byKnob(const std::vector<RepeatRow>& rows) {
       g->floors.insert(g->floors.end(), r.floorPct.begin(), r.floorPct.end());
       if (r.structural) g->k.structuralRows.push_back(r.name);
     }
-  const std::vector<std::string> order = knobOrder();
+  const std::vector<std::string> order = knobNames();
   const auto rank = [&](const Group& g) { return std::find(order.begin(), order.end(), g.k.knob) - order.begin(); };
   std::stable_sort(groups.begin(), groups.end(), [&](const Group& a, const Group& b) { return rank(a) < rank(b); });
   std::vector<RepeatKnob> out;

@@ -37,13 +37,7 @@ std::vector<KnobError> errorByKnob(const ValidationReport& report) {
   }
   // Knobs in knobValues() order (a knob absent from the first rows, like the issue
   // order of multi-stream runs, still lands in its place), values as they came.
-  const std::vector<std::string> order = [] {
-    PipelineConfig every;
-    every.streams = 2;
-    std::vector<std::string> names;
-    for (const KnobValue& kv : knobValues(every)) names.push_back(kv.knob);
-    return names;
-  }();
+  const std::vector<std::string> order = knobNames();
   const auto rank = [&](const Group& g) { return std::find(order.begin(), order.end(), g.e.knob) - order.begin(); };
   std::stable_sort(groups.begin(), groups.end(), [&](const Group& a, const Group& b) { return rank(a) < rank(b); });
   std::vector<KnobError> out;
