@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <string_view>
 #include <vector>
 
 #include <cupti.h>
@@ -118,29 +117,6 @@ constexpr CUpti_ActivityKind kKinds[] = {
 
 void CUPTIAPI noCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-/// Whether a CUDA call can put work on a GPU (its record carries the correlation an op
-/// is found by): launches, copies, memsets, prefetches, graph launches.
-bool issuesGpuWork(const char* name) {
-  if (!name) return true;
-  const std::string_view n(name);
-  for (std::string_view w : {"Launch", "Memcpy", "Memset", "Prefetch"})
-    if (n.find(w) != std::string_view::npos) return true;
-  return false;
-}
-
-/// API records are kept only for calls that issue GPU work. Every other call (getting
-/// and setting the device, events, stream waits, queries: NCCL makes dozens per group
-/// call) would cost a record each and tell nothing: the backend times those calls itself.
-void keepOnlyWorkIssuingApis() {
-  const char* name = nullptr;
-  for (std::uint32_t cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid)
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && !issuesGpuWork(name))
-      cuptiActivityEnableRuntimeApi(CUpti_CallbackId(cbid), 0);
-  for (std::uint32_t cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid)
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cbid, &name) == CUPTI_SUCCESS && !issuesGpuWork(name))
-      cuptiActivityEnableDriverApi(CUpti_CallbackId(cbid), 0);
-}
-
 std::string resultText(CUptiResult r) {
   const char* text = nullptr;
   if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text) return "CUPTI error " + std::to_string(int(r));
@@ -207,7 +183,6 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     }
     ++enabled;
   }
-  if (apiRecords) keepOnlyWorkIssuingApis();
   // CUPTI's own thread delivers records every few ms: flushing on the submit
   // thread mid-run costs about a millisecond per flush (measured on an H200).
   cuptiActivityFlushPeriod(5);
