@@ -8,8 +8,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include <cupti.h>
+
+#include "record/ApiSelection.h"
 
 namespace pipescope::inject {
 
@@ -74,11 +77,20 @@ const char* kindName(CUpti_ActivityKind k) {
   }
 }
 
-// Devices first: enabling them reports the devices already known.
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE,  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,  CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
+// Devices first: enabling them reports the devices already known. CONCURRENT_KERNEL,
+// not KERNEL: CUPTI serialises every kernel for KERNEL records. Runtime and driver API
+// records are enabled call by call (enableApiRecords).
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
+                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
+
+/// The name of system thread `tid` of this process ("" once it has ended).
+std::string threadName(std::uint32_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
 
 GpuRecord::HostMemory hostMemory(std::uint8_t kind) {
   switch (kind) {
@@ -128,6 +140,9 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
   // Before any kind is enabled, so that every record is on the monotonic clock.
   timestampCallback_ = cuptiActivityRegisterTimestampCallback(monotonicTimestamp) == CUPTI_SUCCESS;
   if (!timestampCallback_) calibrate();
+  // Records then carry the system's thread id, whose name the injection's own thread
+  // reads from /proc: no callback on the program's calls is needed to name threads.
+  systemThreadIds_ = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
   r = cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted);
   if (r != CUPTI_SUCCESS) {
     whyNot = "cuptiActivityRegisterCallbacks failed: " + resultText(r) + "; the process runs on without being recorded";
@@ -157,11 +172,17 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
     notes.push_back({wire::Note::Warning, std::string("CUPTI cannot record ") + kindName(k) + " here (" +
                                               resultText(r) + "); the recording has no " + kindName(k)});
   }
+  enableApiRecords(notes);
+  // Event and stream queries that found work still running are no waits: no records.
+  cuptiActivityEnableAllSyncRecords(0);
   cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-  namingOn_ = true;
-  lastNewThreadNs_ = monotonicNowNs();
+  if (!systemThreadIds_) {
+    // Without system thread ids, a thread is named by a callback on its first call.
+    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    namingOn_ = true;
+    lastNewThreadNs_ = monotonicNowNs();
+  }
   // CUPTI's own thread hands buffers over at least every 100 ms.
   if (cuptiActivityFlushPeriod(100) != CUPTI_SUCCESS)
     notes.push_back({wire::Note::Info, "CUPTI has no flush period here: the injection flushes every round itself"});
@@ -170,16 +191,68 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
   return true;
 }
 
+void CuptiSource::enableApiRecords(std::vector<wire::Note>& notes) {
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId size;
+    CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
+    std::vector<CUpti_CallbackId>* chosen;
+  };
+  const Domain domains[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi, &runtimeCalls_},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi, &driverCalls_}};
+  CUptiResult failed = CUPTI_SUCCESS;
+  for (const Domain& d : domains) {
+    for (CUpti_CallbackId cbid = 1; cbid < d.size && failed == CUPTI_SUCCESS; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr ||
+          !record::recordsApiCall(name))
+        continue;
+      const CUptiResult r = d.enable(cbid, 1);
+      if (r == CUPTI_SUCCESS)
+        d.chosen->push_back(cbid);
+      else
+        failed = r;
+    }
+  }
+  if (failed == CUPTI_SUCCESS) return;
+  // An older CUPTI: every call, at a higher cost to the program.
+  disableApiRecords();
+  allApiCalls_ = true;
+  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
+    const CUptiResult r = cuptiActivityEnable(k);
+    if (r != CUPTI_SUCCESS)
+      notes.push_back({wire::Note::Warning, std::string("CUPTI cannot record ") + kindName(k) + " here (" +
+                                                resultText(r) + "); the recording has no " + kindName(k)});
+  }
+  notes.push_back({wire::Note::Info, "this CUPTI cannot record API calls one by one (" + resultText(failed) +
+                                         "): every runtime and driver call is recorded, which costs the program more"});
+}
+
+void CuptiSource::disableApiRecords() {
+  for (CUpti_CallbackId cbid : runtimeCalls_) cuptiActivityEnableRuntimeApi(cbid, 0);
+  for (CUpti_CallbackId cbid : driverCalls_) cuptiActivityEnableDriverApi(cbid, 0);
+  runtimeCalls_.clear();
+  driverCalls_.clear();
+  if (allApiCalls_) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+}
+
 void CuptiSource::stop() {
   if (!active_.exchange(false)) return;
   if (subscriber_) {
     auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (namingOn_.exchange(false)) {
+      cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+      cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    }
     cuptiEnableCallback(0, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   }
   cuptiActivityFlushPeriod(0);
   for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+  disableApiRecords();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
@@ -245,7 +318,7 @@ void CuptiSource::contextEnding() {
 
 void CuptiSource::settleThreadNaming() {
   if (!namingOn_ || monotonicNowNs() - lastNewThreadNs_.load() < kNamingQuietNs) return;
-  namingOn_ = false;
+  if (!namingOn_.exchange(false)) return;
   auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
   cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
   cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
@@ -295,6 +368,11 @@ void CuptiSource::drainInto(record::ActivityTranslator& t) {
     convert(buffer, size, t);
     std::free(buffer);
   }
+}
+
+void CuptiSource::nameThread(std::uint32_t threadId, record::ActivityTranslator& t) {
+  if (!systemThreadIds_ || !namedThreads_.insert(threadId).second) return;
+  t.threadNamed(threadId, std::int64_t(threadId), threadName(threadId));
 }
 
 void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, record::ActivityTranslator& t) {
@@ -376,6 +454,7 @@ void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, rec
         a.end = toMonotonic(r->end);
         a.threadId = r->threadId;
         a.correlation = r->correlationId;
+        nameThread(r->threadId, t);
         t.api(a);
         break;
       }
@@ -412,6 +491,7 @@ void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, rec
         m.time = toMonotonic(r->timestamp);
         m.threadId = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
         if (r->name) m.name = r->name;
+        if (m.threadId != 0) nameThread(m.threadId, t);
         t.marker(m);
         break;
       }
