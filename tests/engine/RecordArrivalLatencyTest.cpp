@@ -29,7 +29,7 @@ TEST(RecordArrivalLatency, LongDelaysAndClockErrorsAreKept) {
   a.add(0, 2500 * kMs);             // 2.5 s: the coarse steps
   a.add(0, 500'000 * kMs);          // beyond the histogram
   EXPECT_EQ(a.count(), 3u);
-  EXPECT_EQ(a.quantileMs(0.3), 0.0);
+  EXPECT_LE(a.quantileMs(0.3), 0.1);  // the first step
   EXPECT_NEAR(a.quantileMs(0.6), 2500.0, 10.0);
   EXPECT_NEAR(a.maxMs(), 500'000.0, 1e-6);
 }
