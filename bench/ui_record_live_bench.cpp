@@ -209,9 +209,9 @@ void BM_RecordingOnScreen(benchmark::State& state) {
 
     std::vector<std::pair<std::int64_t, std::uint64_t>> sends;  // (handed to the socket, ops sent by then)
     std::ifstream in(sendLog);
-    std::int64_t sentAt = 0;
-    std::uint64_t sentOps = 0;
-    while (in >> sentAt >> sentOps) sends.emplace_back(sentAt, sentOps);
+    std::int64_t loggedAt = 0;
+    std::uint64_t loggedOps = 0;
+    while (in >> loggedAt >> loggedOps) sends.emplace_back(loggedAt, loggedOps);
     std::remove(sendLog.c_str());
     if (sends.size() < 10 || frames.frames.empty()) {
       state.SkipWithError("the child sent too little or nothing was painted");

@@ -19,6 +19,9 @@ namespace pipescope::inject {
 namespace {
 
 constexpr std::size_t kBufferBytes = 2u << 20;
+/// Drained buffers kept for reuse: CUPTI asks for buffers on the program's threads, and
+/// a fresh one costs them an mmap and a page fault per 4 KiB as CUPTI fills it.
+constexpr std::size_t kSpareBuffers = 8;
 /// Buffers waiting for the injection's thread beyond this are given up (and counted):
 /// a recorder that stopped reading must not make the program's memory grow.
 constexpr std::size_t kMaxQueuedBytes = 256u << 20;
@@ -37,7 +40,7 @@ std::string resultText(CUptiResult r) {
 std::uint64_t CUPTIAPI monotonicTimestamp() { return std::uint64_t(monotonicNowNs()); }
 
 void CUPTIAPI onBufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *buffer = CuptiSource::instance().takeBuffer();
   *size = *buffer ? kBufferBytes : 0;
   *maxNumRecords = 0;
 }
@@ -254,6 +257,9 @@ void CuptiSource::stop() {
   for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
   disableApiRecords();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(spareMutex_);
+  for (std::uint8_t* b : spare_) std::free(b);
+  spare_.clear();
 }
 
 void CuptiSource::flush(bool forced) {
@@ -284,7 +290,7 @@ void CuptiSource::bufferCompleted(std::uint8_t* buffer, std::size_t validSize, s
   dropped_ += dropped;
   if (buffer == nullptr) return;
   if (validSize == 0 || !active_) {
-    std::free(buffer);
+    giveBack(buffer);
     return;
   }
   std::lock_guard lock(queueMutex_);
@@ -293,11 +299,34 @@ void CuptiSource::bufferCompleted(std::uint8_t* buffer, std::size_t validSize, s
     std::uint64_t n = 0;
     while (cuptiActivityGetNextRecord(buffer, validSize, &rec) == CUPTI_SUCCESS) ++n;
     dropped_ += n;
-    std::free(buffer);
+    giveBack(buffer);
     return;
   }
   queue_.emplace_back(buffer, validSize);
   queuedBytes_ += validSize;
+}
+
+std::uint8_t* CuptiSource::takeBuffer() {
+  {
+    std::lock_guard lock(spareMutex_);
+    if (!spare_.empty()) {
+      std::uint8_t* b = spare_.back();
+      spare_.pop_back();
+      return b;
+    }
+  }
+  return static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+}
+
+void CuptiSource::giveBack(std::uint8_t* buffer) {
+  {
+    std::lock_guard lock(spareMutex_);
+    if (active_ && spare_.size() < kSpareBuffers) {
+      spare_.push_back(buffer);
+      return;
+    }
+  }
+  std::free(buffer);
 }
 
 void CuptiSource::threadSeen(std::uint32_t correlation) {
@@ -366,7 +395,7 @@ void CuptiSource::drainInto(record::ActivityTranslator& t) {
   for (const auto& s : sightings) t.threadSighting(s);
   for (auto& [buffer, size] : buffers) {
     convert(buffer, size, t);
-    std::free(buffer);
+    giveBack(buffer);
   }
 }
 

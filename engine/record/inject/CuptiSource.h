@@ -55,6 +55,8 @@ class CuptiSource {
   std::string timing() const;
 
   // CUPTI's callbacks (static functions forward here).
+  std::uint8_t* takeBuffer();
+  void giveBack(std::uint8_t* buffer);
   void bufferCompleted(std::uint8_t* buffer, std::size_t validSize, std::uint64_t dropped);
   void threadSeen(std::uint32_t correlation);
   void contextEnding();
@@ -82,6 +84,8 @@ class CuptiSource {
   std::atomic<bool> active_{false};
   std::atomic<bool> namingOn_{false};
   std::atomic<std::int64_t> lastNewThreadNs_{0};
+  std::mutex spareMutex_;
+  std::vector<std::uint8_t*> spare_;  // drained buffers for CUPTI's next requests
   std::mutex queueMutex_;
   std::vector<std::pair<std::uint8_t*, std::size_t>> queue_;
   std::size_t queuedBytes_ = 0;
