@@ -204,9 +204,12 @@ void CuptiSource::enableApiRecords(std::vector<wire::Note>& notes) {
   const Domain domains[] = {
       {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi, &runtimeCalls_},
       {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi, &driverCalls_}};
+  // A call CUPTI lists but cannot trace here (graphics interop of another platform) is
+  // left out; a CUPTI that can choose no call at all in a domain records them all.
   CUptiResult failed = CUPTI_SUCCESS;
   for (const Domain& d : domains) {
-    for (CUpti_CallbackId cbid = 1; cbid < d.size && failed == CUPTI_SUCCESS; ++cbid) {
+    CUptiResult lastError = CUPTI_SUCCESS;
+    for (CUpti_CallbackId cbid = 1; cbid < d.size; ++cbid) {
       const char* name = nullptr;
       if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr ||
           !record::recordsApiCall(name))
@@ -215,8 +218,9 @@ void CuptiSource::enableApiRecords(std::vector<wire::Note>& notes) {
       if (r == CUPTI_SUCCESS)
         d.chosen->push_back(cbid);
       else
-        failed = r;
+        lastError = r;
     }
+    if (d.chosen->empty() && lastError != CUPTI_SUCCESS) failed = lastError;
   }
   if (failed == CUPTI_SUCCESS) return;
   // An older CUPTI: every call, at a higher cost to the program.
