@@ -38,7 +38,8 @@ Round makeRound(std::int64_t t0, std::uint32_t& correlation, std::uint32_t& mark
     r.markers.push_back({MarkerRecord::Point::Start, marker, t0, 100, "train step"});
     std::int64_t at = t0 + 120'000;
     for (int k = 0; k < kKernels; ++k) {
-      r.api.push_back({false, "cudaLaunchKernel", at - 30'000, at - 26'000, k < kKernels / 2 ? 100u : 101u, correlation});
+      r.api.push_back(
+          {false, "cudaLaunchKernel", at - 30'000, at - 26'000, k < kKernels / 2 ? 100u : 101u, correlation});
       GpuRecord g;
       g.kind = GpuRecord::Kind::Kernel;
       g.name = k % 2 ? "void cudnn::cnn::conv2d_grouped_direct_kernel<float, float, float, true>(float const*, float*)"
@@ -110,7 +111,9 @@ void BM_CopyFields(benchmark::State& state) {
     t += kStepNs * kStepsPerRound;
     buf.clear();
     state.ResumeTiming();
-    auto put = [&](const void* p, std::size_t n) { buf.insert(buf.end(), static_cast<const char*>(p), static_cast<const char*>(p) + n); };
+    auto put = [&](const void* p, std::size_t n) {
+      buf.insert(buf.end(), static_cast<const char*>(p), static_cast<const char*>(p) + n);
+    };
     for (const auto& a : r.api) put(&a.start, 16), put(&a.correlation, 4), put(a.name.data(), a.name.size());
     for (const auto& g : r.gpu) put(&g.start, 16), put(&g.correlation, 4), put(g.name.data(), g.name.size());
     for (const auto& m : r.markers) put(&m.time, 8), put(m.name.data(), m.name.size());

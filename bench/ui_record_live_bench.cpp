@@ -28,6 +28,7 @@
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/release/bench/ui_record_live_bench
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <QApplication>
 #include <QCoreApplication>
 #include <QEvent>
@@ -40,7 +41,6 @@
 #include <fstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "MainWindow.h"
@@ -158,7 +158,8 @@ struct FrameLog : QObject {
   const TimelineView* view = nullptr;
   std::vector<std::pair<std::int64_t, std::uint64_t>> frames;  // (paint time, ops indexed)
   bool eventFilter(QObject* watched, QEvent* e) override {
-    if (watched == view && e->type() == QEvent::Paint) frames.emplace_back(monotonicNs(), view->laneIndex().view().end());
+    if (watched == view && e->type() == QEvent::Paint)
+      frames.emplace_back(monotonicNs(), view->laneIndex().view().end());
     return false;
   }
 };

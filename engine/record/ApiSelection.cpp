@@ -24,13 +24,34 @@ bool cutVersion(std::string_view& s) {
 
 // Parts of names (case as CUDA spells them) of calls that put work on a GPU, make
 // something wait, manage memory or set a context up.
-constexpr std::array<std::string_view, 28> kRecorded = {
-    "Launch",           "Memcpy",           "Memset",          "Prefetch",        "MemDiscard",
-    "Decompress",       "StreamAddCallback", "StreamAttachMem", "Synchronize",     "EventRecord",
-    "WaitEvent",        "ExternalSemaphore", "StreamWaitValue", "StreamWriteValue", "StreamBatchMemOp",
-    "Malloc",           "Free",             "MemAlloc",        "HostAlloc",       "HostRegister",
-    "HostUnregister",   "MemCreate",        "MemMap",          "MemUnmap",        "MemRelease",
-    "ModuleLoad",       "LibraryLoad",      "CtxCreate"};
+constexpr std::array<std::string_view, 28> kRecorded = {"Launch",
+                                                        "Memcpy",
+                                                        "Memset",
+                                                        "Prefetch",
+                                                        "MemDiscard",
+                                                        "Decompress",
+                                                        "StreamAddCallback",
+                                                        "StreamAttachMem",
+                                                        "Synchronize",
+                                                        "EventRecord",
+                                                        "WaitEvent",
+                                                        "ExternalSemaphore",
+                                                        "StreamWaitValue",
+                                                        "StreamWriteValue",
+                                                        "StreamBatchMemOp",
+                                                        "Malloc",
+                                                        "Free",
+                                                        "MemAlloc",
+                                                        "HostAlloc",
+                                                        "HostRegister",
+                                                        "HostUnregister",
+                                                        "MemCreate",
+                                                        "MemMap",
+                                                        "MemUnmap",
+                                                        "MemRelease",
+                                                        "ModuleLoad",
+                                                        "LibraryLoad",
+                                                        "CtxCreate"};
 
 }  // namespace
 
@@ -50,8 +71,7 @@ bool recordsApiCall(std::string_view cuptiName) {
     return endsWith(name, "GraphLaunch") || endsWith(name, "GraphUpload") || contains(name, "GraphInstantiate");
   // Queries and settings that mention a recorded word ("cudaFuncGetAttributes" of a
   // launch, "cuMemGetAllocationGranularity", "cudaMemPoolSetAttribute").
-  if (contains(name, "Get") || contains(name, "SetAttribute") || contains(name, "Query") ||
-      contains(name, "Occupancy"))
+  if (contains(name, "Get") || contains(name, "SetAttribute") || contains(name, "Query") || contains(name, "Occupancy"))
     return false;
   if (name == "cuDevicePrimaryCtxRetain" || name == "cudaDeviceReset") return true;
   for (std::string_view part : kRecorded)

@@ -7,9 +7,9 @@ namespace pipescope::record {
 
 namespace {
 
-constexpr std::int64_t kFineNs = 100'000;        // 0.1 ms
-constexpr std::int64_t kFineEndNs = 1'000'000'000;  // 1 s
-constexpr std::int64_t kCoarseNs = 10'000'000;   // 10 ms
+constexpr std::int64_t kFineNs = 100'000;               // 0.1 ms
+constexpr std::int64_t kFineEndNs = 1'000'000'000;      // 1 s
+constexpr std::int64_t kCoarseNs = 10'000'000;          // 10 ms
 constexpr std::int64_t kCoarseEndNs = 100'000'000'000;  // 100 s
 constexpr std::size_t kFine = std::size_t(kFineEndNs / kFineNs);
 constexpr std::size_t kCoarse = std::size_t((kCoarseEndNs - kFineEndNs) / kCoarseNs);

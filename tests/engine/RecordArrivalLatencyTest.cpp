@@ -25,9 +25,9 @@ TEST(RecordArrivalLatency, QuantilesFollowTheDelaysToAHistogramStep) {
 
 TEST(RecordArrivalLatency, LongDelaysAndClockErrorsAreKept) {
   record::ArrivalLatency a;
-  a.add(10 * kMs, 5 * kMs);         // "arrived before it ended": the clocks' mapping error, 0
-  a.add(0, 2500 * kMs);             // 2.5 s: the coarse steps
-  a.add(0, 500'000 * kMs);          // beyond the histogram
+  a.add(10 * kMs, 5 * kMs);  // "arrived before it ended": the clocks' mapping error, 0
+  a.add(0, 2500 * kMs);      // 2.5 s: the coarse steps
+  a.add(0, 500'000 * kMs);   // beyond the histogram
   EXPECT_EQ(a.count(), 3u);
   EXPECT_LE(a.quantileMs(0.3), 0.1);  // the first step
   EXPECT_NEAR(a.quantileMs(0.6), 2500.0, 10.0);
