@@ -44,7 +44,9 @@
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 #   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
 #                               recording's programs, runs the RecordGpu tests, records a PyTorch
-#                               ResNet-18 training loop (tools/record-train.py) -> record-train.log/.pipescope,
+#                               ResNet-18 training loop (tools/record-train.py) -> record-train.log/.pipescope
+#                               (and its line "GPU ops reached pipescope X ms after they ended on the GPU
+#                               (median; 95 %: Y ms ...)": the injection's part of op end -> screen),
 #                               the agreement check (tools/record-agreement.py) and the overhead
 #                               benchmark (bench/record_overhead.py, REPS runs each, default 5)
 set -u -o pipefail
@@ -210,6 +212,8 @@ for step in "$@"; do
       echo "record pytorch rc=$?" | tee -a "$OUT/summary.log"
       grep -E "^recording:|^Recording of|^Iterations|^  [0-9]+ from|^Bottleneck|^  [A-Z][a-z-]+-bound|pipescope-cli record:" \
         "$L/record-train.log" | tail -12 | tee -a "$OUT/summary.log"
+      # The injection's part of "op end on the GPU to its block on screen": p50 / p95 / max.
+      grep -E "GPU ops reached pipescope" "$L/record-train.log" | tee -a "$OUT/summary.log"
       timeout 240 python3 tools/record-agreement.py --cli $CLI --out "$L/record-agreement" >"$L/record-agreement.log" 2>&1
       echo "record agreement rc=$?" | tee -a "$OUT/summary.log"
       tail -7 "$L/record-agreement.log" | tee -a "$OUT/summary.log"

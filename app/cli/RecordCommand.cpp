@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <thread>
 
@@ -151,6 +152,11 @@ int recordMain(const std::vector<std::string>& args) {
     }
   }
   for (const auto& finding : recorder.findings()) std::cerr << kName << finding << "\n";
+  if (const record::ArrivalLatency arrival = recorder.arrivalLatency(); !req.quiet && arrival.count() > 0)
+    std::cerr << kName << "GPU ops reached pipescope " << std::fixed << std::setprecision(1) << arrival.quantileMs(0.5)
+              << " ms after they ended on the GPU (median; 95 %: " << arrival.quantileMs(0.95) << " ms, most "
+              << arrival.maxMs() << " ms; " << arrival.count() << " ops)\n"
+              << std::defaultfloat;
 
   if (durationOver && !recorder.programStatus()) {
     if (!req.quiet)

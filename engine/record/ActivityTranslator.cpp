@@ -69,6 +69,21 @@ ActivityTranslator::Thread& ActivityTranslator::thread(std::uint32_t threadId) {
 
 void ActivityTranslator::threadSighting(const ThreadSighting& t) { sightings_[t.correlation] = t; }
 
+void ActivityTranslator::threadNamed(std::uint32_t threadId, std::int64_t tid, const std::string& name) {
+  nameThread(thread(threadId), tid, name);
+}
+
+void ActivityTranslator::nameThread(Thread& t, std::int64_t tid, const std::string& name) const {
+  // Lanes take the thread's name when they are made: it can change until then.
+  if (t.runtimeLane != wire::kWireNone || t.driverLane != wire::kWireNone || !t.nvtxLanes.empty()) return;
+  if (tid == options_.pid)
+    t.name = "main thread";
+  else if (!name.empty() && name != options_.processName)
+    t.name = name;
+  else
+    t.name = "thread " + std::to_string(tid);
+}
+
 std::uint32_t ActivityTranslator::apiLane(std::uint32_t threadId, bool driver) {
   Thread& t = thread(threadId);
   std::uint32_t& lane = driver ? t.driverLane : t.runtimeLane;
@@ -145,17 +160,7 @@ void ActivityTranslator::api(const ApiRecord& r) {
   seeTime(r.end);
   // The first call a thread was seen making names it (lanes take the name when made).
   if (auto s = sightings_.find(r.correlation); s != sightings_.end()) {
-    Thread& t = thread(r.threadId);
-    // Lanes take the thread's name when they are made: it can change until then.
-    if (t.runtimeLane == wire::kWireNone && t.driverLane == wire::kWireNone && t.nvtxLanes.empty()) {
-      const ThreadSighting& seen = s->second;
-      if (seen.tid == options_.pid)
-        t.name = "main thread";
-      else if (!seen.name.empty() && seen.name != options_.processName)
-        t.name = seen.name;
-      else
-        t.name = "thread " + std::to_string(seen.tid);
-    }
+    nameThread(thread(r.threadId), s->second.tid, s->second.name);
     sightings_.erase(s);
   }
   wire::Op op;
@@ -240,7 +245,9 @@ void ActivityTranslator::sync(const SyncRecord& r) {
     auto it = streams_.find(StreamKey{r.context, r.stream});
     if (it != streams_.end()) number = it->second.number;
   }
-  if (r.type != SyncRecord::Type::StreamWaitEvent) syncedStream_[r.correlation] = number;
+  // A stream waiting for an event holds no host thread; an unknown type (a query) waits for nothing.
+  if (r.type != SyncRecord::Type::StreamWaitEvent && r.type != SyncRecord::Type::Unknown)
+    syncedStream_[r.correlation] = number;
 }
 
 void ActivityTranslator::marker(const MarkerRecord& r) {

@@ -45,6 +45,8 @@ class ActivityTranslator {
 
   void device(const DeviceRecord& d);
   void threadSighting(const ThreadSighting& t);
+  /// CUPTI's thread id is the system's (`tid`), and the thread is called `name`.
+  void threadNamed(std::uint32_t threadId, std::int64_t tid, const std::string& name);
   void api(const ApiRecord& r);
   void gpu(const GpuRecord& r);
   void sync(const SyncRecord& r);
@@ -101,6 +103,7 @@ class ActivityTranslator {
   };
 
   Thread& thread(std::uint32_t threadId);
+  void nameThread(Thread& t, std::int64_t tid, const std::string& name) const;
   std::uint32_t apiLane(std::uint32_t threadId, bool driver);
   std::uint32_t nvtxLane(Thread& t, int level);
   Stream& stream(std::uint32_t device, std::uint32_t context, std::uint32_t streamId);

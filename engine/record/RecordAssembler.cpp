@@ -46,10 +46,11 @@ void RecordAssembler::refuse(std::size_t p, const std::string& what) const {
   throw Refused{what};
 }
 
-bool RecordAssembler::feed(std::size_t p, std::string_view bytes) {
+bool RecordAssembler::feed(std::size_t p, std::string_view bytes, std::int64_t arrivalNs) {
   RecordedProcess& proc = processes_.at(p);
   Connection& c = *connections_.at(p);
   if (!proc.problem.empty() || !proc.connected) return false;
+  arrivalNs_ = arrivalNs;
   c.decoder.feed(bytes);
   wire::Message m;
   try {
@@ -212,6 +213,7 @@ void RecordAssembler::applyOps(std::size_t p, const wire::Ops& ops) {
     ++proc.ops;
     if (op.kind == OpKind::Kernel) ++proc.kernels;
     if (isCopyKind(op.kind)) ++proc.copies;
+    if (arrivalNs_ >= 0 && isGpuKind(op.kind)) arrival_.add(w.end, arrivalNs_);
   }
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "io/TraceAssembler.h"
+#include "record/ArrivalLatency.h"
 #include "record/WireDecoder.h"
 #include "trace/Trace.h"
 
@@ -59,8 +60,9 @@ class RecordAssembler {
   std::size_t addProcess();
   /// Bytes from process `p`: every complete message is applied. Returns false once the
   /// process's stream is damaged or refused (RecordedProcess::problem says why): the
-  /// caller stops reading it.
-  bool feed(std::size_t p, std::string_view bytes);
+  /// caller stops reading it. `arrivalNs` (CLOCK_MONOTONIC, >= 0): when the bytes were
+  /// read; each GPU op completed by them adds its delay since its end to arrivalLatency().
+  bool feed(std::size_t p, std::string_view bytes, std::int64_t arrivalNs = -1);
   /// Process `p`'s stream ended: it closed it, or (`cutBecause` says why) the recorder
   /// stopped reading it while it was still sending.
   void close(std::size_t p, const std::string& cutBecause = {});
@@ -70,6 +72,8 @@ class RecordAssembler {
   const std::vector<RecordedProcess>& processes() const { return processes_; }
   Trace& trace() { return *trace_; }
   std::uint64_t opsAppended() const { return opsAppended_; }
+  /// GPU ops: from their end on the GPU to the arrival of their record (feed's arrivalNs).
+  const ArrivalLatency& arrivalLatency() const { return arrival_; }
 
  private:
   struct Connection {
@@ -96,6 +100,8 @@ class RecordAssembler {
   std::map<std::uint8_t, std::set<int>> usedLaneIndices_;  // per lane kind
   bool deviceKnown_ = false;
   std::uint64_t opsAppended_ = 0;
+  ArrivalLatency arrival_;
+  std::int64_t arrivalNs_ = -1;  // of the bytes being fed
 };
 
 }  // namespace pipescope::record

@@ -223,7 +223,8 @@ void Recorder::readLoop(std::stop_token stop) {
         if (n > 0) {
           data = true;
           budget -= std::min(budget, std::size_t(n));
-          if (!assembler_->feed(connections[i].process, std::string_view(buffer.data(), std::size_t(n)))) {
+          if (!assembler_->feed(connections[i].process, std::string_view(buffer.data(), std::size_t(n)),
+                                monotonicNowNs())) {
             // A damaged stream: stop reading it (its sender then stops too).
             closeConnection(i);
             changed = true;
@@ -266,6 +267,7 @@ void Recorder::finishRecording(bool stoppedByUser) {
   {
     std::lock_guard lock(mutex_);
     processes_ = assembler_->processes();
+    arrival_ = assembler_->arrivalLatency();
     stoppedByUser_ = stoppedByUser;
     status = status_;
   }
@@ -283,6 +285,11 @@ void Recorder::finishRecording(bool stoppedByUser) {
     outcome.message += "; no process of it used CUDA, so nothing ran on a GPU to record";
   trace_->setOutcome(outcome);
   recording_.store(false, std::memory_order_release);
+}
+
+ArrivalLatency Recorder::arrivalLatency() const {
+  std::lock_guard lock(mutex_);
+  return arrival_;
 }
 
 std::vector<std::string> Recorder::findings() const {

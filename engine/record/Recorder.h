@@ -91,6 +91,9 @@ class Recorder {
   /// After the recording: what the user should be told (no process used CUDA, a
   /// process whose stream broke, what the injection reported).
   std::vector<std::string> findings() const;
+  /// After the recording: how long GPU ops took from their end on the GPU to reaching
+  /// this process (ArrivalLatency.h).
+  ArrivalLatency arrivalLatency() const;
   /// "python3 train.py --epochs 2" (arguments with spaces quoted).
   std::string commandText() const;
 
@@ -105,6 +108,7 @@ class Recorder {
   mutable std::mutex mutex_;  // guards the copies below and the child's status
   std::vector<RecordedProcess> processes_;
   std::optional<ExitStatus> status_;
+  ArrivalLatency arrival_;
   std::string socketDir_, socketPath_;
   int listenFd_ = -1;
   int wakeFd_[2] = {-1, -1};

@@ -92,6 +92,10 @@ TEST_F(CliRecord, ARecordingIsAnalysedAndWrittenWithItsIterations) {
   EXPECT_NE(r.err.find("Recording of "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("6 from repeating host user ranges, each starting at 'iteration'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Limits"), std::string::npos) << r.err;
+  // How long the 6 kernels and 6 copies took from their end to reaching pipescope.
+  EXPECT_NE(r.err.find("GPU ops reached pipescope "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" ms after they ended on the GPU (median; 95 %: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" ms; 12 ops)"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "") << "the summary goes to stderr: stdout is the program's";
   const auto trace = loadTraceFile(path);
   EXPECT_EQ(trace->completedBatches(), 6);

@@ -225,6 +225,60 @@ TEST(RecordAssembly, ThreadsAreNamedFromWhatTheInjectionSaw) {
   EXPECT_TRUE(names.count("thread #4 · CUDA API"));
 }
 
+TEST(RecordAssembly, ThreadsWithSystemIdsAreNamedWithoutACallbackOnTheirCalls) {
+  // CUPTI's thread id is the system's: the injection names a thread from /proc when its
+  // first record (an API call or an NVTX range) arrives.
+  FakeRecordedProcess p;
+  auto& t = p.translator();
+  t.threadNamed(kProcessPid, kProcessPid, "python3");
+  t.threadNamed(kProcessPid + 5, kProcessPid + 5, "pt_autograd_0");
+  t.threadNamed(kProcessPid + 6, kProcessPid + 6, "");  // it ended before its name was read
+  t.api(apiCall("cudaLaunchKernel", 0, 1, 1, kProcessPid));
+  t.api(apiCall("cudaLaunchKernel", 0, 1, 2, kProcessPid + 5));
+  t.api(apiCall("cudaMemcpyAsync", 0, 1, 3, kProcessPid + 6));
+  MarkerRecord start;
+  start.point = MarkerRecord::Point::Start;
+  start.id = 9;
+  start.time = at(0);
+  start.threadId = kProcessPid + 5;
+  start.name = "backward";
+  MarkerRecord end = start;
+  end.point = MarkerRecord::Point::End;
+  end.time = at(2);
+  t.marker(start);
+  t.marker(end);
+  p.endRound();
+  // Once a lane carries the name, a later name change does not rename it.
+  t.threadNamed(kProcessPid + 5, kProcessPid + 5, "renamed");
+  t.api(apiCall("cudaLaunchKernel", 3, 4, 4, kProcessPid + 5));
+  p.endRound();
+  const auto trace = p.toTrace();
+  std::set<std::string> names;
+  for (const Lane& l : trace->lanes()) names.insert(l.name);
+  EXPECT_TRUE(names.count("main thread · CUDA API"));
+  EXPECT_TRUE(names.count("pt_autograd_0 · CUDA API"));
+  EXPECT_TRUE(names.count("pt_autograd_0 · NVTX"));
+  EXPECT_TRUE(names.count("thread 4006 · CUDA API"));
+  for (const auto& n : names) EXPECT_EQ(n.find("renamed"), std::string::npos) << n;
+}
+
+TEST(RecordAssembly, AQuerySyncRecordDoesNotMakeItsCallAWait) {
+  // CUPTI reports event and stream queries with synchronisation records of no known
+  // type: the query returned at once, the host did not wait in it.
+  FakeRecordedProcess p;
+  auto& t = p.translator();
+  record::SyncRecord s;
+  s.type = record::SyncRecord::Type::Unknown;
+  s.correlation = 61;
+  s.start = at(1);
+  s.end = at(2);
+  t.sync(s);
+  t.api(apiCall("cudaEventQuery", 1, 2, 61));
+  p.endRound();
+  const auto trace = p.toTrace();
+  EXPECT_EQ(findOp(*trace, OpKind::ApiCall, "cudaEventQuery").correlation, 61u);
+}
+
 TEST(RecordAssembly, TheDeviceOptionLeavesOtherDevicesOut) {
   FakeRecordedProcess p;
   record::ActivityTranslator::Options o;

@@ -88,6 +88,18 @@ TEST_F(RecordGpu, ASmallProgramComesOutWithItsLanesOpsAndIterations) {
   bool mainThread = false;
   for (const Lane& l : trace->lanes()) mainThread = mainThread || l.name == "main thread · CUDA API";
   EXPECT_TRUE(mainThread);
+  // Only calls that put work on the GPU, wait or manage memory are recorded: not the
+  // sample's cudaGetLastError after each launch, nor its cudaSetDevice.
+  const std::vector<std::string> names = trace->names();
+  std::set<std::string> calls;
+  trace->ops().snapshot().forEach([&](const Op& op) {
+    if ((op.kind == OpKind::ApiCall || op.kind == OpKind::HostSync) && op.name < names.size())
+      calls.insert(names[op.name]);
+  });
+  EXPECT_TRUE(calls.count("cudaMemcpyAsync"));
+  EXPECT_TRUE(calls.count("cudaDeviceSynchronize"));
+  EXPECT_FALSE(calls.count("cudaGetLastError"));
+  EXPECT_FALSE(calls.count("cudaSetDevice"));
   // Stream order: on each stream, an op starts after the previous one ended.
   std::map<std::int16_t, std::vector<Op>> byStream;
   for (const Op& op : gpu) byStream[op.stream].push_back(op);

@@ -8,14 +8,20 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include <cupti.h>
+
+#include "record/ApiSelection.h"
 
 namespace pipescope::inject {
 
 namespace {
 
 constexpr std::size_t kBufferBytes = 2u << 20;
+/// Drained buffers kept for reuse: CUPTI asks for buffers on the program's threads, and
+/// a fresh one costs them an mmap and a page fault per 4 KiB as CUPTI fills it.
+constexpr std::size_t kSpareBuffers = 8;
 /// Buffers waiting for the injection's thread beyond this are given up (and counted):
 /// a recorder that stopped reading must not make the program's memory grow.
 constexpr std::size_t kMaxQueuedBytes = 256u << 20;
@@ -34,7 +40,7 @@ std::string resultText(CUptiResult r) {
 std::uint64_t CUPTIAPI monotonicTimestamp() { return std::uint64_t(monotonicNowNs()); }
 
 void CUPTIAPI onBufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxNumRecords) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *buffer = CuptiSource::instance().takeBuffer();
   *size = *buffer ? kBufferBytes : 0;
   *maxNumRecords = 0;
 }
@@ -74,11 +80,20 @@ const char* kindName(CUpti_ActivityKind k) {
   }
 }
 
-// Devices first: enabling them reports the devices already known.
-constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE,  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,  CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER,
-    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
+// Devices first: enabling them reports the devices already known. CONCURRENT_KERNEL,
+// not KERNEL: CUPTI serialises every kernel for KERNEL records. Runtime and driver API
+// records are enabled call by call (enableApiRecords).
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                         CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMSET,
+                                         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER};
+
+/// The name of system thread `tid` of this process ("" once it has ended).
+std::string threadName(std::uint32_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
 
 GpuRecord::HostMemory hostMemory(std::uint8_t kind) {
   switch (kind) {
@@ -128,6 +143,9 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
   // Before any kind is enabled, so that every record is on the monotonic clock.
   timestampCallback_ = cuptiActivityRegisterTimestampCallback(monotonicTimestamp) == CUPTI_SUCCESS;
   if (!timestampCallback_) calibrate();
+  // Records then carry the system's thread id, whose name the injection's own thread
+  // reads from /proc: no callback on the program's calls is needed to name threads.
+  systemThreadIds_ = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) == CUPTI_SUCCESS;
   r = cuptiActivityRegisterCallbacks(onBufferRequested, onBufferCompleted);
   if (r != CUPTI_SUCCESS) {
     whyNot = "cuptiActivityRegisterCallbacks failed: " + resultText(r) + "; the process runs on without being recorded";
@@ -157,11 +175,17 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
     notes.push_back({wire::Note::Warning, std::string("CUPTI cannot record ") + kindName(k) + " here (" +
                                               resultText(r) + "); the recording has no " + kindName(k)});
   }
+  enableApiRecords(notes);
+  // Event and stream queries that found work still running are no waits: no records.
+  cuptiActivityEnableAllSyncRecords(0);
   cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-  cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-  namingOn_ = true;
-  lastNewThreadNs_ = monotonicNowNs();
+  if (!systemThreadIds_) {
+    // Without system thread ids, a thread is named by a callback on its first call.
+    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    namingOn_ = true;
+    lastNewThreadNs_ = monotonicNowNs();
+  }
   // CUPTI's own thread hands buffers over at least every 100 ms.
   if (cuptiActivityFlushPeriod(100) != CUPTI_SUCCESS)
     notes.push_back({wire::Note::Info, "CUPTI has no flush period here: the injection flushes every round itself"});
@@ -170,17 +194,76 @@ bool CuptiSource::start(std::string& whyNot, std::vector<wire::Note>& notes) {
   return true;
 }
 
+void CuptiSource::enableApiRecords(std::vector<wire::Note>& notes) {
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId size;
+    CUptiResult (*enable)(CUpti_CallbackId, std::uint8_t);
+    std::vector<CUpti_CallbackId>* chosen;
+  };
+  const Domain domains[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi, &runtimeCalls_},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi, &driverCalls_}};
+  // A call CUPTI lists but cannot trace here (graphics interop of another platform) is
+  // left out; a CUPTI that can choose no call at all in a domain records them all.
+  CUptiResult failed = CUPTI_SUCCESS;
+  for (const Domain& d : domains) {
+    CUptiResult lastError = CUPTI_SUCCESS;
+    for (CUpti_CallbackId cbid = 1; cbid < d.size; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr ||
+          !record::recordsApiCall(name))
+        continue;
+      const CUptiResult r = d.enable(cbid, 1);
+      if (r == CUPTI_SUCCESS)
+        d.chosen->push_back(cbid);
+      else
+        lastError = r;
+    }
+    if (d.chosen->empty() && lastError != CUPTI_SUCCESS) failed = lastError;
+  }
+  if (failed == CUPTI_SUCCESS) return;
+  // An older CUPTI: every call, at a higher cost to the program.
+  disableApiRecords();
+  allApiCalls_ = true;
+  for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
+    const CUptiResult r = cuptiActivityEnable(k);
+    if (r != CUPTI_SUCCESS)
+      notes.push_back({wire::Note::Warning, std::string("CUPTI cannot record ") + kindName(k) + " here (" +
+                                                resultText(r) + "); the recording has no " + kindName(k)});
+  }
+  notes.push_back({wire::Note::Info, "this CUPTI cannot record API calls one by one (" + resultText(failed) +
+                                         "): every runtime and driver call is recorded, which costs the program more"});
+}
+
+void CuptiSource::disableApiRecords() {
+  for (CUpti_CallbackId cbid : runtimeCalls_) cuptiActivityEnableRuntimeApi(cbid, 0);
+  for (CUpti_CallbackId cbid : driverCalls_) cuptiActivityEnableDriverApi(cbid, 0);
+  runtimeCalls_.clear();
+  driverCalls_.clear();
+  if (allApiCalls_) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+}
+
 void CuptiSource::stop() {
   if (!active_.exchange(false)) return;
   if (subscriber_) {
     auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (namingOn_.exchange(false)) {
+      cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+      cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    }
     cuptiEnableCallback(0, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   }
   cuptiActivityFlushPeriod(0);
   for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
+  disableApiRecords();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard lock(spareMutex_);
+  for (std::uint8_t* b : spare_) std::free(b);
+  spare_.clear();
 }
 
 void CuptiSource::flush(bool forced) {
@@ -211,7 +294,7 @@ void CuptiSource::bufferCompleted(std::uint8_t* buffer, std::size_t validSize, s
   dropped_ += dropped;
   if (buffer == nullptr) return;
   if (validSize == 0 || !active_) {
-    std::free(buffer);
+    giveBack(buffer);
     return;
   }
   std::lock_guard lock(queueMutex_);
@@ -220,11 +303,34 @@ void CuptiSource::bufferCompleted(std::uint8_t* buffer, std::size_t validSize, s
     std::uint64_t n = 0;
     while (cuptiActivityGetNextRecord(buffer, validSize, &rec) == CUPTI_SUCCESS) ++n;
     dropped_ += n;
-    std::free(buffer);
+    giveBack(buffer);
     return;
   }
   queue_.emplace_back(buffer, validSize);
   queuedBytes_ += validSize;
+}
+
+std::uint8_t* CuptiSource::takeBuffer() {
+  {
+    std::lock_guard lock(spareMutex_);
+    if (!spare_.empty()) {
+      std::uint8_t* b = spare_.back();
+      spare_.pop_back();
+      return b;
+    }
+  }
+  return static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+}
+
+void CuptiSource::giveBack(std::uint8_t* buffer) {
+  {
+    std::lock_guard lock(spareMutex_);
+    if (active_ && spare_.size() < kSpareBuffers) {
+      spare_.push_back(buffer);
+      return;
+    }
+  }
+  std::free(buffer);
 }
 
 void CuptiSource::threadSeen(std::uint32_t correlation) {
@@ -245,7 +351,7 @@ void CuptiSource::contextEnding() {
 
 void CuptiSource::settleThreadNaming() {
   if (!namingOn_ || monotonicNowNs() - lastNewThreadNs_.load() < kNamingQuietNs) return;
-  namingOn_ = false;
+  if (!namingOn_.exchange(false)) return;
   auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
   cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
   cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
@@ -293,8 +399,13 @@ void CuptiSource::drainInto(record::ActivityTranslator& t) {
   for (const auto& s : sightings) t.threadSighting(s);
   for (auto& [buffer, size] : buffers) {
     convert(buffer, size, t);
-    std::free(buffer);
+    giveBack(buffer);
   }
+}
+
+void CuptiSource::nameThread(std::uint32_t threadId, record::ActivityTranslator& t) {
+  if (!systemThreadIds_ || !namedThreads_.insert(threadId).second) return;
+  t.threadNamed(threadId, std::int64_t(threadId), threadName(threadId));
 }
 
 void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, record::ActivityTranslator& t) {
@@ -376,6 +487,7 @@ void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, rec
         a.end = toMonotonic(r->end);
         a.threadId = r->threadId;
         a.correlation = r->correlationId;
+        nameThread(r->threadId, t);
         t.api(a);
         break;
       }
@@ -412,6 +524,7 @@ void CuptiSource::convert(const std::uint8_t* buffer, std::size_t validSize, rec
         m.time = toMonotonic(r->timestamp);
         m.threadId = r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r->objectId.pt.threadId : 0;
         if (r->name) m.name = r->name;
+        if (m.threadId != 0) nameThread(m.threadId, t);
         t.marker(m);
         break;
       }

@@ -11,14 +11,20 @@
 // Where CUPTI cannot take one, its own clock is tied to CLOCK_MONOTONIC by reading
 // both back to back (the pair with the shortest bracket of three), again each round.
 //
-// Host threads are named by a callback on the program's API calls: the first call a
-// thread makes gives its name and system id with that call's correlation id. The
+// API calls: only those a recording needs (record/ApiSelection.h), chosen call by call
+// where CUPTI can (every call where it cannot).
+//
+// Host threads: records carry the system's thread id (cuptiSetThreadIdType), and the
+// injection's own thread reads a new thread's name from /proc. Where CUPTI cannot give
+// system ids, a callback on the program's API calls names them instead: the first call
+// a thread makes gives its name and system id with that call's correlation id, and the
 // callback is switched off once no new thread has appeared for a while.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -49,6 +55,8 @@ class CuptiSource {
   std::string timing() const;
 
   // CUPTI's callbacks (static functions forward here).
+  std::uint8_t* takeBuffer();
+  void giveBack(std::uint8_t* buffer);
   void bufferCompleted(std::uint8_t* buffer, std::size_t validSize, std::uint64_t dropped);
   void threadSeen(std::uint32_t correlation);
   void contextEnding();
@@ -58,16 +66,26 @@ class CuptiSource {
   void convert(const std::uint8_t* buffer, std::size_t validSize, record::ActivityTranslator& t);
   std::int64_t toMonotonic(std::uint64_t cuptiNs) const;
   void calibrate();
+  void enableApiRecords(std::vector<wire::Note>& notes);
+  void disableApiRecords();
+  /// With system thread ids: a thread's first record names it.
+  void nameThread(std::uint32_t threadId, record::ActivityTranslator& t);
   const std::string& apiName(bool driver, std::uint32_t cbid);
   const std::string& kernelName(const char* mangled);
 
   std::uint32_t version_ = 0;
   bool timestampCallback_ = false;
+  bool systemThreadIds_ = false;
+  bool allApiCalls_ = false;
+  std::vector<std::uint32_t> runtimeCalls_, driverCalls_;  // callback ids whose records are enabled
+  std::unordered_set<std::uint32_t> namedThreads_;        // the injection's thread only
   std::atomic<std::int64_t> offsetNs_{0};  // monotonic - CUPTI, without the timestamp callback
   void* subscriber_ = nullptr;
   std::atomic<bool> active_{false};
   std::atomic<bool> namingOn_{false};
   std::atomic<std::int64_t> lastNewThreadNs_{0};
+  std::mutex spareMutex_;
+  std::vector<std::uint8_t*> spare_;  // drained buffers for CUPTI's next requests
   std::mutex queueMutex_;
   std::vector<std::pair<std::uint8_t*, std::size_t>> queue_;
   std::size_t queuedBytes_ = 0;
