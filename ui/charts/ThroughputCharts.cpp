@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QEvent>
@@ -14,6 +15,7 @@
 #include <cmath>
 
 #include "OpPalette.h"
+#include "charts/GpuSeriesStyle.h"
 
 namespace pipescope::ui {
 
@@ -113,6 +115,49 @@ struct ThroughputCharts::Charts {
   };
   Panel throughput, bandwidth, utilisation;
   std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
+
+  // A run over several GPUs (TimeSeries::gpus): data parallel adds each GPU's
+  // throughput beside the total; where every batch runs on every GPU (pipeline) each
+  // GPU's compute busy share takes the place of the one compute line, whose union
+  // over the GPUs would hide the stages' bubble. One GPU: neither, the charts as ever.
+  QLineSeries* total = nullptr;                   ///< the throughput line (all GPUs)
+  std::vector<QLineSeries*> utilisationFixed;     ///< compute, H2D, D2H, overlap
+  std::vector<QLineSeries*> gpuRates, gpuBusy;    ///< one per GPU while shown
+
+  /// Makes `lines` hold `count` series in `panel`'s chart, named after the GPUs.
+  static bool resize(Panel& panel, std::vector<QLineSeries*>& lines, const std::vector<GpuSeries>& gpus,
+                     std::size_t count, const QString& suffix) {
+    const bool changed = lines.size() != count;
+    while (lines.size() > count) {
+      panel.chart->removeSeries(lines.back());
+      delete lines.back();
+      lines.pop_back();
+    }
+    while (lines.size() < count) {
+      auto* s = new QLineSeries;
+      panel.chart->addSeries(s);
+      s->attachAxis(panel.x);
+      s->attachAxis(panel.y);
+      lines.push_back(s);
+    }
+    for (std::size_t g = 0; g < count; ++g) lines[g]->setName(QString::fromStdString(gpus[g].name) + suffix);
+    return changed;
+  }
+  /// The GPU lines `ts` calls for; true when series came or went (their pens to set).
+  bool showGpus(const TimeSeries& ts) {
+    const std::size_t gpus = ts.gpus.size() > 1 ? ts.gpus.size() : 0;
+    bool changed = resize(throughput, gpuRates, ts.gpus, ts.batchesSpanGpus ? 0 : gpus, QString());
+    changed = resize(utilisation, gpuBusy, ts.gpus, ts.batchesSpanGpus ? gpus : 0, QObject::tr(" compute")) || changed;
+    throughput.series = {total};
+    throughput.series.insert(throughput.series.end(), gpuRates.begin(), gpuRates.end());
+    QLineSeries* compute = utilisationFixed[0];
+    const bool unionShown = gpuBusy.empty();
+    compute->setVisible(unionShown && utilisation.note.isEmpty());
+    for (QLegendMarker* m : utilisation.chart->legend()->markers(compute)) m->setVisible(unionShown);
+    utilisation.series = unionShown ? std::vector<QLineSeries*>{compute} : gpuBusy;
+    utilisation.series.insert(utilisation.series.end(), utilisationFixed.begin() + 1, utilisationFixed.end());
+    return changed;
+  }
 };
 
 ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
@@ -151,6 +196,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
 
   auto& t = charts_->throughput;
   t.series.push_back(addSeries(t.chart, tr("samples/s"), QColor("#333333")));
+  charts_->total = t.series[0];
   auto& b = charts_->bandwidth;
   b.series.push_back(addSeries(b.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   b.series.push_back(addSeries(b.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
@@ -159,6 +205,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  charts_->utilisationFixed = u.series;
   setTextPixelSize(0);
   applyPalette();
   for (auto* p : charts_->panels())
@@ -172,6 +219,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
 ThroughputCharts::~ThroughputCharts() = default;
 
 void ThroughputCharts::clear() {
+  if (charts_->showGpus(TimeSeries{})) applyPalette();
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
     p->setEmptyNote(tr("no data yet"));
@@ -193,6 +241,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     clear();
     return;
   }
+  if (charts_->showGpus(ts)) applyPalette();
   const double spanNs = double(ts.toNs());
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
@@ -220,8 +269,12 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const Unit rate = rateUnit(maxRate);
   auto& t = charts_->throughput;
   const auto samples = points(throughput, rate.scale);
-  t.series[0]->setName(perSecond);
+  // Several GPUs: the GPUs' lines beside the total, on its axis (no GPU exceeds it).
+  const bool severalGpus = ts.gpus.size() > 1;
+  t.series[0]->setName(!severalGpus ? perSecond : ts.batchesSpanGpus ? tr("total (all stages)") : tr("total"));
   t.series[0]->replace(samples);
+  for (std::size_t g = 0; g < charts_->gpuRates.size(); ++g)
+    charts_->gpuRates[g]->replace(points(samplesKnown ? ts.gpus[g].samplesPerSec : ts.gpus[g].batchesPerSec, rate.scale));
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
   t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
@@ -234,10 +287,13 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   b.y->applyNiceNumbers();
 
   auto& u = charts_->utilisation;
-  u.series[0]->replace(points(ts.computeBusy, 100.0));
-  u.series[1]->replace(points(ts.h2dBusy, 100.0));
-  u.series[2]->replace(points(ts.d2hBusy, 100.0));
-  u.series[3]->replace(points(ts.overlap, 100.0));
+  const auto& uf = charts_->utilisationFixed;
+  uf[0]->replace(points(ts.computeBusy, 100.0));
+  uf[1]->replace(points(ts.h2dBusy, 100.0));
+  uf[2]->replace(points(ts.d2hBusy, 100.0));
+  uf[3]->replace(points(ts.overlap, 100.0));
+  for (std::size_t g = 0; g < charts_->gpuBusy.size(); ++g)
+    charts_->gpuBusy[g]->replace(points(ts.gpus[g].computeBusy, 100.0));
   u.y->setRange(0, 100);
 
   if (ts.size() < 2) {
@@ -271,10 +327,12 @@ std::vector<int> ThroughputCharts::pointCounts() const {
   return counts;
 }
 
-QStringList ThroughputCharts::seriesNames() const {
+QStringList ThroughputCharts::seriesNames(std::optional<Chart> chart) const {
   QStringList names;
-  for (auto* p : charts_->panels())
-    for (auto* s : p->series) names << s->name();
+  const std::vector<Charts::Panel*> panels = charts_->panels();
+  for (std::size_t i = 0; i < panels.size(); ++i)
+    if (!chart || int(*chart) == int(i))
+      for (auto* s : panels[i]->series) names << s->name();
   return names;
 }
 
@@ -360,18 +418,26 @@ void ThroughputCharts::applyPalette() {
   // Op colours (standard or high contrast, OpPalette.h); the two series drawn in
   // "ink" follow the text colour. Thicker lines with larger text (a projector).
   const auto& b = charts_->bandwidth.series;
-  const auto& u = charts_->utilisation.series;
+  const auto& u = charts_->utilisationFixed;
+  const double width = textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0;
   const std::pair<QLineSeries*, QColor> colours[] = {
-      {charts_->throughput.series[0], text},        {b[0], opKindColor(OpKind::CopyH2D)},
-      {b[1], opKindColor(OpKind::CopyD2H)},         {u[0], opKindColor(OpKind::Kernel)},
-      {u[1], opKindColor(OpKind::CopyH2D)},         {u[2], opKindColor(OpKind::CopyD2H)},
+      {charts_->total, text},               {b[0], opKindColor(OpKind::CopyH2D)},
+      {b[1], opKindColor(OpKind::CopyD2H)}, {u[0], opKindColor(OpKind::Kernel)},
+      {u[1], opKindColor(OpKind::CopyH2D)}, {u[2], opKindColor(OpKind::CopyD2H)},
       {u[3], text}};
   for (const auto& [s, colour] : colours) {
     QPen pen = s->pen();
     pen.setColor(colour);
-    pen.setWidthF(textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0);
+    // The total over several GPUs' lines: a little heavier, so it reads as their sum.
+    pen.setWidthF(s == charts_->total && !charts_->gpuRates.empty() ? width * 1.5 : width);
     s->setPen(pen);
   }
+  for (const auto* lines : {&charts_->gpuRates, &charts_->gpuBusy})
+    for (std::size_t g = 0; g < lines->size(); ++g) {
+      QPen pen(gpuSeriesColor(int(g), bg), width, gpuSeriesPenStyle(int(g)));
+      pen.setCapStyle(Qt::FlatCap);  // dashes stay dashes at a point per interval
+      (*lines)[g]->setPen(pen);
+    }
 }
 
 void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {
