@@ -118,7 +118,7 @@ TEST(Charts, SeveralGpusDataParallelShowEachGpuAndTheTotal) {
   ThroughputCharts charts;
   charts.setTimeSeries(simulatedSeries(4, ParallelMode::Data));
   EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput),
-            (QStringList{"total", "GPU 0", "GPU 1", "GPU 2", "GPU 3"}));
+            (QStringList{"GPU 0", "GPU 1", "GPU 2", "GPU 3", "total"}));
   EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Utilisation),
             (QStringList{"compute", "H2D", "D2H", "overlap"}));
   EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
@@ -168,4 +168,14 @@ TEST(Charts, EightGpuColoursStayApartOnLightDarkAndHighContrast) {
         }
       }
     }
+}
+
+TEST(Charts, ClearingAfterGpuBandsGivesTheOneLineBack) {
+  ThroughputCharts charts;
+  charts.resize(1200, 300);
+  charts.setTimeSeries(simulatedSeries(2, ParallelMode::Data));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), (QStringList{"GPU 0", "GPU 1", "total"}));
+  charts.setTimeSeries(TimeSeries{});  // cleared: every chart empty, one line again
+  EXPECT_EQ(charts.emptyNotes().front(), "Throughput (no data yet)");
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), QStringList{"samples/s"});
 }

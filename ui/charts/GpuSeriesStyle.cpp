@@ -42,6 +42,13 @@ QColor gpuSeriesColor(int gpu, const QColor& background, OpColors colors) {
   return c;
 }
 
+QBrush gpuSeriesBrush(int gpu, const QColor& color) {
+  if (gpuSeriesPenStyle(gpu) != Qt::SolidLine) return QBrush(color, Qt::BDiagPattern);
+  QColor fill = color;
+  fill.setAlphaF(0.55);
+  return QBrush(fill);
+}
+
 Qt::PenStyle gpuSeriesPenStyle(int gpu) { return (gpu % kGpuStyles) < 4 ? Qt::SolidLine : Qt::DashLine; }
 
 }  // namespace pipescope::ui

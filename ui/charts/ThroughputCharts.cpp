@@ -1,5 +1,6 @@
 #include "charts/ThroughputCharts.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
@@ -92,6 +93,7 @@ struct ThroughputCharts::Charts {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;
+    std::vector<QAreaSeries*> bands;  ///< stacked under the lines (the GPUs' throughput)
     QString title;
     QString note;  ///< why there is no data; empty when there is
     /// Shows the data, or, when there is none, says so in the title instead of
@@ -100,6 +102,7 @@ struct ThroughputCharts::Charts {
       note = why;
       showTitle();
       for (QLineSeries* s : series) s->setVisible(note.isEmpty());
+      for (QAreaSeries* s : bands) s->setVisible(note.isEmpty());
     }
     bool empty() const { return !note.isEmpty(); }
     QString titleLine() const { return note.isEmpty() ? title : QObject::tr("%1 (%2)").arg(title, note); }
@@ -116,14 +119,21 @@ struct ThroughputCharts::Charts {
   Panel throughput, bandwidth, utilisation;
   std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
 
-  // A run over several GPUs (TimeSeries::gpus): data parallel adds each GPU's
-  // throughput beside the total; where every batch runs on every GPU (pipeline) each
-  // GPU's compute busy share takes the place of the one compute line, whose union
-  // over the GPUs would hide the stages' bubble. One GPU: neither, the charts as ever.
-  QLineSeries* total = nullptr;                   ///< the throughput line (all GPUs)
-  std::vector<QLineSeries*> utilisationFixed;     ///< compute, H2D, D2H, overlap
-  std::vector<QLineSeries*> gpuRates, gpuBusy;    ///< one per GPU while shown
+  // A run over several GPUs (TimeSeries::gpus): in data parallel each GPU's
+  // throughput is a band, stacked up to the total line, so equal GPUs show as equal
+  // bands (lines of equal GPUs would lie on top of each other) and a slow one as a
+  // thinner band. Where every batch runs on every GPU (pipeline) each GPU's compute
+  // busy share takes the place of the one compute line, whose union over the GPUs
+  // would hide the stages' bubble. One GPU: neither, the charts as ever.
+  QLineSeries* total = nullptr;                ///< the throughput line (all GPUs)
+  std::vector<QLineSeries*> utilisationFixed;  ///< compute, H2D, D2H, overlap
+  std::vector<QLineSeries*> gpuBusy;           ///< one per GPU while shown
 
+  static void attach(Panel& panel, QAbstractSeries* s) {
+    panel.chart->addSeries(s);
+    s->attachAxis(panel.x);
+    s->attachAxis(panel.y);
+  }
   /// Makes `lines` hold `count` series in `panel`'s chart, named after the GPUs.
   static bool resize(Panel& panel, std::vector<QLineSeries*>& lines, const std::vector<GpuSeries>& gpus,
                      std::size_t count, const QString& suffix) {
@@ -134,22 +144,43 @@ struct ThroughputCharts::Charts {
       lines.pop_back();
     }
     while (lines.size() < count) {
-      auto* s = new QLineSeries;
-      panel.chart->addSeries(s);
-      s->attachAxis(panel.x);
-      s->attachAxis(panel.y);
-      lines.push_back(s);
+      lines.push_back(new QLineSeries);
+      attach(panel, lines.back());
     }
     for (std::size_t g = 0; g < count; ++g) lines[g]->setName(QString::fromStdString(gpus[g].name) + suffix);
     return changed;
   }
-  /// The GPU lines `ts` calls for; true when series came or went (their pens to set).
+  /// Makes the throughput chart hold `count` stacked bands, the total line over them.
+  bool resizeBands(const std::vector<GpuSeries>& gpus, std::size_t count) {
+    auto& bands = throughput.bands;
+    const bool changed = bands.size() != count;
+    if (changed) {
+      for (QAreaSeries* a : bands) {
+        throughput.chart->removeSeries(a);
+        delete a;  // its boundary lines are its children
+      }
+      bands.clear();
+      for (std::size_t g = 0; g < count; ++g) {
+        auto* upper = new QLineSeries;
+        auto* lower = g > 0 ? new QLineSeries : nullptr;
+        auto* a = new QAreaSeries(upper, lower);
+        upper->setParent(a);
+        if (lower) lower->setParent(a);
+        bands.push_back(a);
+        attach(throughput, a);
+      }
+      // The total last: drawn over the bands, and after the GPUs in the legend.
+      throughput.chart->removeSeries(total);
+      attach(throughput, total);
+    }
+    for (std::size_t g = 0; g < count; ++g) bands[g]->setName(QString::fromStdString(gpus[g].name));
+    return changed;
+  }
+  /// The GPU series `ts` calls for; true when series came or went (their pens to set).
   bool showGpus(const TimeSeries& ts) {
     const std::size_t gpus = ts.gpus.size() > 1 ? ts.gpus.size() : 0;
-    bool changed = resize(throughput, gpuRates, ts.gpus, ts.batchesSpanGpus ? 0 : gpus, QString());
+    bool changed = resizeBands(ts.gpus, ts.batchesSpanGpus ? 0 : gpus);
     changed = resize(utilisation, gpuBusy, ts.gpus, ts.batchesSpanGpus ? gpus : 0, QObject::tr(" compute")) || changed;
-    throughput.series = {total};
-    throughput.series.insert(throughput.series.end(), gpuRates.begin(), gpuRates.end());
     QLineSeries* compute = utilisationFixed[0];
     const bool unionShown = gpuBusy.empty();
     compute->setVisible(unionShown && utilisation.note.isEmpty());
@@ -220,8 +251,13 @@ ThroughputCharts::~ThroughputCharts() = default;
 
 void ThroughputCharts::clear() {
   if (charts_->showGpus(TimeSeries{})) applyPalette();
+  charts_->throughput.title = tr("Throughput");
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
+    for (auto* a : p->bands) {
+      a->upperSeries()->clear();
+      if (a->lowerSeries()) a->lowerSeries()->clear();
+    }
     p->setEmptyNote(tr("no data yet"));
     p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
@@ -272,9 +308,21 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   // Several GPUs: the GPUs' lines beside the total, on its axis (no GPU exceeds it).
   const bool severalGpus = ts.gpus.size() > 1;
   t.series[0]->setName(!severalGpus ? perSecond : ts.batchesSpanGpus ? tr("total (all stages)") : tr("total"));
+  // Stacked bands read as a band's thickness, not its top: the title says so.
+  const QString title = t.bands.empty() ? tr("Throughput") : tr("Throughput per GPU, stacked");
+  if (t.title != title) {
+    t.title = title;
+    t.showTitle();
+  }
   t.series[0]->replace(samples);
-  for (std::size_t g = 0; g < charts_->gpuRates.size(); ++g)
-    charts_->gpuRates[g]->replace(points(samplesKnown ? ts.gpus[g].samplesPerSec : ts.gpus[g].batchesPerSec, rate.scale));
+  std::vector<double> stacked(ts.size(), 0.0);
+  for (std::size_t g = 0; g < t.bands.size(); ++g) {
+    QAreaSeries* band = t.bands[g];
+    if (band->lowerSeries()) band->lowerSeries()->replace(points(stacked, rate.scale));
+    const auto& own = samplesKnown ? ts.gpus[g].samplesPerSec : ts.gpus[g].batchesPerSec;
+    for (std::size_t i = 0; i < stacked.size() && i < own.size(); ++i) stacked[i] += own[i];
+    band->upperSeries()->replace(points(stacked, rate.scale));
+  }
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
   t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
@@ -322,8 +370,10 @@ QStringList ThroughputCharts::emptyNotes() const {
 
 std::vector<int> ThroughputCharts::pointCounts() const {
   std::vector<int> counts;
-  for (auto* p : charts_->panels())
+  for (auto* p : charts_->panels()) {
+    for (auto* a : p->bands) counts.push_back(int(a->upperSeries()->count()));
     for (auto* s : p->series) counts.push_back(int(s->count()));
+  }
   return counts;
 }
 
@@ -331,8 +381,10 @@ QStringList ThroughputCharts::seriesNames(std::optional<Chart> chart) const {
   QStringList names;
   const std::vector<Charts::Panel*> panels = charts_->panels();
   for (std::size_t i = 0; i < panels.size(); ++i)
-    if (!chart || int(*chart) == int(i))
+    if (!chart || int(*chart) == int(i)) {
+      for (auto* a : panels[i]->bands) names << a->name();  // the legend's order
       for (auto* s : panels[i]->series) names << s->name();
+    }
   return names;
 }
 
@@ -429,15 +481,21 @@ void ThroughputCharts::applyPalette() {
     QPen pen = s->pen();
     pen.setColor(colour);
     // The total over several GPUs' lines: a little heavier, so it reads as their sum.
-    pen.setWidthF(s == charts_->total && !charts_->gpuRates.empty() ? width * 1.5 : width);
+    pen.setWidthF(s == charts_->total && !charts_->throughput.bands.empty() ? width * 1.5 : width);
     s->setPen(pen);
   }
-  for (const auto* lines : {&charts_->gpuRates, &charts_->gpuBusy})
-    for (std::size_t g = 0; g < lines->size(); ++g) {
-      QPen pen(gpuSeriesColor(int(g), bg), width, gpuSeriesPenStyle(int(g)));
-      pen.setCapStyle(Qt::FlatCap);  // dashes stay dashes at a point per interval
-      (*lines)[g]->setPen(pen);
-    }
+  const auto& bands = charts_->throughput.bands;
+  for (std::size_t g = 0; g < bands.size(); ++g) {
+    const QColor c = gpuSeriesColor(int(g), bg);
+    bands[g]->setPen(QPen(c, 1.0));
+    bands[g]->setBrush(gpuSeriesBrush(int(g), c));
+  }
+  const auto& busy = charts_->gpuBusy;
+  for (std::size_t g = 0; g < busy.size(); ++g) {
+    QPen pen(gpuSeriesColor(int(g), bg), width, gpuSeriesPenStyle(int(g)));
+    pen.setCapStyle(Qt::FlatCap);  // dashes stay dashes at a point per interval
+    busy[g]->setPen(pen);
+  }
 }
 
 void ThroughputCharts::renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation) {
