@@ -180,7 +180,15 @@ struct ThroughputCharts::Charts {
   bool showGpus(const TimeSeries& ts) {
     const std::size_t gpus = ts.gpus.size() > 1 ? ts.gpus.size() : 0;
     bool changed = resizeBands(ts.gpus, ts.batchesSpanGpus ? 0 : gpus);
-    changed = resize(utilisation, gpuBusy, ts.gpus, ts.batchesSpanGpus ? gpus : 0, QObject::tr(" compute")) || changed;
+    if (resize(utilisation, gpuBusy, ts.gpus, ts.batchesSpanGpus ? gpus : 0, QObject::tr(" compute"))) {
+      // The GPUs first in the legend: where a low chart cuts a long legend short, it
+      // cuts the copies' lines, which the bandwidth chart shows as well.
+      for (auto it = utilisationFixed.begin() + 1; it != utilisationFixed.end(); ++it) {
+        utilisation.chart->removeSeries(*it);
+        attach(utilisation, *it);
+      }
+      changed = true;
+    }
     QLineSeries* compute = utilisationFixed[0];
     const bool unionShown = gpuBusy.empty();
     compute->setVisible(unionShown && utilisation.note.isEmpty());
