@@ -137,8 +137,7 @@ TEST(Charts, SeveralGpusDataParallelShowEachGpuAndTheTotal) {
 TEST(Charts, OneGpuKeepsItsSingleThroughputLine) {
   ThroughputCharts charts;
   charts.setTimeSeries(simulatedSeries(1, ParallelMode::Data));
-  EXPECT_EQ(charts.seriesNames(),
-            (QStringList{"samples/s", "H2D", "D2H", "compute", "H2D", "D2H", "overlap"}));
+  EXPECT_EQ(charts.seriesNames(), (QStringList{"samples/s", "H2D", "D2H", "compute", "H2D", "D2H", "overlap"}));
 }
 
 TEST(Charts, PipelineStagesShowTheTotalAndEachGpusBusyShare) {

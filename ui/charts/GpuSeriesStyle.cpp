@@ -9,8 +9,7 @@ namespace {
 // Paul Tol's colour-blind-safe qualitative hues, ordered so that 2 and 4 GPUs get the
 // most different ones: indigo, rose, teal, olive (solid), purple, cyan, orange, green
 // (dashed).
-constexpr QRgb kHues[kGpuStyles] = {0x332288, 0xCC6677, 0x44AA99, 0x999933,
-                                    0xAA4499, 0x88CCEE, 0xE69F00, 0x117733};
+constexpr QRgb kHues[kGpuStyles] = {0x332288, 0xCC6677, 0x44AA99, 0x999933, 0xAA4499, 0x88CCEE, 0xE69F00, 0x117733};
 
 double luminance(const QColor& c) {
   auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
