@@ -10,12 +10,18 @@
 // as published to the first frame painted with it (publication happens per batch,
 // a few tens of microseconds after the op is recorded).
 //
-// Arguments: the visible span the view follows with, in ms. 0: the span follow live
-// picks itself (FollowWindow: the newest few batches, what a new run shows); 100 ms
-// and 2000 ms (reached by zooming out while following, as a user would) show tens
-// and hundreds of thousands of ops.
+// Arguments: the visible span the view follows with, in ms, and the GPUs. Span 0:
+// the span follow live picks itself (FollowWindow: the newest few batches, what a
+// new run shows); 100 ms and 2000 ms (reached by zooming out while following, as a
+// user would) show tens and hundreds of thousands of ops. GPUs 1: the one-GPU run
+// above, the reference; GPUs 4: 4 simulated GPUs x 8 streams, data parallel with a
+// bucketed all-reduce (4 buckets of 1 MiB per batch): 4 groups of lanes, each GPU
+// with its streams, engines and NCCL stream, and the communicator's lane. It records
+// about three times the reference's ops per second: the per-batch all-reduces, not
+// the batch size, set its pace.
 //
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/release/bench/ui_live_bench
+// (one mode: --benchmark_filter='span_ms:2000/gpus:4').
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
@@ -47,10 +53,17 @@ constexpr double kWarmupSeconds = 0.5;  // the first frames lay out the window
 
 // 4 streams, batches of 4 x 512 KiB: about 45 us per copy on the h200 profile, so
 // the pipeline completes a batch every ~50 us: ~20 k batches/s, ~200 k ops/s.
-PipelineConfig liveConfig() {
+PipelineConfig liveConfig(int gpus) {
   PipelineConfig c = findPreset("multi-stream")->config;
   c.batchSamples = 4;
   c.batchCount = 0;  // until stopped
+  if (gpus > 1) {
+    for (int g = 0; g < gpus; ++g) c.devices.push_back(g);
+    c.streams = 8;
+    c.parallel = ParallelMode::Data;
+    c.allreduceBytes = 4ull << 20;
+    c.buckets = 4;
+  }
   return c;
 }
 
@@ -73,6 +86,7 @@ double percentile(std::vector<double> v, double q) {
 
 void BM_LiveRun(benchmark::State& state) {
   const double spanMs = double(state.range(0));
+  const int gpus = int(state.range(1));
   double fps = 0, opsPerSec = 0, p50 = 0, p95 = 0, pmax = 0, frames = 0, spanNs = 0;
   for (auto _ : state) {
     MainWindow window(MainWindow::Options{false});
@@ -89,7 +103,7 @@ void BM_LiveRun(benchmark::State& state) {
     log.frames.reserve(4096);
     window.timeline().installEventFilter(&log);
 
-    window.startRun(liveConfig());
+    window.startRun(liveConfig(gpus));
     if (!window.runController().running()) {
       state.SkipWithError("the run did not start");
       return;
@@ -167,7 +181,13 @@ void BM_LiveRun(benchmark::State& state) {
   state.counters["frames"] = frames;
   state.counters["span_ms"] = spanNs / 1e6;
 }
-BENCHMARK(BM_LiveRun)->Arg(0)->Arg(100)->Arg(2000)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+// The one-GPU rows (the reference), then the same spans on 4 GPUs, in one run.
+BENCHMARK(BM_LiveRun)
+    ->ArgNames({"span_ms", "gpus"})
+    ->ArgsProduct({{0, 100, 2000}, {1, 4}})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace
 

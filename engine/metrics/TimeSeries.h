@@ -10,6 +10,7 @@
 // completed in it over its length; nothing is smoothed or interpolated. Busy and
 // overlap follow the definitions of Metrics.h (unions of intervals).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config/PipelineConfig.h"
@@ -22,6 +23,18 @@ namespace pipescope {
 /// kSeriesPoints / 2 points. A range without batches gets kSeriesPoints / 2 equal
 /// intervals.
 inline constexpr int kSeriesPoints = 400;
+
+/// One GPU's part of a run over several GPUs, on the same intervals as its TimeSeries.
+struct GpuSeries {
+  int device = 0;    ///< index into the trace's devices (Lane::device)
+  std::string name;  ///< as the timeline's group header names it: "GPU 2", or "Rank 2" in a merged job
+  /// Batches whose GPU work ran on this GPU and completed in the interval, and that
+  /// over its length; empty when every batch runs on every GPU (TimeSeries::batchesSpanGpus).
+  std::vector<int> batches;
+  std::vector<double> batchesPerSec;
+  std::vector<double> samplesPerSec;  ///< all 0 when the batch size is unknown
+  std::vector<double> computeBusy;    ///< fraction of the interval with a kernel of this GPU running
+};
 
 struct TimeSeries {
   /// Interval i is (startNs[i], endNs[i]]: its batches complete in it, and its busy
@@ -44,6 +57,16 @@ struct TimeSeries {
   /// Samples in a batch; 0 when the trace does not say (a profile imported without a
   /// configuration or a known batch size): throughput is then only in batches/s.
   std::int64_t samplesPerBatch = 0;
+
+  /// A run over several GPUs: one series per GPU, in device order; empty for one GPU.
+  /// Each batch counts for the GPU its work ran on, so in data parallel the GPUs'
+  /// batches add up to `batches` (less any batch with no GPU work).
+  std::vector<GpuSeries> gpus;
+  /// Some batch has work on several GPUs: pipeline parallel (stage k on GPU k), or the
+  /// ranks of a merged job, which number the same iteration alike. Every GPU then
+  /// completes every batch, a GPU's throughput would repeat the total, and the GPU
+  /// series hold only their busy share.
+  bool batchesSpanGpus = false;
 
   std::size_t size() const { return timeNs.size(); }
   std::int64_t fromNs() const { return startNs.empty() ? 0 : startNs.front(); }
@@ -69,6 +92,7 @@ TimeSeries computeTimeSeries(const TraceView& ops, const PipelineConfig& config,
                              int maxPoints = kSeriesPoints);
 /// The trace's ops; samples per batch from its configuration, or for an imported
 /// trace from its iterations (0 when neither says), as computeMetrics() counts them.
+/// A trace whose lanes span several GPUs also gets its GPU series (GpuTimeSeries.h).
 TimeSeries computeTimeSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, int maxPoints = kSeriesPoints);
 
 }  // namespace pipescope

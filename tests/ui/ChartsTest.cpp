@@ -5,7 +5,12 @@
 #include <algorithm>
 #include <QPainter>
 
+#include "charts/GpuSeriesStyle.h"
 #include "charts/ThroughputCharts.h"
+#include "config/Presets.h"
+#include "metrics/Metrics.h"
+#include "sim/DeviceProfile.h"
+#include "sim/SimulatorBackend.h"
 
 using namespace pipescope;
 using namespace pipescope::ui;
@@ -84,4 +89,92 @@ TEST(Charts, WithoutABatchSizeThroughputIsInBatchesPerSecond) {
   charts.setTimeSeries(ts);
   EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
   EXPECT_EQ(charts.seriesNames().front(), "batches/s");
+}
+
+namespace {
+// A short simulated run of `gpus` GPUs, its series as the window computes them.
+TimeSeries simulatedSeries(int gpus, ParallelMode mode) {
+  PipelineConfig c = findPreset("multi-stream")->config;
+  c.batchCount = 16;
+  c.devices.clear();
+  for (int g = 0; g < gpus && gpus > 1; ++g) c.devices.push_back(g);
+  c.parallel = mode;
+  if (gpus > 1 && mode == ParallelMode::Data) {
+    c.allreduceBytes = 64ull << 20;
+    c.buckets = 4;
+  }
+  if (mode == ParallelMode::Pipeline) c.microBatches = 4;
+  Trace trace;
+  trace.setConfig(c);
+  RunControl control;
+  const RunOutcome outcome = makeSimulatorBackend(*builtinProfile("h200"))->run(c, trace, control);
+  EXPECT_NE(outcome.state, RunState::Failed) << outcome.message;
+  const Metrics m = computeMetrics(trace);
+  return computeTimeSeries(trace, 0, m.lastNs, ThroughputCharts::kMaxPoints);
+}
+}  // namespace
+
+TEST(Charts, SeveralGpusDataParallelShowEachGpuAndTheTotal) {
+  ThroughputCharts charts;
+  charts.setTimeSeries(simulatedSeries(4, ParallelMode::Data));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput),
+            (QStringList{"GPU 0", "GPU 1", "GPU 2", "GPU 3", "total"}));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Utilisation),
+            (QStringList{"compute", "H2D", "D2H", "overlap"}));
+  EXPECT_TRUE(charts.emptyNotes().isEmpty()) << charts.emptyNotes().join("|").toStdString();
+  // Every line carries the run's points.
+  const std::vector<int> counts = charts.pointCounts();
+  EXPECT_EQ(counts.size(), 5u + 2u + 4u);
+  for (int n : counts) EXPECT_EQ(n, counts.front());
+  EXPECT_GT(counts.front(), 2);
+
+  // Back to one GPU: the single line as ever, the GPUs' lines gone.
+  charts.setTimeSeries(simulatedSeries(1, ParallelMode::Data));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), QStringList{"samples/s"});
+  EXPECT_EQ(charts.seriesNames().size(), 7);
+}
+
+TEST(Charts, OneGpuKeepsItsSingleThroughputLine) {
+  ThroughputCharts charts;
+  charts.setTimeSeries(simulatedSeries(1, ParallelMode::Data));
+  EXPECT_EQ(charts.seriesNames(), (QStringList{"samples/s", "H2D", "D2H", "compute", "H2D", "D2H", "overlap"}));
+}
+
+TEST(Charts, PipelineStagesShowTheTotalAndEachGpusBusyShare) {
+  ThroughputCharts charts;
+  charts.setTimeSeries(simulatedSeries(4, ParallelMode::Pipeline));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), QStringList{"total (all stages)"});
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Utilisation),
+            (QStringList{"GPU 0 compute", "GPU 1 compute", "GPU 2 compute", "GPU 3 compute", "H2D", "D2H", "overlap"}));
+  charts.clear();
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Utilisation),
+            (QStringList{"compute", "H2D", "D2H", "overlap"}));
+}
+
+TEST(Charts, EightGpuColoursStayApartOnLightDarkAndHighContrast) {
+  for (OpColors colors : {OpColors::Standard, OpColors::HighContrast})
+    for (const QColor& bg : {QColor(Qt::white), QColor(0x1e, 0x1e, 0x1e)}) {
+      const double wanted = colors == OpColors::HighContrast ? 4.5 : 3.0;
+      for (int g = 0; g < kGpuStyles; ++g) {
+        const QColor c = gpuSeriesColor(g, bg, colors);
+        EXPECT_GE(contrastRatio(c, bg), wanted) << "GPU " << g << " on " << bg.name().toStdString();
+        // GPUs drawn alike (solid or dashed) differ in hue.
+        for (int h = 0; h < g; ++h) {
+          if (gpuSeriesPenStyle(h) != gpuSeriesPenStyle(g)) continue;
+          const QColor o = gpuSeriesColor(h, bg, colors);
+          const int dh = std::abs(c.hslHue() - o.hslHue());
+          EXPECT_GE(std::min(dh, 360 - dh), 40) << "GPU " << h << " and GPU " << g;
+        }
+      }
+    }
+}
+
+TEST(Charts, ClearingAfterGpuBandsGivesTheOneLineBack) {
+  ThroughputCharts charts;
+  charts.resize(1200, 300);
+  charts.setTimeSeries(simulatedSeries(2, ParallelMode::Data));
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), (QStringList{"GPU 0", "GPU 1", "total"}));
+  charts.setTimeSeries(TimeSeries{});  // cleared: every chart empty, one line again
+  EXPECT_EQ(charts.emptyNotes().front(), "Throughput (no data yet)");
+  EXPECT_EQ(charts.seriesNames(ThroughputCharts::Chart::Throughput), QStringList{"samples/s"});
 }

@@ -1,8 +1,10 @@
 #include "charts/ThroughputCharts.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QEvent>
@@ -14,6 +16,7 @@
 #include <cmath>
 
 #include "OpPalette.h"
+#include "charts/GpuSeriesStyle.h"
 
 namespace pipescope::ui {
 
@@ -90,6 +93,7 @@ struct ThroughputCharts::Charts {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;
+    std::vector<QAreaSeries*> bands;  ///< stacked under the lines (the GPUs' throughput)
     QString title;
     QString note;  ///< why there is no data; empty when there is
     /// Shows the data, or, when there is none, says so in the title instead of
@@ -98,6 +102,7 @@ struct ThroughputCharts::Charts {
       note = why;
       showTitle();
       for (QLineSeries* s : series) s->setVisible(note.isEmpty());
+      for (QAreaSeries* s : bands) s->setVisible(note.isEmpty());
     }
     bool empty() const { return !note.isEmpty(); }
     QString titleLine() const { return note.isEmpty() ? title : QObject::tr("%1 (%2)").arg(title, note); }
@@ -113,6 +118,85 @@ struct ThroughputCharts::Charts {
   };
   Panel throughput, bandwidth, utilisation;
   std::vector<Panel*> panels() { return {&throughput, &bandwidth, &utilisation}; }
+
+  // A run over several GPUs (TimeSeries::gpus): in data parallel each GPU's
+  // throughput is a band, stacked up to the total line, so equal GPUs show as equal
+  // bands (lines of equal GPUs would lie on top of each other) and a slow one as a
+  // thinner band. Where every batch runs on every GPU (pipeline) each GPU's compute
+  // busy share takes the place of the one compute line, whose union over the GPUs
+  // would hide the stages' bubble. One GPU: neither, the charts as ever.
+  QLineSeries* total = nullptr;                ///< the throughput line (all GPUs)
+  std::vector<QLineSeries*> utilisationFixed;  ///< compute, H2D, D2H, overlap
+  std::vector<QLineSeries*> gpuBusy;           ///< one per GPU while shown
+
+  static void attach(Panel& panel, QAbstractSeries* s) {
+    panel.chart->addSeries(s);
+    s->attachAxis(panel.x);
+    s->attachAxis(panel.y);
+  }
+  /// Makes `lines` hold `count` series in `panel`'s chart, named after the GPUs.
+  static bool resize(Panel& panel, std::vector<QLineSeries*>& lines, const std::vector<GpuSeries>& gpus,
+                     std::size_t count, const QString& suffix) {
+    const bool changed = lines.size() != count;
+    while (lines.size() > count) {
+      panel.chart->removeSeries(lines.back());
+      delete lines.back();
+      lines.pop_back();
+    }
+    while (lines.size() < count) {
+      lines.push_back(new QLineSeries);
+      attach(panel, lines.back());
+    }
+    for (std::size_t g = 0; g < count; ++g) lines[g]->setName(QString::fromStdString(gpus[g].name) + suffix);
+    return changed;
+  }
+  /// Makes the throughput chart hold `count` stacked bands, the total line over them.
+  bool resizeBands(const std::vector<GpuSeries>& gpus, std::size_t count) {
+    auto& bands = throughput.bands;
+    const bool changed = bands.size() != count;
+    if (changed) {
+      for (QAreaSeries* a : bands) {
+        throughput.chart->removeSeries(a);
+        delete a;  // its boundary lines are its children
+      }
+      bands.clear();
+      for (std::size_t g = 0; g < count; ++g) {
+        auto* upper = new QLineSeries;
+        auto* lower = g > 0 ? new QLineSeries : nullptr;
+        auto* a = new QAreaSeries(upper, lower);
+        upper->setParent(a);
+        if (lower) lower->setParent(a);
+        bands.push_back(a);
+        attach(throughput, a);
+      }
+      // The total last: drawn over the bands, and after the GPUs in the legend.
+      throughput.chart->removeSeries(total);
+      attach(throughput, total);
+    }
+    for (std::size_t g = 0; g < count; ++g) bands[g]->setName(QString::fromStdString(gpus[g].name));
+    return changed;
+  }
+  /// The GPU series `ts` calls for; true when series came or went (their pens to set).
+  bool showGpus(const TimeSeries& ts) {
+    const std::size_t gpus = ts.gpus.size() > 1 ? ts.gpus.size() : 0;
+    bool changed = resizeBands(ts.gpus, ts.batchesSpanGpus ? 0 : gpus);
+    if (resize(utilisation, gpuBusy, ts.gpus, ts.batchesSpanGpus ? gpus : 0, QObject::tr(" compute"))) {
+      // The GPUs first in the legend: where a low chart cuts a long legend short, it
+      // cuts the copies' lines, which the bandwidth chart shows as well.
+      for (auto it = utilisationFixed.begin() + 1; it != utilisationFixed.end(); ++it) {
+        utilisation.chart->removeSeries(*it);
+        attach(utilisation, *it);
+      }
+      changed = true;
+    }
+    QLineSeries* compute = utilisationFixed[0];
+    const bool unionShown = gpuBusy.empty();
+    compute->setVisible(unionShown && utilisation.note.isEmpty());
+    for (QLegendMarker* m : utilisation.chart->legend()->markers(compute)) m->setVisible(unionShown);
+    utilisation.series = unionShown ? std::vector<QLineSeries*>{compute} : gpuBusy;
+    utilisation.series.insert(utilisation.series.end(), utilisationFixed.begin() + 1, utilisationFixed.end());
+    return changed;
+  }
 };
 
 ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(std::make_unique<Charts>()) {
@@ -151,6 +235,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
 
   auto& t = charts_->throughput;
   t.series.push_back(addSeries(t.chart, tr("samples/s"), QColor("#333333")));
+  charts_->total = t.series[0];
   auto& b = charts_->bandwidth;
   b.series.push_back(addSeries(b.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   b.series.push_back(addSeries(b.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
@@ -159,6 +244,7 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
   u.series.push_back(addSeries(u.chart, tr("H2D"), opKindColor(OpKind::CopyH2D)));
   u.series.push_back(addSeries(u.chart, tr("D2H"), opKindColor(OpKind::CopyD2H)));
   u.series.push_back(addSeries(u.chart, tr("overlap"), QColor("#222222"), Qt::DashLine));
+  charts_->utilisationFixed = u.series;
   setTextPixelSize(0);
   applyPalette();
   for (auto* p : charts_->panels())
@@ -172,8 +258,14 @@ ThroughputCharts::ThroughputCharts(QWidget* parent) : QWidget(parent), charts_(s
 ThroughputCharts::~ThroughputCharts() = default;
 
 void ThroughputCharts::clear() {
+  if (charts_->showGpus(TimeSeries{})) applyPalette();
+  charts_->throughput.title = tr("Throughput");
   for (auto* p : charts_->panels()) {
     for (auto* s : p->series) s->clear();
+    for (auto* a : p->bands) {
+      a->upperSeries()->clear();
+      if (a->lowerSeries()) a->lowerSeries()->clear();
+    }
     p->setEmptyNote(tr("no data yet"));
     p->x->setTickType(QValueAxis::TicksFixed);
     p->x->setRange(0, 1);
@@ -193,6 +285,7 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
     clear();
     return;
   }
+  if (charts_->showGpus(ts)) applyPalette();
   const double spanNs = double(ts.toNs());
   const Unit time = timeUnit(spanNs);
   const QString timeTitle = tr("time (%1)").arg(time.name);
@@ -220,8 +313,24 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   const Unit rate = rateUnit(maxRate);
   auto& t = charts_->throughput;
   const auto samples = points(throughput, rate.scale);
-  t.series[0]->setName(perSecond);
+  // Several GPUs: the GPUs' lines beside the total, on its axis (no GPU exceeds it).
+  const bool severalGpus = ts.gpus.size() > 1;
+  t.series[0]->setName(!severalGpus ? perSecond : ts.batchesSpanGpus ? tr("total (all stages)") : tr("total"));
+  // Stacked bands read as a band's thickness, not its top: the title says so.
+  const QString title = t.bands.empty() ? tr("Throughput") : tr("Throughput per GPU, stacked");
+  if (t.title != title) {
+    t.title = title;
+    t.showTitle();
+  }
   t.series[0]->replace(samples);
+  std::vector<double> stacked(ts.size(), 0.0);
+  for (std::size_t g = 0; g < t.bands.size(); ++g) {
+    QAreaSeries* band = t.bands[g];
+    if (band->lowerSeries()) band->lowerSeries()->replace(points(stacked, rate.scale));
+    const auto& own = samplesKnown ? ts.gpus[g].samplesPerSec : ts.gpus[g].batchesPerSec;
+    for (std::size_t i = 0; i < stacked.size() && i < own.size(); ++i) stacked[i] += own[i];
+    band->upperSeries()->replace(points(stacked, rate.scale));
+  }
   t.y->setRange(0, niceMax(maxOf(samples)));
   t.y->applyNiceNumbers();
   t.y->setTitleText(QStringLiteral("%1 %2").arg(rate.name, perSecond).trimmed());
@@ -234,10 +343,13 @@ void ThroughputCharts::setTimeSeries(const TimeSeries& ts) {
   b.y->applyNiceNumbers();
 
   auto& u = charts_->utilisation;
-  u.series[0]->replace(points(ts.computeBusy, 100.0));
-  u.series[1]->replace(points(ts.h2dBusy, 100.0));
-  u.series[2]->replace(points(ts.d2hBusy, 100.0));
-  u.series[3]->replace(points(ts.overlap, 100.0));
+  const auto& uf = charts_->utilisationFixed;
+  uf[0]->replace(points(ts.computeBusy, 100.0));
+  uf[1]->replace(points(ts.h2dBusy, 100.0));
+  uf[2]->replace(points(ts.d2hBusy, 100.0));
+  uf[3]->replace(points(ts.overlap, 100.0));
+  for (std::size_t g = 0; g < charts_->gpuBusy.size(); ++g)
+    charts_->gpuBusy[g]->replace(points(ts.gpus[g].computeBusy, 100.0));
   u.y->setRange(0, 100);
 
   if (ts.size() < 2) {
@@ -266,15 +378,21 @@ QStringList ThroughputCharts::emptyNotes() const {
 
 std::vector<int> ThroughputCharts::pointCounts() const {
   std::vector<int> counts;
-  for (auto* p : charts_->panels())
+  for (auto* p : charts_->panels()) {
+    for (auto* a : p->bands) counts.push_back(int(a->upperSeries()->count()));
     for (auto* s : p->series) counts.push_back(int(s->count()));
+  }
   return counts;
 }
 
-QStringList ThroughputCharts::seriesNames() const {
+QStringList ThroughputCharts::seriesNames(std::optional<Chart> chart) const {
   QStringList names;
-  for (auto* p : charts_->panels())
-    for (auto* s : p->series) names << s->name();
+  const std::vector<Charts::Panel*> panels = charts_->panels();
+  for (std::size_t i = 0; i < panels.size(); ++i)
+    if (!chart || int(*chart) == int(i)) {
+      for (auto* a : panels[i]->bands) names << a->name();  // the legend's order
+      for (auto* s : panels[i]->series) names << s->name();
+    }
   return names;
 }
 
@@ -360,17 +478,31 @@ void ThroughputCharts::applyPalette() {
   // Op colours (standard or high contrast, OpPalette.h); the two series drawn in
   // "ink" follow the text colour. Thicker lines with larger text (a projector).
   const auto& b = charts_->bandwidth.series;
-  const auto& u = charts_->utilisation.series;
+  const auto& u = charts_->utilisationFixed;
+  const double width = textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0;
   const std::pair<QLineSeries*, QColor> colours[] = {
-      {charts_->throughput.series[0], text},        {b[0], opKindColor(OpKind::CopyH2D)},
-      {b[1], opKindColor(OpKind::CopyD2H)},         {u[0], opKindColor(OpKind::Kernel)},
-      {u[1], opKindColor(OpKind::CopyH2D)},         {u[2], opKindColor(OpKind::CopyD2H)},
+      {charts_->total, text},               {b[0], opKindColor(OpKind::CopyH2D)},
+      {b[1], opKindColor(OpKind::CopyD2H)}, {u[0], opKindColor(OpKind::Kernel)},
+      {u[1], opKindColor(OpKind::CopyH2D)}, {u[2], opKindColor(OpKind::CopyD2H)},
       {u[3], text}};
   for (const auto& [s, colour] : colours) {
     QPen pen = s->pen();
     pen.setColor(colour);
-    pen.setWidthF(textPixels_ > 0 ? std::max(2.0, textPixels_ / 7.0) : 2.0);
+    // The total over several GPUs' lines: a little heavier, so it reads as their sum.
+    pen.setWidthF(s == charts_->total && !charts_->throughput.bands.empty() ? width * 1.5 : width);
     s->setPen(pen);
+  }
+  const auto& bands = charts_->throughput.bands;
+  for (std::size_t g = 0; g < bands.size(); ++g) {
+    const QColor c = gpuSeriesColor(int(g), bg);
+    bands[g]->setPen(QPen(c, 1.0));
+    bands[g]->setBrush(gpuSeriesBrush(int(g), c));
+  }
+  const auto& busy = charts_->gpuBusy;
+  for (std::size_t g = 0; g < busy.size(); ++g) {
+    QPen pen(gpuSeriesColor(int(g), bg), width, gpuSeriesPenStyle(int(g)));
+    pen.setCapStyle(Qt::FlatCap);  // dashes stay dashes at a point per interval
+    busy[g]->setPen(pen);
   }
 }
 

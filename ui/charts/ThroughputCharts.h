@@ -24,7 +24,10 @@ class ThroughputCharts : public QWidget {
   ~ThroughputCharts() override;
 
   /// Replaces every series in bulk (one replace() per series), one point per
-  /// interval of the series, drawn at the interval's centre.
+  /// interval of the series, drawn at the interval's centre. A run over several GPUs
+  /// (series.gpus) adds a line per GPU: its throughput beside the total (data
+  /// parallel), or its compute busy share in place of the one compute line (where
+  /// every batch runs on every GPU: pipeline parallel).
   void setTimeSeries(const TimeSeries& series);
   void clear();
 
@@ -39,8 +42,8 @@ class ThroughputCharts : public QWidget {
   QStringList emptyNotes() const;
   /// Points held by each series, for tests.
   std::vector<int> pointCounts() const;
-  /// The legend name of each series, for tests.
-  QStringList seriesNames() const;
+  /// The legend name of each series shown (of every chart, or of `chart`), for tests.
+  QStringList seriesNames(std::optional<Chart> chart = std::nullopt) const;
   /// Paints the charts into `target`, stacked (Vertical) or side by side
   /// (Horizontal), for the export and the report image.
   void renderTo(QPainter& painter, const QRectF& target, Qt::Orientation orientation = Qt::Vertical);
