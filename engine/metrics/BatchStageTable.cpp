@@ -31,7 +31,7 @@ BatchStageTable::Page& BatchStageTable::pageOf(std::int32_t batch, std::uint32_t
   auto& page = pages_[index];
   if (!page) {
     page = std::make_unique<Page>();
-    page->narrow.assign(std::size_t(kPageIds) * kStages, 0);
+    if (keepStages_) page->narrow.assign(std::size_t(kPageIds) * kStages, 0);
     page->present.assign(kPageIds / 64, 0);
     if (keepEnds_) page->ends.assign(kPageIds, std::numeric_limits<std::int64_t>::min());
   }
@@ -75,6 +75,13 @@ std::int64_t BatchStageTable::countEndingIn(std::int64_t fromNs, std::int64_t to
     if (p.ends[slot] > fromNs && p.ends[slot] <= toNs) ++n;
   });
   return n;
+}
+
+std::vector<std::int64_t> BatchStageTable::ends() const {
+  std::vector<std::int64_t> out;
+  out.reserve(std::size_t(count_));
+  forEachPresent([&](const Page& p, std::uint32_t slot) { out.push_back(p.ends[slot]); });
+  return out;
 }
 
 StageTimes BatchStageTable::shortest() const {

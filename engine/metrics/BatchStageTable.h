@@ -19,8 +19,9 @@ class BatchStageTable {
  public:
   enum Stage : std::uint8_t { H2D, Kernel, D2H, Preprocess, Postprocess, kStages };
 
-  /// keepEnds: remember each batch's latest op end (countEndingIn needs it).
-  explicit BatchStageTable(bool keepEnds) : keepEnds_(keepEnds) {}
+  /// keepEnds: remember each batch's latest op end (countEndingIn and ends need it);
+  /// keepStages = false: only ends (add, raise and shortest are not to be called).
+  explicit BatchStageTable(bool keepEnds, bool keepStages = true) : keepEnds_(keepEnds), keepStages_(keepStages) {}
 
   /// Records that `batch` has an op ending at `end`.
   void touch(std::int32_t batch, std::int64_t end);
@@ -33,6 +34,8 @@ class BatchStageTable {
   std::int64_t count() const { return count_; }
   /// Batches whose latest op end lies in (fromNs, toNs]; needs keepEnds.
   std::int64_t countEndingIn(std::int64_t fromNs, std::int64_t toNs) const;
+  /// Every batch's latest op end, in no particular order; needs keepEnds.
+  std::vector<std::int64_t> ends() const;
   /// Per stage, the smallest figure of any batch (apiNs 0); all zero when empty.
   StageTimes shortest() const;
 
@@ -52,6 +55,7 @@ class BatchStageTable {
   void forEachPresent(F&& f) const;
 
   bool keepEnds_;
+  bool keepStages_;
   std::int64_t count_ = 0;
   std::unordered_map<std::uint32_t, std::unique_ptr<Page>> pages_;
   std::uint32_t lastPageIndex_ = 0;

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <queue>
+
+#include "metrics/StartOrder.h"
 
 namespace pipescope {
 
@@ -29,10 +30,6 @@ struct Item {
   std::uint16_t lane = kNoLane, engineLane = kNoLane;
 };
 static_assert(sizeof(Item) == 24);
-
-struct StartsLater {
-  bool operator()(const Item& a, const Item& b) const { return a.s > b.s; }
-};
 
 Item itemOf(const Op& op, const PlacedOp& p, const std::vector<LaneKind>& laneKinds) {
   Item it;
@@ -181,31 +178,20 @@ BusyTimes sweepBusyTimes(const MetricsInput& in, const std::vector<LaneKind>& la
   sweep.setSubmitLanes(std::move(submit));
   sweep.setHostRangeLanes(std::move(hostRanges));
 
-  // laterStart[b]: the earliest start of any op in block b or after it.
-  const std::size_t blocks = plan.blockFirstStart.size();
-  std::vector<std::int64_t> laterStart(blocks + 1, std::numeric_limits<std::int64_t>::max());
-  for (std::size_t b = blocks; b-- > 0;) laterStart[b] = std::min(laterStart[b + 1], plan.blockFirstStart[b]);
-
-  std::priority_queue<Item, std::vector<Item>, StartsLater> held;
+  StartOrder<Item> order(plan.blockFirstStart);
+  const auto add = [&sweep](const Item& it) { sweep.add(it); };
   const TraceView& ops = in.ops;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    const std::uint64_t from = ops.begin() + b * kSweepBlockOps;
-    const std::uint64_t to = std::min(ops.end(), from + kSweepBlockOps);
+  for (std::size_t b = 0; b < plan.blockFirstStart.size(); ++b) {
+    const std::uint64_t from = ops.begin() + b * kStartOrderBlockOps;
+    const std::uint64_t to = std::min(ops.end(), from + kStartOrderBlockOps);
     for (std::uint64_t i = from; i < to; ++i) {
       const Op op = ops.at(i);
       const PlacedOp p = placeOp(op, in, laneKinds);
-      if (p.role != PlacedOp::Skipped) held.push(itemOf(op, p, laneKinds));
+      if (p.role != PlacedOp::Skipped) order.push(itemOf(op, p, laneKinds));
     }
-    // No later block starts an op before laterStart[b + 1]: what starts before it is in order.
-    while (!held.empty() && held.top().s < laterStart[b + 1]) {
-      sweep.add(held.top());
-      held.pop();
-    }
+    order.endBlock(b, add);
   }
-  while (!held.empty()) {
-    sweep.add(held.top());
-    held.pop();
-  }
+  order.finish(add);
   return sweep.finish();
 }
 

@@ -9,14 +9,13 @@
 // differences of prefixes are lengths' max, min and difference, added up segment by
 // segment in integer nanoseconds.
 //
-// The store keeps ops roughly in time order, not exactly: the sweep reads it in
-// blocks and holds back (in a heap) the ops that start after the earliest start any
-// later block has (found by the caller's first pass), so only the store's disorder
-// is held, not the trace.
+// The store keeps ops roughly in time order, not exactly: StartOrder puts them in
+// order, holding only the store's disorder.
 #include <cstdint>
 #include <vector>
 
 #include "metrics/Metrics.h"
+#include "metrics/StartOrder.h"
 
 namespace pipescope {
 
@@ -29,12 +28,9 @@ struct PlacedOp {
 /// host work, on host lanes) only in busy time; everything else is skipped.
 PlacedOp placeOp(const Op& op, const MetricsInput& in, const std::vector<LaneKind>& laneKinds);
 
-/// Ops are read in blocks of this many; the sweep needs each block's earliest start.
-inline constexpr std::uint64_t kSweepBlockOps = 4096;
-
 /// What the first pass over the ops found that the sweep needs in advance.
 struct SweepPlan {
-  std::vector<std::int64_t> blockFirstStart;  ///< per block: earliest placed start (INT64_MAX: none)
+  std::vector<std::int64_t> blockFirstStart;  ///< per block of kStartOrderBlockOps: earliest placed start
   std::vector<char> laneHasHostRanges;        ///< by lane id
   bool anyPipelineOps = false;
   std::int64_t first = 0, last = 0;           ///< the pipeline ops' span (clipped)

@@ -71,14 +71,14 @@ Collected collect(const MetricsInput& in, const std::vector<LaneKind>& laneKind)
   c.apiNsPerLane.assign(in.lanes.size(), 0);
   c.cpuNsPerLane.assign(in.lanes.size(), 0);
   c.laneHasHostRanges.assign(in.lanes.size(), 0);
-  c.sweep.blockFirstStart.assign(std::size_t((in.ops.size() + kSweepBlockOps - 1) / kSweepBlockOps),
+  c.sweep.blockFirstStart.assign(std::size_t((in.ops.size() + kStartOrderBlockOps - 1) / kStartOrderBlockOps),
                                  std::numeric_limits<std::int64_t>::max());
 
   for (std::uint64_t i = in.ops.begin(); i < in.ops.end(); ++i) {
     const Op op = in.ops.at(i);
     const PlacedOp p = placeOp(op, in, laneKind);
     if (p.role == PlacedOp::Skipped) continue;
-    std::int64_t& blockFirst = c.sweep.blockFirstStart[std::size_t((i - in.ops.begin()) / kSweepBlockOps)];
+    std::int64_t& blockFirst = c.sweep.blockFirstStart[std::size_t((i - in.ops.begin()) / kStartOrderBlockOps)];
     blockFirst = std::min(blockFirst, p.s);
     if (p.role == PlacedOp::HostRange) {
       c.laneHasHostRanges[op.lane] = 1;  // busy time only: the makespan is the pipeline's ops'

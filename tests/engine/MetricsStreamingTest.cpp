@@ -1,6 +1,7 @@
-// computeMetrics streams over the ops (a sweep in start order, a compact per-batch
-// table); these tests hold it to the figures of the interval-list computation it
-// replaced (MetricsByIntervalsReference.cpp), exactly, on simulated runs of every
+// computeMetrics and computeTimeSeries stream over the ops (a sweep in start order, a
+// compact per-batch table); these tests hold them to the figures of the interval-list
+// computations they replaced (MetricsByIntervalsReference.cpp,
+// TimeSeriesByIntervalsReference.cpp), exactly, on simulated runs of every
 // preset, several GPUs, imported PyTorch traces, windows, stores far out of time
 // order, and the edge cases (no ops, one op, batches with seconds of work).
 #include <gtest/gtest.h>
@@ -12,11 +13,13 @@
 
 #include "MetricsByIntervalsReference.h"
 #include "MetricsTestTraces.h"
+#include "TimeSeriesByIntervalsReference.h"
 #include "SimulatorTestSupport.h"
 #include "config/Presets.h"
 #include "io/TraceFiles.h"
 #include "metrics/BatchStageTable.h"
 #include "metrics/Metrics.h"
+#include "metrics/TimeSeries.h"
 #include "ranks/RankMerge.h"
 
 namespace pipescope {
@@ -84,6 +87,28 @@ void expectSameMetrics(const Metrics& a, const Metrics& b, const std::string& wh
   }
 }
 
+// Every point of every series, exactly, at the charts' resolution and at a coarse one
+// (several batches per point).
+void expectSameSeries(const Trace& trace, std::int64_t fromNs, std::int64_t toNs, const std::string& what) {
+  const TraceView ops = trace.ops().snapshot();
+  for (int points : {kSeriesPoints, 7}) {
+    const TimeSeries a = computeTimeSeries(ops, 8, fromNs, toNs, points, 1);
+    const TimeSeries b = reference::computeTimeSeriesByIntervals(ops, 8, fromNs, toNs, points, 1);
+    const std::string w = what + ", series of " + std::to_string(points) + " points";
+    EXPECT_EQ(a.startNs, b.startNs) << w;
+    EXPECT_EQ(a.endNs, b.endNs) << w;
+    EXPECT_EQ(a.batches, b.batches) << w;
+    EXPECT_EQ(a.batchesPerPoint, b.batchesPerPoint) << w;
+    EXPECT_EQ(a.batchesPerSec, b.batchesPerSec) << w;
+    EXPECT_EQ(a.h2dGBps, b.h2dGBps) << w;
+    EXPECT_EQ(a.d2hGBps, b.d2hGBps) << w;
+    EXPECT_EQ(a.computeBusy, b.computeBusy) << w;
+    EXPECT_EQ(a.h2dBusy, b.h2dBusy) << w;
+    EXPECT_EQ(a.d2hBusy, b.d2hBusy) << w;
+    EXPECT_EQ(a.overlap, b.overlap) << w;
+  }
+}
+
 MetricsInput inputOf(const Trace& trace) {
   MetricsInput in;
   in.ops = trace.ops().snapshot();
@@ -102,11 +127,13 @@ void expectSameOnWindows(const Trace& trace, const std::string& what) {
   MetricsInput in = inputOf(trace);
   expectSameMetrics(computeMetrics(in), reference::computeMetricsByIntervals(in), what);
   const Metrics whole = computeMetrics(in);
+  expectSameSeries(trace, 0, whole.lastNs, what);
   if (whole.makespanNs <= 0) return;
   const std::int64_t span = whole.lastNs - whole.firstNs;
   for (const auto& [from, to] : {std::pair{0.0, 0.37}, std::pair{0.31, 0.69}, std::pair{0.5, 1.2}}) {
     in.fromNs = whole.firstNs + std::int64_t(double(span) * from);
     in.toNs = whole.firstNs + std::int64_t(double(span) * to);
+    expectSameSeries(trace, in.fromNs, in.toNs, what + ", window");
     for (std::int64_t completed : {std::int64_t(0), trace.completedBatches()}) {
       in.completedBatches = completed;
       expectSameMetrics(computeMetrics(in), reference::computeMetricsByIntervals(in),
