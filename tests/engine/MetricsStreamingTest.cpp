@@ -122,15 +122,17 @@ MetricsInput inputOf(const Trace& trace) {
   return in;
 }
 
-// The whole trace, and windows that cut ops in two, counting batches both ways.
-void expectSameOnWindows(const Trace& trace, const std::string& what) {
+// The whole trace, and windows that cut ops in two (all three, or the middle one
+// where the trace is slow to make), counting batches both ways.
+void expectSameOnWindows(const Trace& trace, const std::string& what, bool everyWindow = true) {
   MetricsInput in = inputOf(trace);
   expectSameMetrics(computeMetrics(in), reference::computeMetricsByIntervals(in), what);
   const Metrics whole = computeMetrics(in);
   expectSameSeries(trace, 0, whole.lastNs, what);
   if (whole.makespanNs <= 0) return;
   const std::int64_t span = whole.lastNs - whole.firstNs;
-  for (const auto& [from, to] : {std::pair{0.0, 0.37}, std::pair{0.31, 0.69}, std::pair{0.5, 1.2}}) {
+  for (const auto& [from, to] : {std::pair{0.31, 0.69}, std::pair{0.0, 0.37}, std::pair{0.5, 1.2}}) {
+    if (!everyWindow && from != 0.31) break;
     in.fromNs = whole.firstNs + std::int64_t(double(span) * from);
     in.toNs = whole.firstNs + std::int64_t(double(span) * to);
     expectSameSeries(trace, in.fromNs, in.toNs, what + ", window");
@@ -185,16 +187,16 @@ TEST(MetricsStreaming, SeveralGpusMatch) {
 }
 
 TEST(MetricsStreaming, ImportedPyTorchTracesMatch) {
-  for (const char* file : {"pytorch-h100-gpu-bound.json.gz", "pytorch-h100-record-shapes.json.gz",
-                           "pytorch-profiler-resnet18-pinned-2streams.json.gz"}) {
+  // Two of the fixtures (the largest would double the test's time under the sanitizers).
+  for (const char* file : {"pytorch-h100-record-shapes.json.gz", "pytorch-profiler-resnet18-pinned-2streams.json.gz"}) {
     const auto trace = loadTraceFile(std::string(PIPESCOPE_FIXTURES_DIR) + "/" + file, ImportOptions{});
     ASSERT_TRUE(trace) << file;
     ASSERT_GT(trace->ops().publishedCount(), 0u) << file;
-    expectSameOnWindows(*trace, file);
+    expectSameOnWindows(*trace, file, false);
   }
   const auto ranks = loadRanks({std::string(PIPESCOPE_FIXTURES_DIR) + "/ddp/ddp-w2-slowed"});
   ASSERT_TRUE(ranks);
-  expectSameOnWindows(*ranks, "ddp-w2-slowed (2 ranks merged)");
+  expectSameOnWindows(*ranks, "ddp-w2-slowed (2 ranks merged)", false);
 }
 
 TEST(MetricsStreaming, StoreFarOutOfTimeOrderMatches) {
