@@ -43,9 +43,9 @@ class BatchStageTable {
   static constexpr std::uint32_t kPageBits = 12;
   static constexpr std::uint32_t kPageIds = 1u << kPageBits;
   struct Page {
-    std::vector<std::uint32_t> narrow;  // kStages per id, while every figure fits
-    std::vector<std::int64_t> wide;     // kStages per id, once one did not
-    std::vector<std::int64_t> ends;     // keepEnds only
+    std::vector<std::uint32_t> narrow;   // kStages per id, while every figure fits
+    std::vector<std::int64_t> wide;      // kStages per id, once one did not
+    std::vector<std::int64_t> ends;      // keepEnds only
     std::vector<std::uint64_t> present;  // one bit per id
     std::int64_t get(std::uint32_t slot, Stage s) const;
     void set(std::uint32_t slot, Stage s, std::int64_t v);

@@ -33,7 +33,7 @@ struct SweepPlan {
   std::vector<std::int64_t> blockFirstStart;  ///< per block of kStartOrderBlockOps: earliest placed start
   std::vector<char> laneHasHostRanges;        ///< by lane id
   bool anyPipelineOps = false;
-  std::int64_t first = 0, last = 0;           ///< the pipeline ops' span (clipped)
+  std::int64_t first = 0, last = 0;  ///< the pipeline ops' span (clipped)
 };
 
 /// Union lengths in ns. Names follow Metrics: copies = H2D or D2H; holds = copies
@@ -43,9 +43,9 @@ struct SweepPlan {
 struct BusyTimes {
   std::int64_t h2d = 0, d2h = 0, kernel = 0, copies = 0, gpu = 0, kernelAndCopy = 0;
   std::int64_t holds = 0, preprocess = 0, cpu = 0, notApi = 0, notDispatch = 0, dispatch = 0;
-  std::vector<std::int64_t> lane;             ///< by lane id: what the lane is busy with
-  std::vector<std::int64_t> laneOutsideHolds; ///< submit lanes: lane busy time no holding copy covers
-  std::vector<std::int64_t> laneHostWork;     ///< lanes with host ranges: busy in the span, outside waits
+  std::vector<std::int64_t> lane;              ///< by lane id: what the lane is busy with
+  std::vector<std::int64_t> laneOutsideHolds;  ///< submit lanes: lane busy time no holding copy covers
+  std::vector<std::int64_t> laneHostWork;      ///< lanes with host ranges: busy in the span, outside waits
 };
 
 BusyTimes sweepBusyTimes(const MetricsInput& in, const std::vector<LaneKind>& laneKinds, const SweepPlan& plan);

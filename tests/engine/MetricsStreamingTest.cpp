@@ -13,8 +13,8 @@
 
 #include "MetricsByIntervalsReference.h"
 #include "MetricsTestTraces.h"
-#include "TimeSeriesByIntervalsReference.h"
 #include "SimulatorTestSupport.h"
+#include "TimeSeriesByIntervalsReference.h"
 #include "config/Presets.h"
 #include "io/TraceFiles.h"
 #include "metrics/BatchStageTable.h"
