@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
+#include "metrics/BatchStageTable.h"
+#include "metrics/BusySweep.h"
 #include "metrics/Intervals.h"
 
 namespace pipescope {
@@ -43,183 +44,125 @@ int effectiveCopyEngines(const DeviceInfo& device, const std::vector<Lane>& lane
 
 namespace {
 
-// Host work: what a thread spends its own time on. Syncs are waiting, annotations
-// carry no pipeline meaning, GPU kinds run elsewhere.
-bool isHostWork(OpKind k) { return !isGpuKind(k) && k != OpKind::HostSync && k != OpKind::Annotation; }
-// Imported host ranges (CPU ops, user ranges) in which the thread was dispatching work.
-bool isImportedHostWork(const Op& op) { return op.kind == OpKind::Annotation && (op.flags & kOpHostWork) != 0; }
-
-// A copy whose API call holds the host until the copy is done (blocking cudaMemcpy,
-// or any pageable copy): the submit thread is waiting then, not working.
-bool holdsHost(const Op& op) { return isCopyKind(op.kind) && (op.flags & (kOpBlockingCall | kOpPageable)) != 0; }
-
 int pct(double fraction) { return int(std::lround(fraction * 100.0)); }
 std::string pctText(double fraction) { return std::to_string(pct(fraction)) + "%"; }
 
-// One batch's own stage times and where it ends.
-struct BatchStages {
-  std::int64_t end = 0;  // its last op's end
-  StageTimes t;          // GPU stages: summed op durations; CPU stages: the longest worker share
-};
-
-// The intervals the ops of a trace window cover, sorted out by what they mean.
+// What a first pass over a trace window's ops adds up (in the store's order, so sums
+// of fractional bytes come out as they always did), and what the busy-time sweep
+// needs to know before it starts.
 struct Collected {
-  Intervals h2d, d2h, kernel, gpuAll, holdsHost;
-  Intervals preprocess, postprocess, api;   // host work: CPU stages (any worker), API calls on host lanes
-  Intervals hostRanges, syncs;              // imported host work (kOpHostWork) and the host's waits in it
   std::vector<char> laneHasHostRanges;
-  std::vector<Intervals> perLane;           // by lane id: what the lane is busy with
   std::vector<double> apiNsPerLane, cpuNsPerLane;  // host lanes: API calls vs CPU stages
   StageTimes sums;                          // stage duration sums (not yet per batch)
-  std::unordered_map<std::int32_t, BatchStages> batches;
+  BatchStageTable batches;
+  SweepPlan sweep;
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
   std::int64_t last = std::numeric_limits<std::int64_t>::min();
   std::int64_t ops = 0;
   double h2dBytes = 0, d2hBytes = 0;
   bool pageableCopies = false;
+
+  explicit Collected(bool keepBatchEnds) : batches(keepBatchEnds) {}
 };
 
-Collected collect(const MetricsInput& in) {
-  Collected c;
-  c.perLane.resize(in.lanes.size());
+Collected collect(const MetricsInput& in, const std::vector<LaneKind>& laneKind) {
+  const bool windowed = in.toNs > in.fromNs;
+  Collected c(windowed && in.completedBatches <= 0);
   c.apiNsPerLane.assign(in.lanes.size(), 0);
   c.cpuNsPerLane.assign(in.lanes.size(), 0);
-  std::vector<LaneKind> laneKind(in.lanes.size(), LaneKind::HostOther);
-  for (std::size_t i = 0; i < in.lanes.size(); ++i) laneKind[i] = in.lanes[i].kind;
-  const bool windowed = in.toNs > in.fromNs;
-
   c.laneHasHostRanges.assign(in.lanes.size(), 0);
-  in.ops.forEach([&](const Op& op) {
-    if (op.end < op.start) return;  // inconsistent imports are skipped
-    if (op.kind == OpKind::Annotation) {
-      if (!isImportedHostWork(op) || op.lane >= laneKind.size() || !isHostLane(laneKind[op.lane])) return;
-      std::int64_t s = op.start, e = op.end;
-      if (windowed) s = std::max(s, in.fromNs), e = std::min(e, in.toNs);
-      if (e <= s) return;
-      c.hostRanges.emplace_back(s, e);  // busy time only: the makespan is the pipeline's ops'
-      c.perLane[op.lane].emplace_back(s, e);
-      c.laneHasHostRanges[op.lane] = 1;
-      return;
+  c.sweep.blockFirstStart.assign(std::size_t((in.ops.size() + kStartOrderBlockOps - 1) / kStartOrderBlockOps),
+                                 std::numeric_limits<std::int64_t>::max());
+
+  for (std::uint64_t i = in.ops.begin(); i < in.ops.end(); ++i) {
+    const Op op = in.ops.at(i);
+    const PlacedOp p = placeOp(op, in, laneKind);
+    if (p.role == PlacedOp::Skipped) continue;
+    std::int64_t& blockFirst = c.sweep.blockFirstStart[std::size_t((i - in.ops.begin()) / kStartOrderBlockOps)];
+    blockFirst = std::min(blockFirst, p.s);
+    if (p.role == PlacedOp::HostRange) {
+      c.laneHasHostRanges[op.lane] = 1;  // busy time only: the makespan is the pipeline's ops'
+      continue;
     }
-    std::int64_t s = op.start, e = op.end;
-    if (windowed) {
-      s = std::max(s, in.fromNs);
-      e = std::min(e, in.toNs);
-      if (e < s || (e == s && (op.start >= in.toNs || op.end < in.fromNs))) return;
-    }
+    const std::int64_t s = p.s, e = p.e;
     ++c.ops;
     c.first = std::min(c.first, s);
     c.last = std::max(c.last, e);
     const double dur = double(e - s);
-    BatchStages* batch = nullptr;
-    if (op.batch != kNoBatch) {
-      auto [it, inserted] = c.batches.try_emplace(op.batch, BatchStages{op.end, {}});
-      if (!inserted) it->second.end = std::max(it->second.end, op.end);
-      batch = &it->second;
-    }
+    const bool batch = op.batch != kNoBatch;
+    if (batch) c.batches.touch(op.batch, op.end);
     // Bytes of a clipped copy count in proportion to the part inside the window.
     const double share = op.end > op.start ? dur / double(op.end - op.start) : 1.0;
     switch (op.kind) {
       case OpKind::CopyH2D:
-        c.h2d.emplace_back(s, e);
         c.sums.h2dNs += dur;
         c.h2dBytes += double(op.bytes) * share;
-        if (batch) batch->t.h2dNs += dur;
+        if (batch) c.batches.add(op.batch, BatchStageTable::H2D, e - s);
         break;
       case OpKind::CopyD2H:
-        c.d2h.emplace_back(s, e);
         c.sums.d2hNs += dur;
         c.d2hBytes += double(op.bytes) * share;
-        if (batch) batch->t.d2hNs += dur;
+        if (batch) c.batches.add(op.batch, BatchStageTable::D2H, e - s);
         break;
       case OpKind::Kernel:
-        c.kernel.emplace_back(s, e);
         c.sums.kernelNs += dur;
-        if (batch) batch->t.kernelNs += dur;
+        if (batch) c.batches.add(op.batch, BatchStageTable::Kernel, e - s);
         break;
       // The workers' shares of a CPU stage run side by side: the batch's stage lasts at
       // least as long as its longest share.
       case OpKind::Preprocess:
-        c.preprocess.emplace_back(s, e);
         c.sums.preprocessNs += dur;
-        if (batch) batch->t.preprocessNs = std::max(batch->t.preprocessNs, dur);
+        if (batch) c.batches.raise(op.batch, BatchStageTable::Preprocess, e - s);
         break;
       case OpKind::Postprocess:
-        c.postprocess.emplace_back(s, e);
         c.sums.postprocessNs += dur;
-        if (batch) batch->t.postprocessNs = std::max(batch->t.postprocessNs, dur);
+        if (batch) c.batches.raise(op.batch, BatchStageTable::Postprocess, e - s);
         break;
       default: break;
     }
-    if (isGpuKind(op.kind)) c.gpuAll.emplace_back(s, e);
-    if (holdsHost(op)) c.holdsHost.emplace_back(s, e);
-    if (op.kind == OpKind::HostSync) c.syncs.emplace_back(s, e);
     if (isCopyKind(op.kind) && (op.flags & kOpPageable)) c.pageableCopies = true;
 
-    if (op.lane < c.perLane.size()) {
-      const bool hostLane = isHostLane(laneKind[op.lane]);
-      if (hostLane ? isHostWork(op.kind) : (op.kind != OpKind::HostSync)) c.perLane[op.lane].emplace_back(s, e);
-      if (hostLane && op.kind == OpKind::ApiCall) {
+    if (op.lane < laneKind.size() && isHostLane(laneKind[op.lane])) {
+      if (op.kind == OpKind::ApiCall) {
         c.apiNsPerLane[op.lane] += dur;
-        c.api.emplace_back(s, e);
         c.sums.apiNs += dur;
       }
-      if (hostLane && (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess))
-        c.cpuNsPerLane[op.lane] += dur;
+      if (op.kind == OpKind::Preprocess || op.kind == OpKind::Postprocess) c.cpuNsPerLane[op.lane] += dur;
     }
-    if (op.engineLane != op.lane && op.engineLane < c.perLane.size() && isGpuKind(op.kind))
-      c.perLane[op.engineLane].emplace_back(s, e);
-  });
+  }
+  c.sweep.laneHasHostRanges = c.laneHasHostRanges;
+  c.sweep.anyPipelineOps = c.ops > 0;
+  c.sweep.first = c.first;
+  c.sweep.last = c.last;
   return c;
 }
 
 std::int64_t countBatches(const MetricsInput& in, const Collected& c) {
   if (in.completedBatches > 0) return in.completedBatches;
-  const bool windowed = in.toNs > in.fromNs;
-  std::int64_t n = 0;
-  for (const auto& [batch, stages] : c.batches)
-    if (!windowed || (stages.end > in.fromNs && stages.end <= in.toNs)) ++n;
-  return n;
+  if (in.toNs > in.fromNs) return c.batches.countEndingIn(in.fromNs, in.toNs);
+  return c.batches.count();
 }
 
 // The shortest time any one batch spent in each stage; without batch ids, the mean.
 StageTimes shortestBatch(const Collected& c, const StageTimes& mean) {
-  if (c.batches.empty()) return mean;
-  StageTimes m = c.batches.begin()->second.t;
-  for (const auto& [batch, stages] : c.batches) {
-    const StageTimes& t = stages.t;
-    m.h2dNs = std::min(m.h2dNs, t.h2dNs);
-    m.kernelNs = std::min(m.kernelNs, t.kernelNs);
-    m.d2hNs = std::min(m.d2hNs, t.d2hNs);
-    m.preprocessNs = std::min(m.preprocessNs, t.preprocessNs);
-    m.postprocessNs = std::min(m.postprocessNs, t.postprocessNs);
-  }
-  m.apiNs = 0;
-  return m;
+  return c.batches.empty() ? mean : c.batches.shortest();
 }
 
 // Per-batch occupancy of each resource (Metrics::perBatchOccupancy). The host's parts
 // never count one instant twice, so their sum is its busy time, never above the makespan.
-StageTimes occupancy(const Collected& c, double n, double h2dNs, double kernelNs, double d2hNs, const Intervals& holds,
-                     const Intervals& hostDispatch) {
-  const Intervals pre = mergeIntervals(c.preprocess), post = mergeIntervals(c.postprocess);
-  const Intervals cpu = uniteMerged(pre, post);
-  const Intervals notApi = uniteMerged(cpu, holds);  // CPU stages, or a blocking copy holding the host
-  const double preNs = totalLength(pre), cpuNs = totalLength(cpu);
-  const Intervals api = mergeIntervals(c.api);
-  const Intervals notDispatch = uniteMerged(api, notApi);
-  const double apiNs = totalLength(notDispatch) - totalLength(notApi);
+StageTimes occupancy(const Collected& c, const BusyTimes& b, double n) {
+  const double preNs = double(b.preprocess), cpuNs = double(b.cpu);
+  const double apiNs = double(b.notDispatch - b.notApi);
   // Imported traces: the framework's dispatch (CPU ops, Python) around the API calls.
   // It runs beside its own iteration's GPU work (launches are asynchronous), so it is
   // host work *after* issue, like postprocessing: it counts in the host's work but not
   // in the fill before the GPU stages (that keeps the bound below the makespan).
-  const double dispatchNs =
-      hostDispatch.empty() ? 0.0 : totalLength(uniteMerged(hostDispatch, notDispatch)) - totalLength(notDispatch);
+  const double dispatchNs = double(b.dispatch);
   StageTimes o;
   // Summed durations count ops that ran side by side twice; the union never does.
-  o.h2dNs = std::min(c.sums.h2dNs, h2dNs) / n;
-  o.kernelNs = std::min(c.sums.kernelNs, kernelNs) / n;
-  o.d2hNs = std::min(c.sums.d2hNs, d2hNs) / n;
+  o.h2dNs = std::min(c.sums.h2dNs, double(b.h2d)) / n;
+  o.kernelNs = std::min(c.sums.kernelNs, double(b.kernel)) / n;
+  o.d2hNs = std::min(c.sums.d2hNs, double(b.d2h)) / n;
   o.preprocessNs = preNs / n;
   o.postprocessNs = (cpuNs - preNs + dispatchNs) / n;
   o.apiNs = apiNs / n;
@@ -422,7 +365,9 @@ void addMultiGpu(Metrics& m, const MetricsInput& in) {
 
 Metrics computeMetrics(const MetricsInput& in) {
   Metrics m;
-  const Collected c = collect(in);
+  std::vector<LaneKind> laneKinds(in.lanes.size());
+  for (std::size_t i = 0; i < in.lanes.size(); ++i) laneKinds[i] = in.lanes[i].kind;
+  const Collected c = collect(in, laneKinds);
   m.ops = c.ops;
   m.copyEngines = effectiveCopyEngines(in.device, in.lanes);
   m.batches = countBatches(in, c);
@@ -439,47 +384,38 @@ Metrics computeMetrics(const MetricsInput& in) {
   m.batchesPerSec = perWall(double(m.batches)) * 1e9;
   m.samplesPerSec = perWall(double(m.samples)) * 1e9;
 
-  const Intervals h2d = mergeIntervals(c.h2d), d2h = mergeIntervals(c.d2h), kernel = mergeIntervals(c.kernel);
-  const Intervals copies = uniteMerged(h2d, d2h);
+  const BusyTimes busy = sweepBusyTimes(in, laneKinds, c.sweep);
   m.h2dBytes = std::uint64_t(std::llround(c.h2dBytes));
   m.d2hBytes = std::uint64_t(std::llround(c.d2hBytes));
-  m.h2dBusyNs = totalLength(h2d);
-  m.d2hBusyNs = totalLength(d2h);
+  m.h2dBusyNs = double(busy.h2d);
+  m.d2hBusyNs = double(busy.d2h);
   // 1 GB/s = 1e9 B/s = 1 byte per ns.
   m.h2dGBpsBusy = ratio(c.h2dBytes, m.h2dBusyNs);
   m.d2hGBpsBusy = ratio(c.d2hBytes, m.d2hBusyNs);
   m.h2dGBpsWall = perWall(c.h2dBytes);
   m.d2hGBpsWall = perWall(c.d2hBytes);
 
-  const double kernelNs = totalLength(kernel), copyNs = totalLength(copies);
+  const double kernelNs = double(busy.kernel), copyNs = double(busy.copies);
   m.computeBusy = perWall(kernelNs);
   m.h2dBusy = perWall(m.h2dBusyNs);
   m.d2hBusy = perWall(m.d2hBusyNs);
   m.copyBusy = perWall(copyNs);
-  m.gpuIdle = span > 0 ? 1.0 - perWall(unionLength(c.gpuAll)) : 0.0;
-  const double bothNs = totalLength(intersectMerged(kernel, copies));
+  m.gpuIdle = span > 0 ? 1.0 - perWall(double(busy.gpu)) : 0.0;
+  const double bothNs = double(busy.kernelAndCopy);
   m.computeOverlappedByCopy = ratio(bothNs, kernelNs);
   m.copyOverlappedByCompute = ratio(bothNs, copyNs);
 
-  const Intervals holds = mergeIntervals(c.holdsHost);
-  const double holdsNs = totalLength(holds);
-  // Imported host ranges minus the waits inside them (syncs, blocking copies).
-  // Only what lies within the pipeline's span counts: ranges before the first GPU op or
-  // API call (setup, the profiler's own spans) are not part of the measured makespan.
-  const Intervals waits = c.hostRanges.empty() ? Intervals{} : uniteMerged(mergeIntervals(c.syncs), holds);
-  const Intervals pipelineSpan = c.ops > 0 ? Intervals{{c.first, c.last}} : Intervals{};
-  const Intervals hostDispatch =
-      c.hostRanges.empty() ? Intervals{}
-                           : subtractMerged(intersectMerged(mergeIntervals(c.hostRanges), pipelineSpan), waits);
   double submitSum = 0, workerSum = 0;
   int submitLanes = 0, workerLanes = 0;
   for (std::size_t i = 0; i < in.lanes.size(); ++i) {
     const Lane& lane = in.lanes[i];
-    Intervals busy = mergeIntervals(c.perLane[i]);
-    double busyNs = totalLength(busy);
-    // |busy \ holds| = |busy U holds| - |holds|: a blocking copy call is waiting, not working.
-    if (lane.kind == LaneKind::HostSubmit && holdsNs > 0) busyNs = totalLength(uniteMerged(busy, holds)) - holdsNs;
-    if (c.laneHasHostRanges[i]) busyNs = totalLength(subtractMerged(intersectMerged(busy, pipelineSpan), waits));
+    double busyNs = double(busy.lane[i]);
+    // A blocking copy call is waiting, not working.
+    if (lane.kind == LaneKind::HostSubmit && busy.holds > 0) busyNs = double(busy.laneOutsideHolds[i]);
+    // Imported host ranges minus the waits inside them (syncs, blocking copies). Only
+    // what lies within the pipeline's span counts: ranges before the first GPU op or
+    // API call (setup, the profiler's own spans) are not part of the measured makespan.
+    if (c.laneHasHostRanges[i]) busyNs = double(busy.laneHostWork[i]);
     const double fraction = perWall(busyNs);
     m.lanes.push_back({lane.id, lane.kind, lane.name, busyNs, fraction});
     if (lane.kind == LaneKind::HostSubmit) submitSum += fraction, ++submitLanes;
@@ -496,7 +432,7 @@ Metrics computeMetrics(const MetricsInput& in) {
     // run side by side (kernels of different streams sharing the SMs at their tails, a
     // GPU with several copy engines per direction, the workers' shares of a CPU stage)
     // summed durations count that time twice and the "bound" could exceed the makespan.
-    m.perBatchOccupancy = occupancy(c, n, m.h2dBusyNs, kernelNs, m.d2hBusyNs, holds, hostDispatch);
+    m.perBatchOccupancy = occupancy(c, busy, n);
     m.shortestBatch = shortestBatch(c, m.perBatchOccupancy);
   }
   const IdealBound bound = computeIdealBound(m.perBatchOccupancy, m.shortestBatch, m.batches, m.copyEngines);
