@@ -210,7 +210,9 @@ class ChromeSax {
     const char* end = str + length;
     // As nlohmann's JSON reads numbers: a negative integer is Int, a non-negative one
     // UInt, and one with a fraction or exponent, or beyond 64 bits, a double.
-    if (s.text.find_first_of(".eE") == std::string_view::npos) {
+    bool integral = true;
+    for (const char c : s.text) integral = integral && c != '.' && c != 'e' && c != 'E';
+    if (integral) {
       if (str[0] == '-' ? std::from_chars(str, end, s.i).ec == std::errc{}
                         : std::from_chars(str, end, s.u).ec == std::errc{}) {
         s.type = str[0] == '-' ? Scalar::Int : Scalar::UInt;
