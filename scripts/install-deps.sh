@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config  # compiler and build
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libqt6opengl6-dev  # desktop app (Widgets, Charts, Svg; Charts needs the OpenGL module)
   nlohmann-json3-dev   # JSON: configs, device profiles, trace files
+  rapidjson-dev        # JSON: the fast streaming reader of Chrome/PyTorch traces
   libcli11-dev         # pipescope-cli's command-line parsing
   libzstd-dev zlib1g-dev  # trace file compression; gzip'd PyTorch traces
   libgtest-dev libgmock-dev  # tests

@@ -1,5 +1,5 @@
 # Sourced by the tools/gpu-*.sh scripts: what every call on the GPU machine needs.
-# The GPU machine has CUDA but no Qt, GoogleTest, nlohmann-json, CLI11, zstd or zlib
+# The GPU machine has CUDA but no Qt, GoogleTest, nlohmann-json, RapidJSON, CLI11, zstd or zlib
 # development packages: those travel in .carry (see docs/cuda-backend.md).
 
 # CMake options for a CUDA build without the UI, from .carry. Add the build type and

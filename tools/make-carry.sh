@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds .carry/: what the GPU machine lacks to build pipescope without Qt, taken from
 # this machine's Debian packages (install them with scripts/install-deps.sh first):
-# GoogleTest sources, nlohmann-json and CLI11 headers, zstd and zlib headers with static
+# GoogleTest sources, nlohmann-json, RapidJSON and CLI11 headers, zstd and zlib headers with static
 # libraries (static, so nothing has to be installed there). Name `.carry` in the
 # device tool's `carry` list; tools/gpu-common.sh points CMake at it.
 set -euo pipefail
@@ -10,6 +10,7 @@ c=$root/.carry
 rm -rf "$c"; mkdir -p "$c/include" "$c/zstd/include" "$c/zstd/lib" "$c/zlib/include" "$c/zlib/lib"
 cp -r /usr/src/googletest "$c/googletest"
 cp -r /usr/include/nlohmann "$c/include/"
+cp -r /usr/include/rapidjson "$c/include/"  # RapidJSON (header-only): the Chrome trace reader
 cp -r /usr/include/CLI "$c/include/"  # CLI11 (header-only): pipescope-cli's option parsing
 cp /usr/include/zstd.h /usr/include/zstd_errors.h /usr/include/zdict.h "$c/zstd/include/"
 cp /usr/lib/x86_64-linux-gnu/libzstd.a "$c/zstd/lib/"

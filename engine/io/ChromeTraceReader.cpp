@@ -1,12 +1,21 @@
 #include "io/ChromeTraceReader.h"
 
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <array>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string_view>
 #include <unordered_map>
 
 #include "io/JsonValueBuilder.h"
 #include "io/MicrosText.h"
 #include "io/TraceMetadataJson.h"
+#include "io/Utf8.h"
 
 namespace pipescope {
 
@@ -17,13 +26,94 @@ using nlohmann::json;
 // Dims: inside args["Input Dims"] (PyTorch record_shapes), whose first input's shape is kept.
 enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Build, Skip, Dims };
 
+/// The member names the reader acts on, told apart once per key so that every value
+/// after it is dispatched by a switch rather than by comparing strings.
+enum class Member : std::uint8_t {
+  Other,
+  TraceEvents,
+  OtherData,
+  DeviceProperties,
+  DistributedInfo,
+  BaseTimeNanoseconds,
+  Ph,
+  Name,
+  Cat,
+  Pid,
+  Tid,
+  Ts,
+  Dur,
+  Id,
+  Bp,
+  Args,
+  InputDims,
+  Labels,
+  SortIndex,
+  PipescopeLane,
+  LaneKind,
+  LaneIndex,
+  LaneDevice,
+  Stream,
+  Bytes,
+  Correlation,
+  Batch,
+  StreamWait,
+  EngineWait,
+  EngineLane,
+  Kind,
+  Flags,
+  Mirror,
+  Count
+};
+
+constexpr std::array<std::string_view, std::size_t(Member::Count)> kKeyNames{"",
+                                                                             "traceEvents",
+                                                                             "otherData",
+                                                                             "deviceProperties",
+                                                                             "distributedInfo",
+                                                                             "baseTimeNanoseconds",
+                                                                             "ph",
+                                                                             "name",
+                                                                             "cat",
+                                                                             "pid",
+                                                                             "tid",
+                                                                             "ts",
+                                                                             "dur",
+                                                                             "id",
+                                                                             "bp",
+                                                                             "args",
+                                                                             "Input Dims",
+                                                                             "labels",
+                                                                             "sort_index",
+                                                                             "pipescope_lane",
+                                                                             "lane_kind",
+                                                                             "lane_index",
+                                                                             "lane_device",
+                                                                             "stream",
+                                                                             "bytes",
+                                                                             "correlation",
+                                                                             "batch",
+                                                                             "stream wait (ns)",
+                                                                             "engine wait (ns)",
+                                                                             "engine_lane",
+                                                                             "kind",
+                                                                             "flags",
+                                                                             "mirror"};
+
+Member memberOf(std::string_view s) {
+  for (std::size_t i = 1; i < kKeyNames.size(); ++i)
+    if (kKeyNames[i].size() == s.size() && kKeyNames[i][0] == s[0] && kKeyNames[i] == s) return Member(i);
+  return Member::Other;
+}
+
+std::string keyName(Member k) { return std::string(kKeyNames[std::size_t(k)]); }
+
 /// One JSON scalar as the SAX parser delivers it.
 struct Scalar {
   enum Type : std::uint8_t { Null, Bool, Int, UInt, Float, String } type = Null;
   std::int64_t i = 0;
   std::uint64_t u = 0;
   double d = 0;
-  const std::string* text = nullptr;  ///< Float: the number's text; String: the string
+  std::string_view text;  ///< a number's text (as written), or the string
   bool b = false;
 
   const char* typeName() const {
@@ -44,12 +134,11 @@ struct Scalar {
       case Int: return i;
       case UInt: return u;
       case Float: return d;
-      case String: return *text;
+      case String: return std::string(text);
     }
     return nullptr;
   }
 };
-
 /// The event being read.
 struct Pending {
   bool hasPh = false, hasTs = false, hasDur = false, hasId = false, hasName = false;
@@ -86,66 +175,120 @@ class ChromeSax {
  public:
   ChromeSax(JsonTextSource& src, ChromeEvents& out) : src_(src), out_(out) { out_.source = src.name(); }
 
-  // --- nlohmann SAX interface ---
-  bool null() { return onScalar(Scalar{}); }
-  bool boolean(bool v) {
+  // --- RapidJSON's SAX handler (numbers arrive as text: kParseNumbersAsStringsFlag) ---
+  bool Null() { return onScalar(Scalar{}); }
+  bool Bool(bool v) {
     Scalar s;
     s.type = Scalar::Bool;
     s.b = v;
     return onScalar(s);
   }
-  bool number_integer(std::int64_t v) {
+  // Called only without kParseNumbersAsStringsFlag; there to complete the handler.
+  bool Int(int v) { return Int64(v); }
+  bool Uint(unsigned v) { return Uint64(v); }
+  bool Int64(std::int64_t v) {
     Scalar s;
     s.type = Scalar::Int;
     s.i = v;
     return onScalar(s);
   }
-  bool number_unsigned(std::uint64_t v) {
+  bool Uint64(std::uint64_t v) {
     Scalar s;
     s.type = Scalar::UInt;
     s.u = v;
     return onScalar(s);
   }
-  bool number_float(double v, const std::string& text) {
+  bool Double(double v) {
     Scalar s;
     s.type = Scalar::Float;
     s.d = v;
-    s.text = &text;
     return onScalar(s);
   }
-  bool string(std::string& v) {
+  bool RawNumber(const char* str, rapidjson::SizeType length, bool) {
+    Scalar s;
+    s.text = std::string_view(str, length);
+    const char* end = str + length;
+    // As nlohmann's JSON reads numbers: a negative integer is Int, a non-negative one
+    // UInt, and one with a fraction or exponent, or beyond 64 bits, a double.
+    bool integral = true;
+    for (const char c : s.text) integral = integral && c != '.' && c != 'e' && c != 'E';
+    if (integral) {
+      if (str[0] == '-' ? std::from_chars(str, end, s.i).ec == std::errc{}
+                        : std::from_chars(str, end, s.u).ec == std::errc{}) {
+        s.type = str[0] == '-' ? Scalar::Int : Scalar::UInt;
+        return onScalar(s);
+      }
+    }
+    s.type = Scalar::Float;
+    if (std::from_chars(str, end, s.d).ec == std::errc::result_out_of_range) {
+      // Beyond a double only with a positive exponent; otherwise it is a value too close to 0.
+      const auto e = s.text.find_first_of("eE");
+      if (e != std::string_view::npos && str[e + 1] != '-')
+        invalidJson(src_.offset(), "number overflow parsing '" + std::string(s.text) + "'");
+      s.d = 0;
+    }
+    return onScalar(s);
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool) {
+    checkUtf8(str, length);
     Scalar s;
     s.type = Scalar::String;
-    s.text = &v;
+    s.text = std::string_view(str, length);
     return onScalar(s);
   }
-  bool binary(json::binary_t&) { return onScalar(Scalar{}); }
-  bool start_object(std::size_t) { return onStart(true); }
-  bool start_array(std::size_t) { return onStart(false); }
-  bool end_object() { return onEnd(); }
-  bool end_array() { return onEnd(); }
-  bool key(std::string& k) {
+  bool StartObject() { return onStart(true); }
+  bool StartArray() { return onStart(false); }
+  bool EndObject(rapidjson::SizeType) { return onEnd(); }
+  bool EndArray(rapidjson::SizeType) { return onEnd(); }
+  bool Key(const char* str, rapidjson::SizeType length, bool) {
     src_.markToken();
-    if (stack_.back() == Frame::Build) builder_.key(k);
-    key_.back() = k;
+    checkUtf8(str, length);
+    const std::string_view k(str, length);
+    key_.back() = memberOf(k);
+    if (stack_.back() == Frame::Build) builder_.key(std::string(k));
     return true;
   }
-  bool parse_error(std::size_t position, const std::string& lastToken, const json::exception& e) {
-    std::string what = e.what();
-    // nlohmann's message repeats the position; keep its explanation after the last ": ".
-    // "[json.exception.parse_error.101] parse error at line 1, column 9: <explanation>"
-    const auto colon = what.find(": ");
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    const bool truncated = what.find("unexpected end of input") != std::string::npos ||
-                           (what.find("missing closing quote") != std::string::npos && src_.exhausted());
-    std::string context = inEvents_ ? " (in event " + std::to_string(out_.eventCount) + ")" : "";
-    (void)lastToken;
-    if (truncated)
-      throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": the JSON text ends early" +
-                           context + "; the file is truncated");
-    throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(position) + ": invalid JSON" + context + ": " +
-                         what);
+
+  // RapidJSON's own check (kParseValidateEncodingFlag) goes through the stream byte by
+  // byte; strings and keys, the only places other than bad syntax where bytes above
+  // 0x7F can stand, are checked here whole instead.
+  void checkUtf8(const char* str, rapidjson::SizeType length) const {
+    if (!isValidUtf8(std::string_view(str, length)))
+      invalidJson(src_.offset(), rapidjson::GetParseError_En(rapidjson::kParseErrorStringInvalidEncoding));
   }
+
+  /// The parser stopped at `offset` with `code`.
+  [[noreturn]] void parseError(rapidjson::ParseErrorCode code, std::size_t offset) {
+    // Text that stops inside a value is a truncated file, whatever the parser expected next.
+    if (src_.exhausted())
+      throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(offset) + ": the JSON text ends early" +
+                           eventContext() + "; the file is truncated");
+    // "Missing a comma or ']' after an array element." -> "missing a comma or ']' after an array element"
+    std::string what = rapidjson::GetParseError_En(code);
+    if (what.back() == '.') what.pop_back();
+    // The parser stops on the character it could not take: name it.
+    JsonTextSource::Stream at(src_);
+    if (src_.offset() == offset) {
+      const auto c = static_cast<unsigned char>(at.Peek());
+      // RapidJSON says "invalid escape" for a raw control character in a string too.
+      if (code == rapidjson::kParseErrorStringEscapeInvalid && c < 0x20) {
+        char control[64];
+        std::snprintf(control, sizeof control, "control character U+%04X in a string (write it as \\u%04X)", c, c);
+        invalidJson(offset, control);
+      }
+      char shown[16];
+      std::snprintf(shown, sizeof shown, c >= 0x20 && c < 0x7F ? "'%c'" : "byte 0x%02X", c);
+      what += std::string(" (found ") + shown + ")";
+    }
+    invalidJson(offset, what);
+  }
+  [[noreturn]] void invalidJson(std::uint64_t offset, std::string what) const {
+    if (!what.empty() && what.back() == '.') what.pop_back();
+    if (!what.empty()) what[0] = char(std::tolower(static_cast<unsigned char>(what[0])));
+    throw TraceFileError("'" + src_.name() + "': byte " + std::to_string(offset) + ": invalid JSON" + eventContext() +
+                         ": " + what);
+  }
+  std::string eventContext() const { return inEvents_ ? " (in event " + std::to_string(out_.eventCount) + ")" : ""; }
 
   void finish() {
     if (!sawEvents_)
@@ -182,14 +325,14 @@ class ChromeSax {
       }
       return true;
     }
-    const std::string& k = key_.back();
+    const Member k = key_.back();
     switch (stack_.back()) {
       case Frame::TopObject:
-        if (k == "traceEvents") {
+        if (k == Member::TraceEvents) {
           if (object) failAt("\"traceEvents\" must be an array of events, got an object");
           sawEvents_ = inEvents_ = true;
           push(Frame::Events);
-        } else if (k == "otherData" || k == "deviceProperties" || k == "distributedInfo") {
+        } else if (k == Member::OtherData || k == Member::DeviceProperties || k == Member::DistributedInfo) {
           builder_.reset();
           buildKey_ = k;
           builder_.startContainer(object);
@@ -207,11 +350,13 @@ class ChromeSax {
         push(Frame::Event);
         return true;
       case Frame::Event:
-        if (k == "args") {
+        if (k == Member::Args) {
           if (!object) failEvent("\"args\" must be an object, got an array");
           push(Frame::Args);
-        } else if (k == "ph" || k == "ts" || k == "dur" || k == "name" || k == "cat" || k == "pid" || k == "tid") {
-          failEvent("\"" + k + "\" must be a " + (k == "ts" || k == "dur" ? "number" : "string or number") + ", got " +
+        } else if (k == Member::Ph || k == Member::Ts || k == Member::Dur || k == Member::Name || k == Member::Cat ||
+                   k == Member::Pid || k == Member::Tid) {
+          failEvent("\"" + keyName(k) + "\" must be a " +
+                    (k == Member::Ts || k == Member::Dur ? "number" : "string or number") + ", got " +
                     (object ? "an object" : "an array"));
         } else {
           push(Frame::Skip);
@@ -219,12 +364,12 @@ class ChromeSax {
         return true;
       case Frame::Build: try { builder_.startContainer(object);
         } catch (const std::length_error& e) {
-          failAt(std::string("\"") + buildKey_ + "\": " + e.what());
+          failAt("\"" + keyName(buildKey_) + "\": " + e.what());
         }
         push(Frame::Build);
         return true;
       case Frame::Args:
-        if (k == "Input Dims" && !object) {
+        if (k == Member::InputDims && !object) {
           push(Frame::Dims);
           dimsDepth_ = 1;
           dimsInput_ = -1;
@@ -251,9 +396,9 @@ class ChromeSax {
     if (f == Frame::Event) finishEvent();
     if (f == Frame::Events) inEvents_ = false;
     if (f == Frame::Build && builder_.endContainer()) {
-      if (buildKey_ == "deviceProperties") out_.deviceProperties = std::move(builder_.result());
-      if (buildKey_ == "distributedInfo") out_.distributedInfo = std::move(builder_.result());
-      if (buildKey_ == "otherData" && builder_.result().is_object() && builder_.result().contains("pipescope"))
+      if (buildKey_ == Member::DeviceProperties) out_.deviceProperties = std::move(builder_.result());
+      if (buildKey_ == Member::DistributedInfo) out_.distributedInfo = std::move(builder_.result());
+      if (buildKey_ == Member::OtherData && builder_.result().is_object() && builder_.result().contains("pipescope"))
         out_.pipescope = std::move(builder_.result()["pipescope"]);
     }
     src_.markToken();
@@ -265,10 +410,11 @@ class ChromeSax {
     if (stack_.empty()) failAt(std::string("expected a JSON object or array, got ") + v.typeName());
     switch (stack_.back()) {
       case Frame::TopObject:
-        if (key_.back() == "traceEvents") failAt(std::string("\"traceEvents\" must be an array, got ") + v.typeName());
+        if (key_.back() == Member::TraceEvents)
+          failAt(std::string("\"traceEvents\" must be an array, got ") + v.typeName());
         // PyTorch: event times are microseconds after this instant (ns since the epoch),
         // the same on every rank of a job, so ranks share one time base through it.
-        if (key_.back() == "baseTimeNanoseconds" && (v.type == Scalar::Int || v.type == Scalar::UInt))
+        if (key_.back() == Member::BaseTimeNanoseconds && (v.type == Scalar::Int || v.type == Scalar::UInt))
           out_.baseTimeNs = v.type == Scalar::Int ? std::max<std::int64_t>(0, v.i)
                                                   : std::int64_t(std::min<std::uint64_t>(v.u, std::numeric_limits<std::int64_t>::max() / 2));
         return true;
@@ -287,7 +433,7 @@ class ChromeSax {
         return true;
       case Frame::Build: try { builder_.scalar(v.toJson());
         } catch (const std::length_error& e) {
-          failAt(std::string("\"") + buildKey_ + "\": " + e.what());
+          failAt("\"" + keyName(buildKey_) + "\": " + e.what());
         }
         return true;
       case Frame::Skip: return true;
@@ -295,10 +441,10 @@ class ChromeSax {
     return true;
   }
 
-  static std::string cut(const std::string& s) { return s.size() > kMaxNameLength ? s.substr(0, kMaxNameLength) : s; }
+  static std::string cut(std::string_view s) { return std::string(s.substr(0, kMaxNameLength)); }
 
   std::string idText(const std::string& field, const Scalar& v) const {
-    if (v.type == Scalar::String) return "s:" + cut(*v.text);
+    if (v.type == Scalar::String) return "s:" + cut(v.text);
     if (v.type == Scalar::Int) return std::to_string(v.i);
     if (v.type == Scalar::UInt) return std::to_string(v.u);
     failEvent("\"" + field + "\" must be a string or an integer, got " + v.typeName());
@@ -306,17 +452,12 @@ class ChromeSax {
 
   std::int64_t timeNs(const std::string& field, const Scalar& v) const {
     std::optional<std::int64_t> ns;
-    if (v.type == Scalar::Int || v.type == Scalar::UInt) {
-      const std::string text = v.type == Scalar::Int ? std::to_string(v.i) : std::to_string(v.u);
-      ns = microsTextToNs(text);
-    } else if (v.type == Scalar::Float) {
-      ns = microsTextToNs(*v.text);
+    if (v.type == Scalar::Int || v.type == Scalar::UInt || v.type == Scalar::Float) {
+      ns = microsTextToNs(v.text);
     } else {
       failEvent("\"" + field + "\" must be a number (microseconds), got " + v.typeName());
     }
-    if (!ns)
-      failEvent("\"" + field + "\" = " + (v.text ? *v.text : std::to_string(v.i)) +
-                " is out of range (at most 1e15 µs)");
+    if (!ns) failEvent("\"" + field + "\" = " + std::string(v.text) + " is out of range (at most 1e15 µs)");
     return *ns;
   }
 
@@ -332,7 +473,7 @@ class ChromeSax {
       x = std::int64_t(v.d);  // "bytes": 1024.0
     } else {
       failEvent("\"args." + field + "\" must be a non-negative integer, got " +
-                (v.type == Scalar::Float ? *v.text : std::string(v.typeName())));
+                (v.type == Scalar::Float ? std::string(v.text) : std::string(v.typeName())));
     }
     if (x < 0) failEvent("\"args." + field + "\" must be a non-negative integer, got " + std::to_string(x));
     if (x > hi)
@@ -347,81 +488,104 @@ class ChromeSax {
     failEvent("\"args." + field + "\" must be an integer, got " + v.typeName());
   }
 
-  void eventField(const std::string& k, const Scalar& v) {
+  void eventField(Member k, const Scalar& v) {
     Pending& p = pending_;
-    if (k == "ph") {
-      if (v.type != Scalar::String || v.text->size() != 1)
-        failEvent(std::string("\"ph\" must be a one-letter string (the event type), got ") +
-                  (v.type == Scalar::String ? "\"" + cut(*v.text) + "\"" : v.typeName()));
-      p.ph = (*v.text)[0];
-      p.hasPh = true;
-    } else if (k == "name") {
-      if (v.type != Scalar::String) failEvent(std::string("\"name\" must be a string, got ") + v.typeName());
-      p.name.assign(*v.text, 0, kMaxNameLength);
-      p.hasName = true;
-    } else if (k == "cat") {
-      if (v.type != Scalar::String) failEvent(std::string("\"cat\" must be a string, got ") + v.typeName());
-      p.cat.assign(*v.text, 0, kMaxNameLength);
-    } else if (k == "pid") {
-      p.pid = idText("pid", v);
-    } else if (k == "tid") {
-      p.tid = idText("tid", v);
-    } else if (k == "ts") {
-      p.ts = timeNs("ts", v);
-      p.hasTs = true;
-    } else if (k == "dur") {
-      p.dur = timeNs("dur", v);
-      p.hasDur = true;
-    } else if (k == "id") {
-      p.id = idText("id", v);
-      p.hasId = true;
-    } else if (k == "bp") {
-      if (v.type == Scalar::String) p.bp = cut(*v.text);
-    } else if (k == "args") {
-      if (v.type != Scalar::Null) failEvent(std::string("\"args\" must be an object, got ") + v.typeName());
+    switch (k) {
+      case Member::Ph:
+        if (v.type != Scalar::String || v.text.size() != 1)
+          failEvent(std::string("\"ph\" must be a one-letter string (the event type), got ") +
+                    (v.type == Scalar::String ? "\"" + cut(v.text) + "\"" : v.typeName()));
+        p.ph = v.text[0];
+        p.hasPh = true;
+        return;
+      case Member::Name:
+        if (v.type != Scalar::String) failEvent(std::string("\"name\" must be a string, got ") + v.typeName());
+        p.name.assign(v.text.substr(0, kMaxNameLength));
+        p.hasName = true;
+        return;
+      case Member::Cat:
+        if (v.type != Scalar::String) failEvent(std::string("\"cat\" must be a string, got ") + v.typeName());
+        p.cat.assign(v.text.substr(0, kMaxNameLength));
+        return;
+      case Member::Pid: p.pid = idText("pid", v); return;
+      case Member::Tid: p.tid = idText("tid", v); return;
+      case Member::Ts:
+        p.ts = timeNs("ts", v);
+        p.hasTs = true;
+        return;
+      case Member::Dur:
+        p.dur = timeNs("dur", v);
+        p.hasDur = true;
+        return;
+      case Member::Id:
+        p.id = idText("id", v);
+        p.hasId = true;
+        return;
+      case Member::Bp:
+        if (v.type == Scalar::String) p.bp = cut(v.text);
+        return;
+      case Member::Args:
+        if (v.type != Scalar::Null) failEvent(std::string("\"args\" must be an object, got ") + v.typeName());
+        return;
+      default: return;
     }
   }
 
-  void argField(const std::string& k, const Scalar& v) {
+  void argField(Member k, const Scalar& v) {
     Pending& p = pending_;
     ChromeSlice& s = p.slice;
     if (p.ph == 'M' || !p.hasPh) {
       // Metadata arguments (ph usually comes first; when it does not, keep both readings).
-      if (k == "name" && v.type == Scalar::String) p.argName = cut(*v.text);
-      if (k == "labels" && v.type == Scalar::String) p.argLabels = cut(*v.text);
-      if (k == "sort_index") {
-        p.sortIndex = signedInt("sort_index", v);
-        p.hasSortIndex = true;
+      switch (k) {
+        case Member::Name:
+          if (v.type == Scalar::String) p.argName = cut(v.text);
+          break;
+        case Member::Labels:
+          if (v.type == Scalar::String) p.argLabels = cut(v.text);
+          break;
+        case Member::SortIndex:
+          p.sortIndex = signedInt("sort_index", v);
+          p.hasSortIndex = true;
+          break;
+        case Member::PipescopeLane: p.pipescopeLane = std::int32_t(count("pipescope_lane", v, kNoLane - 1)); break;
+        case Member::LaneKind:
+          if (v.type == Scalar::String) p.laneKind = cut(v.text);
+          break;
+        case Member::LaneIndex: p.laneIndex = signedInt("lane_index", v); break;
+        case Member::LaneDevice: p.laneDevice = signedInt("lane_device", v); break;
+        default: break;
       }
-      if (k == "pipescope_lane") p.pipescopeLane = std::int32_t(count(k, v, kNoLane - 1));
-      if (k == "lane_kind" && v.type == Scalar::String) p.laneKind = cut(*v.text);
-      if (k == "lane_index") p.laneIndex = signedInt(k, v);
-      if (k == "lane_device") p.laneDevice = signedInt(k, v);
       if (p.ph == 'M') return;
     }
-    if (k == "stream") {
-      // PyTorch writes stream ids as integers; tolerate other kinds of value by ignoring them.
-      if (v.type == Scalar::Int || v.type == Scalar::UInt)
-        s.stream = count(k, v, std::numeric_limits<std::int32_t>::max());
-    } else if (k == "bytes") {
-      s.bytes = count(k, v, std::int64_t(1) << 50);
-    } else if (k == "correlation") {
-      s.correlation = count(k, v, std::numeric_limits<std::uint32_t>::max());
-    } else if (k == "batch") {
-      s.batch = std::int32_t(std::max<std::int64_t>(
-          -1, std::min<std::int64_t>(signedInt(k, v), std::numeric_limits<std::int32_t>::max())));
-    } else if (k == "stream wait (ns)") {
-      s.streamWait = signedInt(k, v);
-    } else if (k == "engine wait (ns)") {
-      s.engineWait = signedInt(k, v);
-    } else if (k == "engine_lane") {
-      s.engineLane = std::int32_t(std::max<std::int64_t>(-1, std::min<std::int64_t>(signedInt(k, v), kNoLane)));
-    } else if (k == "kind" && v.type == Scalar::String) {
-      if (auto kind = parseOpKind(*v.text)) s.kind = std::int8_t(*kind);
-    } else if (k == "flags") {
-      s.flags = std::uint8_t(count(k, v, 255));
-    } else if (k == "mirror" && v.type == Scalar::Bool) {
-      s.mirror = v.b;
+    switch (k) {
+      case Member::Stream:
+        // PyTorch writes stream ids as integers; tolerate other kinds of value by ignoring them.
+        if (v.type == Scalar::Int || v.type == Scalar::UInt)
+          s.stream = count("stream", v, std::numeric_limits<std::int32_t>::max());
+        return;
+      case Member::Bytes: s.bytes = count("bytes", v, std::int64_t(1) << 50); return;
+      case Member::Correlation:
+        s.correlation = count("correlation", v, std::numeric_limits<std::uint32_t>::max());
+        return;
+      case Member::Batch:
+        s.batch = std::int32_t(std::max<std::int64_t>(
+            -1, std::min<std::int64_t>(signedInt("batch", v), std::numeric_limits<std::int32_t>::max())));
+        return;
+      case Member::StreamWait: s.streamWait = signedInt("stream wait (ns)", v); return;
+      case Member::EngineWait: s.engineWait = signedInt("engine wait (ns)", v); return;
+      case Member::EngineLane:
+        s.engineLane =
+            std::int32_t(std::max<std::int64_t>(-1, std::min<std::int64_t>(signedInt("engine_lane", v), kNoLane)));
+        return;
+      case Member::Kind:
+        if (v.type == Scalar::String)
+          if (auto kind = parseOpKind(v.text)) s.kind = std::int8_t(*kind);
+        return;
+      case Member::Flags: s.flags = std::uint8_t(count("flags", v, 255)); return;
+      case Member::Mirror:
+        if (v.type == Scalar::Bool) s.mirror = v.b;
+        return;
+      default: return;
     }
   }
 
@@ -561,9 +725,8 @@ class ChromeSax {
 
   void push(Frame f) {
     stack_.push_back(f);
-    if (key_.size() < stack_.size()) key_.emplace_back();
     key_.resize(stack_.size());
-    key_.back().clear();
+    key_.back() = Member::Other;
   }
 
   JsonTextSource& src_;
@@ -571,10 +734,10 @@ class ChromeSax {
   std::vector<Frame> stack_;
   int dimsDepth_ = 0;   // nesting inside "Input Dims"
   int dimsInput_ = -1;  // which input's shape is being read
-  std::vector<std::string> key_;
+  std::vector<Member> key_;  ///< per open container: the key of the value being read
   Pending pending_;
   JsonValueBuilder builder_;
-  std::string buildKey_;
+  Member buildKey_ = Member::Other;
   bool sawEvents_ = false;
   bool inEvents_ = false;
   std::int64_t maxTs_ = std::numeric_limits<std::int64_t>::min();
@@ -590,7 +753,14 @@ class ChromeSax {
 ChromeEvents readChromeEvents(JsonTextSource& source) {
   ChromeEvents events;
   ChromeSax sax(source, events);
-  json::sax_parse(source.begin(), source.end(), &sax);
+  JsonTextSource::Stream stream(source);
+  // nlohmann's JSON (the project's other reader) skips a UTF-8 byte order mark; so does this.
+  if (source.peek(3) == "\xEF\xBB\xBF")
+    for (int i = 0; i < 3; ++i) stream.Take();
+  rapidjson::Reader reader;
+  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;  // UTF-8: see ChromeSax::checkUtf8
+  if (!reader.Parse<kFlags>(stream, sax)) sax.parseError(reader.GetParseErrorCode(), reader.GetErrorOffset());
+  // Like nlohmann's, RapidJSON's parser takes a NUL character for the end of the text.
   sax.finish();
   return events;
 }

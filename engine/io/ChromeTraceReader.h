@@ -1,6 +1,6 @@
 #pragma once
 // Streams a Chrome trace event file (JSON object with "traceEvents", or a bare
-// array of events; plain or gzip) through nlohmann's SAX parser into ChromeEvents.
+// array of events; plain or gzip) through RapidJSON's SAX reader into ChromeEvents.
 // Memory stays proportional to the events kept, never to the text.
 #include "io/ChromeEvents.h"
 #include "io/JsonTextSource.h"

@@ -4,7 +4,8 @@
 // disk, honours cancellation between chunks, and enforces the limits of
 // TraceFileError.h (a gzip bomb or a single gigantic string stops with an error).
 //
-// CharIterator plugs the source into nlohmann::json::sax_parse.
+// CharIterator plugs the source into nlohmann::json::sax_parse; Stream into
+// RapidJSON's Reader, which reads large Chrome traces several times faster.
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
@@ -62,6 +63,30 @@ class JsonTextSource {
     bool atEnd() const { return s_ == nullptr || (s_->cur_ == s_->end_ && !s_->refill()); }
     JsonTextSource* s_ = nullptr;
   };
+  /// RapidJSON's input stream concept (Peek, Take, Tell) on the chunk buffer: the
+  /// parser's per-character reads inline to a pointer compare. Read-only: RapidJSON's
+  /// in-place parsing, which would need the Put* calls, is never asked for.
+  class Stream {
+   public:
+    using Ch = char;
+    explicit Stream(JsonTextSource& s) : s_(s) {}
+    /// The next character, '\0' at the end of the text.
+    Ch Peek() const { return s_.cur_ != s_.end_ || s_.refill() ? *s_.cur_ : '\0'; }
+    Ch Take() {
+      const Ch c = Peek();
+      if (s_.cur_ != s_.end_) ++s_.cur_;
+      return c;
+    }
+    std::size_t Tell() const { return std::size_t(s_.offset()); }
+    Ch* PutBegin() { return nullptr; }
+    void Put(Ch) {}
+    void Flush() {}
+    std::size_t PutEnd(Ch*) { return 0; }
+
+   private:
+    JsonTextSource& s_;
+  };
+
   CharIterator begin() { return CharIterator(this); }
   CharIterator end() { return CharIterator(); }
 

@@ -17,9 +17,11 @@ std::string collectiveType(const std::string& name) {
   }
   if (from == std::string::npos) {
     // Other spellings ("nccl:all_reduce" ranges are not kernels and never get here).
-    std::string lower = name;
-    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return lower.rfind("nccl", 0) == 0 ? name.substr(0, std::min<std::size_t>(name.size(), 48)) : std::string();
+    // Only the first four letters matter: kernel names run to hundreds of characters.
+    const bool nccl = name.size() >= 4 && std::equal(name.begin(), name.begin() + 4, "nccl", [](char a, char b) {
+                        return std::tolower(static_cast<unsigned char>(a)) == b;
+                      });
+    return nccl ? name.substr(0, std::min<std::size_t>(name.size(), 48)) : std::string();
   }
   std::size_t to = from;
   while (to < name.size() && name[to] != '_' && name[to] != '(' && name[to] != '<') ++to;
@@ -34,14 +36,21 @@ std::vector<CollectiveCall> collectiveCalls(const Trace& trace, std::int64_t shi
   const auto names = trace.names();
   const auto lanes = trace.lanes();
   std::vector<CollectiveCall> out;
-  std::vector<std::uint16_t> laneOf;
+  // Each name's type, worked out once: a trace has thousands of kernels and few names.
+  std::vector<std::string> typeOfName(names.size());
+  std::vector<bool> typed(names.size(), false);
   trace.ops().snapshot().forEach([&](const Op& op) {
     if (op.kind != OpKind::Collective && op.kind != OpKind::Kernel) return;
     if (device >= 0 && (op.lane >= lanes.size() || lanes[op.lane].device != device)) return;
     // A Collective op on a communicator lane is the call as a whole, not one GPU's kernel.
     if (op.lane < lanes.size() && lanes[op.lane].kind == LaneKind::Collective) return;
-    const std::string& name = op.name < names.size() ? names[op.name] : names.front();
-    std::string type = collectiveType(name);
+    const std::size_t nameIndex = op.name < names.size() ? op.name : 0;
+    const std::string& name = names[nameIndex];
+    if (!typed[nameIndex]) {
+      typeOfName[nameIndex] = collectiveType(name);
+      typed[nameIndex] = true;
+    }
+    std::string type = typeOfName[nameIndex];
     if (type.empty()) {
       if (op.kind != OpKind::Collective) return;
       type = name.empty() ? "collective" : name;

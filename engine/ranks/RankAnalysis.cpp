@@ -42,6 +42,15 @@ void idleCauses(RankFigures& f, const Intervals& busy, std::vector<Op>& gpu) {
   }
 }
 
+// The straggler rule, for the whole run or for one iteration: the rank that made the
+// others wait most is named when it made them wait at least kStragglerLead times as
+// long as the next rank did, and kept each of them idle, waiting for it, at least
+// kStragglerShare of a step.
+bool standsOut(std::int64_t worstWaitNs, std::int64_t nextWaitNs, double idlePerWaitingRankNs, double stepNs) {
+  return stepNs > 0 && double(worstWaitNs) >= kStragglerLead * double(nextWaitNs) &&
+         idlePerWaitingRankNs >= kStragglerShare * stepNs;
+}
+
 // How much of [from, to) has no interval of `merged` over it.
 std::int64_t uncovered(std::int64_t from, std::int64_t to, const Intervals& merged) {
   std::int64_t left = to - from;
@@ -133,8 +142,15 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       RankIteration& it = iterations[b];
       it.index = b;
       it.durationNs.resize(infos.size(), 0);
+      it.madeOthersWaitNs.resize(infos.size(), 0);
+      it.madeOthersIdleNs.resize(infos.size(), 0);
       it.durationNs[i] = d;
     }
+  // A step of the job: the median over the ranks of their mean step.
+  std::vector<double> iterationMeans;
+  for (const auto& r : out.ranks)
+    if (r.iterationMeanNs > 0) iterationMeans.push_back(r.iterationMeanNs);
+  const double iteration = median(iterationMeans);
 
   // The straggler, collective by collective.
   if (infos.size() > 1) {
@@ -144,7 +160,6 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     out.collectives = match.calls.size();
     out.matchNote = match.note;
     const std::size_t n = infos.size();
-    std::map<std::int32_t, std::vector<std::int64_t>> madePerIteration;
     std::size_t inconsistent = 0;
     std::vector<std::int64_t> spreads;
     for (const MatchedCollective& c : match.calls) {
@@ -160,20 +175,22 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       }
       const std::size_t last = std::size_t(std::max_element(c.start.begin(), c.start.end()) - c.start.begin());
       spreads.push_back(c.start[last] - *std::min_element(c.start.begin(), c.start.end()));
-      std::int64_t waited = 0;
+      std::int64_t waited = 0, idle = 0;
       for (std::size_t r = 0; r < n; ++r) {
         if (r == last) continue;
         // A rank waits inside its own kernel, never longer than it ran.
         const std::int64_t w = std::clamp<std::int64_t>(c.start[last] - c.start[r], 0, c.end[r] - c.start[r]);
         out.ranks[r].waitedForOthersNs += w;
-        out.ranks[last].madeOthersIdleNs += uncovered(c.start[r], c.start[r] + w, computeOf[r]);
+        idle += uncovered(c.start[r], c.start[r] + w, computeOf[r]);
         waited += w;
       }
       out.ranks[last].madeOthersWaitNs += waited;
+      out.ranks[last].madeOthersIdleNs += idle;
       ++out.ranks[last].collectivesLast;
-      auto& made = madePerIteration[c.batch[last]];
-      made.resize(n, 0);
-      made[last] += waited;
+      if (auto it = iterations.find(c.batch[last]); it != iterations.end()) {
+        it->second.madeOthersWaitNs[last] += waited;
+        it->second.madeOthersIdleNs[last] += idle;
+      }
     }
     if (inconsistent > 0)
       out.matchNote += std::string(out.matchNote.empty() ? "" : "; ") + std::to_string(inconsistent) +
@@ -182,12 +199,17 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       std::nth_element(spreads.begin(), spreads.begin() + std::ptrdiff_t(spreads.size() / 2), spreads.end());
       out.arrivalSpreadNs = spreads[spreads.size() / 2];
     }
-    for (auto& [b, made] : madePerIteration) {
-      auto it = iterations.find(b);
-      if (it == iterations.end() || made.empty()) continue;
-      const auto worst = std::max_element(made.begin(), made.end());
-      it->second.straggler = *worst > 0 ? out.ranks[std::size_t(worst - made.begin())].rank : -1;
-      it->second.stragglerWaitNs = *worst;
+    for (auto& [b, it] : iterations) {
+      std::vector<std::size_t> byMade(n);
+      for (std::size_t r = 0; r < n; ++r) byMade[r] = r;
+      std::stable_sort(byMade.begin(), byMade.end(),
+                       [&](std::size_t x, std::size_t y) { return it.madeOthersWaitNs[x] > it.madeOthersWaitNs[y]; });
+      const std::size_t worst = byMade[0];
+      if (standsOut(it.madeOthersWaitNs[worst], it.madeOthersWaitNs[byMade[1]],
+                    double(it.madeOthersIdleNs[worst]) / double(n - 1), iteration)) {
+        it.straggler = out.ranks[worst].rank;
+        it.stragglerWaitNs = it.madeOthersWaitNs[worst];
+      }
     }
   }
   for (auto& [b, it] : iterations) out.iterations.push_back(std::move(it));
@@ -201,21 +223,17 @@ RankAnalysis analyzeRanks(const Trace& trace) {
     });
     const RankFigures& worst = *byMade[0];
     const RankFigures& next = *byMade[1];
-    std::vector<double> iterationMeans, idle;
-    for (const auto& r : out.ranks) {
-      if (r.iterationMeanNs > 0) iterationMeans.push_back(r.iterationMeanNs);
+    std::vector<double> idle;
+    for (const auto& r : out.ranks)
       if (&r != &worst) idle.push_back(double(r.madeOthersIdleNs));  // the median of the other ranks
-    }
-    const double iteration = median(iterationMeans);
     // Per iteration and per waiting rank: the wall time each of the others lost.
     const double perIteration =
         double(std::max<std::int64_t>(1, worst.iterations)) * double(out.ranks.size() - 1);
     const double waitPerIteration = double(worst.madeOthersWaitNs) / perIteration;
     const double idlePerIteration = double(worst.madeOthersIdleNs) / perIteration;
-    const bool standsOut = double(worst.madeOthersWaitNs) >= kStragglerLead * double(next.madeOthersWaitNs);
     if (out.collectives == 0) {
       out.stragglerSentence = "no collective is found on every rank, so no rank can be said to make the others wait";
-    } else if (iteration > 0 && standsOut && idlePerIteration >= kStragglerShare * iteration) {
+    } else if (standsOut(worst.madeOthersWaitNs, next.madeOthersWaitNs, idlePerIteration, iteration)) {
       out.straggler = worst.rank;
       out.stragglerSentence = "rank " + std::to_string(worst.rank) + " is the straggler: it arrived last at " +
                               std::to_string(worst.collectivesLast) + " of " + std::to_string(out.collectives) +

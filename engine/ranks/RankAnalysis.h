@@ -23,7 +23,10 @@
 // backward pass), which costs nothing. So the straggler is named only when it stands
 // out: its made-others-wait at least twice any other rank's, and the part of it in
 // which the waiting ranks had no compute kernel running (made-others-idle) at least
-// kStragglerShare of a step, per waiting rank.
+// kStragglerShare of a step, per waiting rank. The same rule names the straggler of
+// each iteration, from that iteration's collectives alone (the step it is measured
+// against is the job's, the median over the ranks of their mean step): in a job
+// nobody slowed most iterations have none.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,8 +59,10 @@ struct RankFigures {
 struct RankIteration {
   int index = 0;                          ///< batch number (ProfilerStep order)
   std::vector<std::int64_t> durationNs;   ///< per rank, its start to the next's (0: the rank has none)
-  int straggler = -1;                     ///< rank the others waited for most in it (-1: none)
-  std::int64_t stragglerWaitNs = 0;       ///< its made-others-wait in the iteration (summed over the others)
+  std::vector<std::int64_t> madeOthersWaitNs;  ///< per rank, in the iteration's collectives
+  std::vector<std::int64_t> madeOthersIdleNs;  ///< per rank, the part with the waiting rank's GPU idle
+  int straggler = -1;                          ///< the iteration's straggler by the rule above (-1: none stands out)
+  std::int64_t stragglerWaitNs = 0;            ///< its made-others-wait in the iteration (0 when none)
 };
 
 struct RankWhatIf {

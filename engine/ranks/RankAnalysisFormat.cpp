@@ -97,6 +97,8 @@ nlohmann::json rankAnalysisJson(const RankAnalysis& a, const std::vector<RankInf
   for (const RankIteration& it : a.iterations)
     its.push_back({{"index", it.index},
                    {"duration_ns", it.durationNs},
+                   {"made_others_wait_ns", it.madeOthersWaitNs},
+                   {"made_others_idle_ns", it.madeOthersIdleNs},
                    {"straggler", it.straggler >= 0 ? nlohmann::json(it.straggler) : nlohmann::json(nullptr)},
                    {"straggler_wait_ns", it.stragglerWaitNs}});
   j["iterations"] = std::move(its);

@@ -161,5 +161,27 @@ TEST(ChromeImport, FlowEventsLinkLaunchesWithoutCorrelationArgs) {
   EXPECT_EQ(k1.stream, 7);
 }
 
+TEST(ChromeImport, ValuesReadTheSameWhateverTheirJsonSpelling) {
+  // A byte order mark, escapes in names, times as integers, fractions and exponents,
+  // "bytes" written as a float: each the value JSON means, to the nanosecond.
+  auto t = loadTraceFromBytes(
+      "\xEF\xBB\xBF"
+      R"({"traceEvents":[
+    {"ph":"X","cat":"kernel","name":"caf\u00e9 \"k\"\t\/","pid":0,"tid":7,"ts":2,"dur":1.5e0,"args":{"stream":7}},
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":1.0005e1,"dur":0.001,
+     "args":{"stream":7,"bytes":1024.0}},
+    {"ph":"X","cat":"kernel","name":"\ud83d\ude80","pid":0,"tid":7,"ts":20,"dur":3,"args":{"stream":7}}]})",
+      "spellings.json");
+  const TraceView v = t->ops().snapshot();
+  ASSERT_EQ(v.size(), 3u);
+  const auto names = t->names();
+  EXPECT_EQ(names[v[0].name], "caf\xC3\xA9 \"k\"\t/");
+  EXPECT_EQ(v[0].end - v[0].start, 1500);
+  EXPECT_EQ(v[1].start - v[0].start, 8005);  // 10.005 µs after 2 µs
+  EXPECT_EQ(v[1].end - v[1].start, 1);
+  EXPECT_EQ(v[1].bytes, 1024);
+  EXPECT_EQ(names[v[2].name], "\xF0\x9F\x9A\x80");  // a surrogate pair: U+1F680
+}
+
 }  // namespace
 }  // namespace pipescope

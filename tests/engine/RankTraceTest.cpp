@@ -203,6 +203,54 @@ TEST(RankTrace, TheSlowedRankIsTheStragglerAndItsCostMatchesTheOthersNcclTime) {
   }
 }
 
+TEST(RankTrace, AnIterationNamesAStragglerOnlyWhenItStandsOutAsTheJobsDoes) {
+  // The overall rule applied to each iteration's collectives: its worst rank made the
+  // others wait at least twice as long as the next, and kept each of them idle at
+  // least 30 % of a step. In the jobs nobody slowed most iterations have none.
+  for (const char* job : {"ddp-w4-balanced", "ddp-w2-balanced", "ddp-w4-slowed", "ddp-w2-slowed"}) {
+    const RankAnalysis a = analyzeRanks(*opened(job).trace);
+    const bool slowed = std::string(job).find("slowed") != std::string::npos;
+    std::vector<double> means;
+    for (const RankFigures& r : a.ranks) means.push_back(r.iterationMeanNs);
+    std::sort(means.begin(), means.end());
+    const double step =
+        means.size() % 2 ? means[means.size() / 2] : 0.5 * (means[means.size() / 2 - 1] + means[means.size() / 2]);
+    const std::size_t n = a.ranks.size();
+    int named = 0;
+    for (const RankIteration& it : a.iterations) {
+      ASSERT_EQ(it.madeOthersWaitNs.size(), n) << job;
+      ASSERT_EQ(it.madeOthersIdleNs.size(), n) << job;
+      if (slowed) {
+        EXPECT_EQ(it.straggler, 1) << job << " iteration " << it.index;
+      }
+      if (it.straggler < 0) {
+        EXPECT_EQ(it.stragglerWaitNs, 0) << job << " iteration " << it.index;
+        continue;
+      }
+      ++named;
+      const auto s = std::size_t(it.straggler);
+      EXPECT_EQ(it.stragglerWaitNs, it.madeOthersWaitNs[s]) << job << " iteration " << it.index;
+      for (std::size_t r = 0; r < n; ++r) {
+        if (r == s) continue;
+        EXPECT_GE(it.madeOthersWaitNs[s], 2 * it.madeOthersWaitNs[r]) << job << " iteration " << it.index;
+      }
+      EXPECT_GE(double(it.madeOthersIdleNs[s]) / double(n - 1), 0.3 * step) << job << " iteration " << it.index;
+    }
+    if (!slowed) {
+      EXPECT_LE(named, 2) << job << ": iterations of 12 that name a straggler";
+    }
+  }
+  // The iterations' waits add up to nearly all of the rank's own (a collective outside
+  // any ProfilerStep counts for the rank only).
+  const RankAnalysis a = analyzeRanks(*opened("ddp-w4-slowed").trace);
+  std::int64_t made = 0, idle = 0;
+  for (const RankIteration& it : a.iterations) made += it.madeOthersWaitNs[1], idle += it.madeOthersIdleNs[1];
+  EXPECT_LE(made, a.ranks[1].madeOthersWaitNs);
+  EXPECT_GT(double(made), 0.95 * double(a.ranks[1].madeOthersWaitNs));
+  EXPECT_LE(idle, a.ranks[1].madeOthersIdleNs);
+  EXPECT_GT(double(idle), 0.95 * double(a.ranks[1].madeOthersIdleNs));
+}
+
 TEST(RankTrace, RanksNotSlowedOnPurposeWaitFarLessForEachOther) {
   // Even a job nobody slowed has ranks that reach a collective first and wait there;
   // the slowed job's straggler costs the others several times more.
