@@ -65,8 +65,11 @@ struct Pending {
   std::string laneKind;
   std::int64_t laneIndex = 0;
   std::optional<std::int64_t> laneDevice;
+  // PyTorch's NCCL kernels: the message as elements and their type, for the bytes.
+  std::int64_t messageElements = -1, elementBytes = -1;
 
   void clear() {
+    messageElements = elementBytes = -1;
     hasPh = hasTs = hasDur = hasId = hasName = false;
     ph = 0;
     name.clear(), cat.clear(), pid.clear(), tid.clear(), id.clear(), bp.clear();
@@ -422,7 +425,23 @@ class ChromeSax {
       s.flags = std::uint8_t(count(k, v, 255));
     } else if (k == "mirror" && v.type == Scalar::Bool) {
       s.mirror = v.b;
+    } else if (k == "In msg nelems" || (k == "dtype" && v.type == Scalar::String)) {
+      // A collective's size (PyTorch writes no "bytes" for NCCL kernels).
+      if (k == "dtype")
+        p.elementBytes = dtypeBytes(*v.text);
+      else
+        p.messageElements = count(k, v, std::int64_t(1) << 47);
+      if (s.bytes < 0 && p.messageElements >= 0 && p.elementBytes > 0) s.bytes = p.messageElements * p.elementBytes;
     }
+  }
+
+  // Bytes per element of a PyTorch dtype name as the profiler writes it ("Float", "BFloat16"); -1: unknown.
+  static std::int64_t dtypeBytes(const std::string& t) {
+    if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
+    if (t == "Float" || t == "Int") return 4;
+    if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
+    if (t == "Byte" || t == "Char" || t == "Bool" || t.rfind("Float8", 0) == 0) return 1;
+    return -1;
   }
 
   std::uint32_t threadIndex(const std::string& pid, const std::string& tid) {
