@@ -113,6 +113,7 @@ BucketWhatIf predictBuckets(const Trace& trace, const RankAnalysis& analysis, co
     Intervals allReduces;
     double bytes = 0;
     std::int64_t lastStart = 0;
+    bool sized = true;  // every all-reduce's bytes known (not one launched before the profiler started)
   };
   std::map<std::int32_t, Step> steps;
   for (const CollectiveCall& c : collectiveCalls(trace, 0, critical.device)) {
@@ -121,9 +122,13 @@ BucketWhatIf predictBuckets(const Trace& trace, const RankAnalysis& analysis, co
     s.allReduces.push_back({c.start, c.end});
     s.bytes += double(c.bytes);
     s.lastStart = std::max(s.lastStart, c.start);
+    s.sized = s.sized && c.bytes > 0;
   }
+  std::erase_if(steps, [](const auto& step) { return !step.second.sized; });
   if (steps.empty() || w.stepNs <= 0) {
-    w.why = "rank " + std::to_string(w.rank) + " has no step with an all-reduce in it: no gradients to bucket";
+    w.why = "rank " + std::to_string(w.rank) +
+            " has no step whose all-reduces say their size (PyTorch's \"In msg nelems\" and \"dtype\"): no "
+            "gradients to bucket";
     return w;
   }
   double calls = 0, exposed = 0, communication = 0, forwardBackward = 0;
@@ -145,10 +150,6 @@ BucketWhatIf predictBuckets(const Trace& trace, const RankAnalysis& analysis, co
   w.measuredExposedNs = exposed / n;
   w.measuredCommunicationNs = communication / n;
   w.backwardNs = kBackwardShare * forwardBackward / n;
-  if (w.gradientBytes <= 0) {
-    w.why = "the all-reduces of rank " + std::to_string(w.rank) + " carry no byte counts: the cost per byte is unknown";
-    return w;
-  }
 
   const auto samples = allReduceSamples(trace, analysis);
   w.fitCalls = samples.size();
