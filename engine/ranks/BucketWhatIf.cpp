@@ -44,15 +44,15 @@ std::vector<std::pair<double, double>> allReduceSamples(const Trace& trace, cons
   return samples;
 }
 
+}  // namespace
+
 // The change from the trace's own buckets, on top of what it measured: what the model
 // does not explain (waiting for other ranks, contention) stays as it was.
-BucketPrediction predict(const BucketWhatIf& w, int buckets) {
+BucketPrediction predictWithBuckets(const BucketWhatIf& w, int buckets) {
   const BucketSchedule s = scheduleBuckets(w.backwardNs, w.gradientBytes, buckets, w.cost);
   const double change = s.exposedNs - w.modelledExposedNs;
   return {buckets, std::max(0.0, w.stepNs + change), std::max(0.0, w.measuredExposedNs + change), s.communicationNs};
 }
-
-}  // namespace
 
 AllReduceCost fitAllReduceCost(const std::vector<std::pair<double, double>>& samples) {
   AllReduceCost cost;
@@ -167,7 +167,7 @@ BucketWhatIf predictBuckets(const Trace& trace, const RankAnalysis& analysis, co
   const BucketSchedule now = scheduleBuckets(w.backwardNs, w.gradientBytes, w.measuredBuckets, w.cost);
   w.modelledExposedNs = now.exposedNs;
   w.modelledCommunicationNs = now.communicationNs;
-  for (int k : buckets) w.predictions.push_back(predict(w, k));
+  for (int k : buckets) w.predictions.push_back(predictWithBuckets(w, k));
   w.assumptions = {
       "gradients split into K buckets of equal bytes (" + bytesText(w.gradientBytes) + " a step in all)",
       "bucket j is all-reduced once (j+1)/K of the backward is done, one bucket at a time; the backward is 2/3 of "

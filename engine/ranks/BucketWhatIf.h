@@ -85,6 +85,9 @@ inline constexpr int kMaxWhatIfBuckets = 1024;
 BucketWhatIf predictBuckets(const Trace& trace, const RankAnalysis& analysis,
                             const std::vector<int>& buckets = kDefaultWhatIfBuckets);
 
+/// The prediction for `buckets` from a what-if already made (w.ok()).
+BucketPrediction predictWithBuckets(const BucketWhatIf& w, int buckets);
+
 /// Parses "buckets=K[,K...]" (analyze --what-if); throws std::invalid_argument saying what is wrong.
 std::vector<int> parseBucketsWhatIf(const std::string& text);
 
