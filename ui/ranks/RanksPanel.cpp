@@ -13,6 +13,7 @@
 
 #include "MainWindow.h"
 #include "analysis/AnalysisFormat.h"
+#include "app/PresentationMode.h"
 #include "timeline/TimelineView.h"
 #include "widgets/VerticalScrollArea.h"
 
@@ -165,6 +166,7 @@ void RanksPanel::onTraceChanged(const std::shared_ptr<Trace>& trace) {
   if (!dock) return;
   // Only a job's ranks have anything to show here.
   dock->toggleViewAction()->setEnabled(ranks);
+  if (window_.presentation().active()) return;  // it hides every dock until it is left
   dock->setVisible(ranks);
   if (!ranks) return;
   dock->raise();
