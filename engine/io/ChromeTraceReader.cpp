@@ -427,10 +427,13 @@ class ChromeSax {
       s.mirror = v.b;
     } else if (k == "In msg nelems" || (k == "dtype" && v.type == Scalar::String)) {
       // A collective's size (PyTorch writes no "bytes" for NCCL kernels).
+      // Informative only: a value of another shape is ignored, never a reason to refuse the file.
       if (k == "dtype")
         p.elementBytes = dtypeBytes(*v.text);
-      else
-        p.messageElements = count(k, v, std::int64_t(1) << 47);
+      else if (v.type == Scalar::Int && v.i >= 0 && v.i <= (std::int64_t(1) << 47))
+        p.messageElements = v.i;
+      else if (v.type == Scalar::UInt && v.u <= (std::uint64_t(1) << 47))
+        p.messageElements = std::int64_t(v.u);
       if (s.bytes < 0 && p.messageElements >= 0 && p.elementBytes > 0) s.bytes = p.messageElements * p.elementBytes;
     }
   }

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "io/TraceFiles.h"
 #include "ranks/BucketWhatIf.h"
 #include "ranks/CollectiveMatch.h"
 #include "ranks/RankAnalysis.h"
@@ -64,6 +65,23 @@ TEST(BucketWhatIf, TheAskedBucketCountsAreParsedOrRefusedWithWhy) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(BucketWhatIf, ACollectivesSizeIsReadFromPyTorchsElementsAndType) {
+  auto kernel = [](int ts, const std::string& args) {
+    return R"j({"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)","pid":0,"tid":7,"ts":)j" +
+           std::to_string(ts) + R"(,"dur":5,"args":{"stream":7,)" + args + "}}";
+  };
+  const auto trace = loadTraceFromBytes(
+      R"({"traceEvents":[)" + kernel(10, R"("In msg nelems":1000,"dtype":"BFloat16")") + "," +
+          kernel(20, R"("dtype":"Float","In msg nelems":3)") + "," +
+          kernel(30, R"("In msg nelems":"many","dtype":"Float")") + "," +        // another shape: no size
+          kernel(40, R"("In msg nelems":8,"dtype":"Quaternion")") + "," +        // an unknown type: no size
+          kernel(50, R"("In msg nelems":8,"dtype":"Float","bytes":12)") + "]}",  // "bytes" is what it says
+      "synthetic.json");
+  std::vector<std::uint64_t> bytes;
+  for (const CollectiveCall& c : collectiveCalls(*trace)) bytes.push_back(c.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::uint64_t>{2000, 12, 0, 0, 12}));
 }
 
 TEST(BucketWhatIf, OneRankHasNoPrediction) {
