@@ -95,6 +95,7 @@ RanksPanel::RanksPanel(MainWindow& window) : window_(window) {
   setObjectName("panel.ranks");
   headline_ = new QLabel;
   headline_->setObjectName("ranks.headline");
+  headline_->setWordWrap(true);
   straggler_ = new QLabel;
   straggler_->setWordWrap(true);
   straggler_->setTextInteractionFlags(Qt::TextSelectableByMouse);
