@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/WhatIfAction.h"
+#include "ranks/RanksPanel.h"
 #include "app/CalibrateGpuAction.h"
 #include "analysis/AdvicePanel.h"
 #include "analysis/AnalysisController.h"
@@ -155,6 +156,7 @@ AnalysisController& MainWindow::analysis() { return *analysis_; }
 CompareController& MainWindow::compare() { return *compare_; }
 LessonsPanel& MainWindow::lessons() { return *lessons_; }
 AdvicePanel& MainWindow::advice() { return *advice_; }
+RanksPanel& MainWindow::ranks() { return *ranks_; }
 WhatIfAction& MainWindow::whatIf() { return *whatIf_; }
 CalibrateGpuAction& MainWindow::calibrateGpu() { return *calibrate_; }
 RecordActions& MainWindow::recording() { return *record_; }
@@ -186,6 +188,8 @@ void MainWindow::createDocks() {
   addDock(tr("Metrics"), metrics_, Qt::RightDockWidgetArea, "dock.metrics");
   charts_ = new ThroughputCharts;
   addDock(tr("Charts"), charts_, Qt::BottomDockWidgetArea, "dock.charts");
+  ranks_ = new RanksPanel(*this);  // shown while a job's ranks are on screen
+  addDock(tr("Ranks"), ranks_, Qt::BottomDockWidgetArea, "dock.ranks");
   // Other areas add one line each here.
   analysis_ = new AnalysisController(*this);  // wait causes, bound markers, limits section
   compare_ = new CompareController(*this);

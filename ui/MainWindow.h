@@ -22,6 +22,7 @@ class QVBoxLayout;
 namespace pipescope::ui {
 
 class AdvicePanel;
+class RanksPanel;
 class CalibrateGpuAction;
 class WhatIfAction;
 class AnalysisController;
@@ -69,6 +70,7 @@ class MainWindow : public QMainWindow {
   CompareController& compare();
   LessonsPanel& lessons();
   AdvicePanel& advice();
+  RanksPanel& ranks();  ///< the Ranks dock: a job's per-rank table and what-ifs
   WhatIfAction& whatIf();
   CalibrateGpuAction& calibrateGpu();  ///< Run › Calibrate this GPU…
   RecordActions& recording();  ///< Run › Record a program… (ui/recording)
@@ -164,6 +166,7 @@ class MainWindow : public QMainWindow {
   CompareController* compare_ = nullptr;
   LessonsPanel* lessons_ = nullptr;
   AdvicePanel* advice_ = nullptr;
+  RanksPanel* ranks_ = nullptr;
   WhatIfAction* whatIf_ = nullptr;
   CalibrateGpuAction* calibrate_ = nullptr;
   RecordActions* record_ = nullptr;

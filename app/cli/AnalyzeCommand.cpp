@@ -17,6 +17,7 @@
 #include "io/OutputFile.h"
 #include "io/TraceFiles.h"
 #include "metrics/Metrics.h"
+#include "ranks/BucketWhatIf.h"
 #include "ranks/RankAnalysisFormat.h"
 #include "ranks/RankMerge.h"
 
@@ -31,6 +32,8 @@ struct AnalyzeRequest {
   std::string profile;
   std::string derivePath;
   bool noAdvice = false;
+  std::vector<int> buckets = kDefaultWhatIfBuckets;
+  bool bucketsAsked = false;
 };
 
 OptionSet analyzeOptions(AnalyzeRequest& r) {
@@ -62,6 +65,18 @@ OptionSet analyzeOptions(AnalyzeRequest& r) {
             r.derivePath = v;
           });
   o.flag("no-advice", "skip the derived configuration and the advice (no simulations)", [&r] { r.noAdvice = true; });
+  o.group("Ranks of a distributed job");
+  o.value("what-if", "buckets=K[,K...]",
+          "the step time and exposed communication predicted with DDP's gradients all-reduced in K buckets "
+          "(default: buckets=1,2,4,8)",
+          [&r](const std::string& v) {
+            try {
+              r.buckets = parseBucketsWhatIf(v);
+              r.bucketsAsked = true;
+            } catch (const std::invalid_argument& e) {
+              throw UsageError(std::string("--what-if ") + e.what());
+            }
+          });
   return o;
 }
 
@@ -70,7 +85,8 @@ int analyzeMain(const std::vector<std::string>& args) {
   OptionSet options = analyzeOptions(req);
   if (wantsHelp(args)) {
     std::cout << "usage: pipescope-cli analyze FILE|FOLDER [FILE ...] [--json] [--iteration-marker NAME]\n"
-                 "                             [--batch-size N] [--profile NAME] [--derive-config FILE.json]\n\n"
+                 "                             [--batch-size N] [--profile NAME] [--derive-config FILE.json]\n"
+                 "                             [--what-if buckets=K[,K...]]\n\n"
                  "Opens a trace and prints the summary a run prints: metrics, ideal bound, limits, wait causes and\n"
                  "bottleneck. FILE may be a .pipescope trace, the JSON written by 'run --trace x.json', or a Chrome\n"
                  "trace event JSON (Perfetto, chrome://tracing, the PyTorch profiler's export_chrome_trace or\n"
@@ -80,7 +96,8 @@ int analyzeMain(const std::vector<std::string>& args) {
                  "one per rank), or several FILEs, open as one trace with one group of lanes per rank, their clocks\n"
                  "aligned on the collectives. The summary adds a per-rank table (compute, exposed communication,\n"
                  "overlap, idle by cause, time waited for other ranks and made others wait), the straggler and\n"
-                 "what the job would gain if it were as fast as the median rank.\n\n"
+                 "what the job would gain if it were as fast as the median rank, and the step time predicted with the\n"
+                 "gradients all-reduced in K buckets (--what-if buckets=K,...).\n\n"
                  "Imported traces: each iteration (ProfilerStep#N, a repeating sequence of record_function ranges,\n"
                  "or --iteration-marker) is a batch; the summary then derives the pipescope configuration that\n"
                  "reproduces one iteration on the simulator and the advice for it (docs/analysis.md).\n\n"
@@ -111,6 +128,11 @@ int analyzeMain(const std::vector<std::string>& args) {
   std::shared_ptr<Trace> trace;
   TraceFileFormat format{};
   const bool ranks = opensAsRanks(paths, req.worker);
+  if (req.bucketsAsked && !ranks) {
+    std::cerr << "pipescope-cli analyze: --what-if buckets=K needs the traces of several ranks (a folder of them, "
+                 "or several FILEs)\n";
+    return kExitUsage;
+  }
   try {
     if (ranks) {
       std::vector<std::string> problems;
@@ -160,14 +182,22 @@ int analyzeMain(const std::vector<std::string>& args) {
                          {"why_none", iterations.why},
                          {"samples_per_iteration", iterations.samplesPerIteration}};
     j["profile"] = profile ? nlohmann::json(profile->name) : nlohmann::json(nullptr);
-    if (ranks) j["ranks"] = rankAnalysisJson(analyzeRanks(*trace), trace->ranks());
+    if (ranks) {
+      const RankAnalysis rankAnalysis = analyzeRanks(*trace);
+      j["ranks"] = rankAnalysisJson(rankAnalysis, trace->ranks());
+      j["ranks"]["what_if_buckets"] = bucketWhatIfJson(predictBuckets(*trace, rankAnalysis, req.buckets));
+    }
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "Trace " << path << " (" << toString(format) << "): " << trace->laneCount() << " lanes, "
             << trace->ops().publishedCount() << " ops\n";
   printTraceReport(std::cout, *trace, analysed, reportOptions);
-  if (ranks) std::cout << formatRankAnalysis(analyzeRanks(*trace), trace->ranks());
+  if (ranks) {
+    const RankAnalysis rankAnalysis = analyzeRanks(*trace);
+    std::cout << formatRankAnalysis(rankAnalysis, trace->ranks())
+              << formatBucketWhatIf(predictBuckets(*trace, rankAnalysis, req.buckets));
+  }
   return kExitOk;
 }
 

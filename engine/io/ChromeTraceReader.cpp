@@ -62,6 +62,8 @@ enum class Member : std::uint8_t {
   Kind,
   Flags,
   Mirror,
+  MessageElements,
+  Dtype,
   Count
 };
 
@@ -97,7 +99,9 @@ constexpr std::array<std::string_view, std::size_t(Member::Count)> kKeyNames{"",
                                                                              "engine_lane",
                                                                              "kind",
                                                                              "flags",
-                                                                             "mirror"};
+                                                                             "mirror",
+                                                                             "In msg nelems",
+                                                                             "dtype"};
 
 Member memberOf(std::string_view s) {
   for (std::size_t i = 1; i < kKeyNames.size(); ++i)
@@ -154,8 +158,11 @@ struct Pending {
   std::string laneKind;
   std::int64_t laneIndex = 0;
   std::optional<std::int64_t> laneDevice;
+  // PyTorch's NCCL kernels: the message as elements and their type, for the bytes.
+  std::int64_t messageElements = -1, elementBytes = -1;
 
   void clear() {
+    messageElements = elementBytes = -1;
     hasPh = hasTs = hasDur = hasId = hasName = false;
     ph = 0;
     name.clear(), cat.clear(), pid.clear(), tid.clear(), id.clear(), bp.clear();
@@ -585,8 +592,30 @@ class ChromeSax {
       case Member::Mirror:
         if (v.type == Scalar::Bool) s.mirror = v.b;
         return;
+      case Member::MessageElements:
+      case Member::Dtype:
+        // A collective's size (PyTorch writes no "bytes" for NCCL kernels). Informative
+        // only: a value of another shape is ignored, never a reason to refuse the file.
+        if (k == Member::Dtype) {
+          if (v.type == Scalar::String) p.elementBytes = dtypeBytes(v.text);
+        } else if (v.type == Scalar::Int && v.i >= 0 && v.i <= (std::int64_t(1) << 47)) {
+          p.messageElements = v.i;
+        } else if (v.type == Scalar::UInt && v.u <= (std::uint64_t(1) << 47)) {
+          p.messageElements = std::int64_t(v.u);
+        }
+        if (s.bytes < 0 && p.messageElements >= 0 && p.elementBytes > 0) s.bytes = p.messageElements * p.elementBytes;
+        return;
       default: return;
     }
+  }
+
+  // Bytes per element of a PyTorch dtype name as the profiler writes it ("Float", "BFloat16"); -1: unknown.
+  static std::int64_t dtypeBytes(std::string_view t) {
+    if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
+    if (t == "Float" || t == "Int") return 4;
+    if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
+    if (t == "Byte" || t == "Char" || t == "Bool" || t.rfind("Float8", 0) == 0) return 1;
+    return -1;
   }
 
   std::uint32_t threadIndex(const std::string& pid, const std::string& tid) {

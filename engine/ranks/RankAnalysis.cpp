@@ -6,6 +6,7 @@
 #include "analysis/AnalysisFormat.h"
 #include "metrics/Intervals.h"
 #include "ranks/CollectiveMatch.h"
+#include "ranks/RankWork.h"
 
 namespace pipescope {
 
@@ -83,20 +84,13 @@ RankAnalysis analyzeRanks(const Trace& trace) {
       auto [b, fresh] = r.batches.emplace(op.batch, Interval{op.start, op.end});
       if (!fresh) b->second = {std::min(b->second.first, op.start), std::max(b->second.second, op.end)};
     }
-    if (!isGpuKind(op.kind) || lane.kind == LaneKind::Collective) return;
+    const RankWork work = rankWorkOf(op, lane, op.name < names.size() ? names[op.name] : names.front());
+    if (work == RankWork::None) return;
     const Interval span{op.start, op.end};
     r.all.push_back(span);
     r.gpu.push_back(op);
-    const std::string& name = op.name < names.size() ? names[op.name] : names.front();
-    // Device-to-device copies are imported as kernels (they run on the SMs), but HTA
-    // and users count them as memory traffic, not computation.
-    const bool copyOnSms = name.rfind("Memcpy", 0) == 0 || name.rfind("Memset", 0) == 0;
-    if (isCommunicationKind(op.kind) || (op.kind == OpKind::Kernel && !collectiveType(name).empty()))
-      r.communication.push_back(span);
-    else if (op.kind == OpKind::Kernel && !copyOnSms)
-      r.compute.push_back(span);
-    else
-      r.memory.push_back(span);
+    (work == RankWork::Communication ? r.communication : work == RankWork::Compute ? r.compute : r.memory)
+        .push_back(span);
   });
 
   std::vector<Intervals> computeOf(infos.size());

@@ -42,4 +42,35 @@ TEST(CliRanks, TheIdealBoundOfMergedRanksIsNeverAboveTheMakespan) {
   }
 }
 
+TEST(CliRanks, TheWhatIfWithKBucketsIsPrintedForTheAskedCounts) {
+  CliResult r = runCli({"analyze", ddp("ddp-w2-balanced"), "--no-advice", "--what-if", "buckets=1,16"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto at = r.out.find("What if, with K buckets");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string part = r.out.substr(at);
+  EXPECT_NE(part.find("\n  4 (measured)"), std::string::npos) << part;
+  EXPECT_NE(part.find("\n  1 "), std::string::npos) << part;
+  EXPECT_NE(part.find("\n  16 "), std::string::npos) << part;
+  EXPECT_EQ(part.find("\n  8 "), std::string::npos) << "only the counts asked\n" << part;
+  EXPECT_NE(part.find("Assumes:"), std::string::npos) << part;
+
+  r = runCli({"analyze", ddp("ddp-w2-balanced"), "--no-advice", "--json"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json w = json::parse(r.out).at("ranks").at("what_if_buckets");
+  ASSERT_EQ(w.at("predictions").size(), 4u) << w.dump(2);  // 1, 2, 4, 8 unless asked
+  EXPECT_EQ(w.at("predictions")[0].at("buckets"), 1);
+  EXPECT_GT(w.at("predictions")[0].at("step_ns").get<double>(), 0);
+  EXPECT_FALSE(w.at("assumptions").empty());
+}
+
+TEST(CliRanks, AWrongBucketWhatIfIsAUsageError) {
+  CliResult r = runCli({"analyze", ddp("ddp-w2-balanced"), "--what-if", "buckets=0"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("buckets=0"), std::string::npos) << r.err;
+  r = runCli({"analyze", std::string(PIPESCOPE_FIXTURES_DIR) + "/pytorch-profiler-resnet18-pinned-2streams.json.gz",
+              "--what-if", "buckets=2"});
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("several ranks"), std::string::npos) << r.err;
+}
+
 }  // namespace

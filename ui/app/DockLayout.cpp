@@ -51,7 +51,7 @@ void arrangeDocks(QMainWindow& w, DockArrangement arrangement) {
   } else {
     group(w, Qt::LeftDockWidgetArea, {"dock.controls", "dock.lessons", "dock.metrics", "dock.advice"});
   }
-  group(w, Qt::BottomDockWidgetArea, {"dock.charts", "dock.compare", "dock.sweep"});
+  group(w, Qt::BottomDockWidgetArea, {"dock.charts", "dock.ranks", "dock.compare", "dock.sweep"});
   hideEmptyTabBars(w);
 }
 

@@ -18,8 +18,8 @@
 namespace pipescope::ui {
 
 namespace {
-constexpr double kZoomStep = 1.5;         // W/S and one wheel notch
-constexpr double kPanStep = 0.2;          // A/D: a fifth of the view
+constexpr double kZoomStep = 1.5;  // W/S and one wheel notch
+constexpr double kPanStep = 0.2;   // A/D: a fifth of the view
 constexpr int kDragThresholdPx = 3;
 }  // namespace
 
@@ -72,8 +72,10 @@ void TimelineView::refresh() {
   if (changed || lanesChanged) updateKindMask();
   if (changed) {
     pace_.update(index_.view());
-    if (followLive_) followNewest();
-    else if (autoFit_) fit();
+    if (followLive_)
+      followNewest();
+    else if (autoFit_)
+      fit();
     if (selection_) updateSelectionSummary();
     update();
   }
@@ -123,6 +125,18 @@ void TimelineView::setDeviceCollapsed(int device, bool collapsed) {
   collapsedDevices_[std::size_t(device)] = collapsed;
   relayout();
   update();
+}
+
+bool TimelineView::revealDevice(int device) {
+  setDeviceCollapsed(device, false);
+  for (const LaneRow& r : layout_.rows) {
+    if (r.device != device || r.section.isEmpty()) continue;
+    const int maxScroll = std::max(0, layout_.contentHeight - plotRect().height());
+    scrollY_ = std::clamp(r.top - layout_.sectionHeight, 0, maxScroll);
+    update();
+    return true;
+  }
+  return false;
 }
 
 bool TimelineView::deviceCollapsed(int device) const {
@@ -382,8 +396,10 @@ bool TimelineView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const QString text = toolTipTextAt(he->pos());
-    if (text.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(he->globalPos(), text, this);
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(he->globalPos(), text, this);
     return true;
   }
   return QWidget::event(e);
@@ -397,7 +413,10 @@ void TimelineView::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_S: zoomOut(); break;
     case Qt::Key_A: panBy(-kPanStep); break;
     case Qt::Key_D: panBy(kPanStep); break;
-    case Qt::Key_F: fit(); autoFit_ = false; break;  // not a user adjustment: F is where finishLive goes too
+    case Qt::Key_F:
+      fit();
+      autoFit_ = false;
+      break;  // not a user adjustment: F is where finishLive goes too
     case Qt::Key_L: setFollowLive(!followLive_); break;
     case Qt::Key_Escape:
       if (drag_ == Drag::Select) drag_ = Drag::None;

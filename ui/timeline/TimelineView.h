@@ -60,9 +60,13 @@ class TimelineView : public QWidget {
   /// its title band does the same).
   void setDeviceCollapsed(int device, bool collapsed);
   bool deviceCollapsed(int device) const;
+  /// Unfolds one device's (rank's) group and scrolls it to the top of the plot, as far
+  /// as the lanes below it allow. False when the trace has no such group.
+  bool revealDevice(int device);
+  int scrollTop() const { return scrollY_; }  ///< content y at the plot's top edge
 
   void fit();
-  void zoomIn();   ///< around the mouse when it is over the plot, else the centre
+  void zoomIn();  ///< around the mouse when it is over the plot, else the centre
   void zoomOut();
   void panBy(double fractionOfView);  ///< positive: later times come into view
   void setVisibleRange(std::int64_t fromNs, std::int64_t toNs);
@@ -128,8 +132,8 @@ class TimelineView : public QWidget {
   void zoomAt(double plotX, double factor);
   void userMovedView();  ///< a pan: stops following and auto-fitting
   FollowInput followInput() const;
-  bool updateCallStackLanes();  ///< true when the set of foldable lanes changed
-  void updateKindMask();        ///< emits kindsChanged when it changed
+  bool updateCallStackLanes();                          ///< true when the set of foldable lanes changed
+  void updateKindMask();                                ///< emits kindsChanged when it changed
   const LaneRow* headerRowAt(const QPoint& pos) const;  ///< the row whose name is at pos
   void updateSelectionSummary();
   double zoomAnchorX() const;
