@@ -7,8 +7,11 @@ namespace pipescope::ui {
 RunFigures computeRunFigures(const Trace& trace, int maxPoints) {
   RunFigures f;
   f.metrics = computeMetrics(trace);
+  // From the first op, not from the run's clock start: a CUDA run over several GPUs
+  // sets up NCCL for seconds before its first op, which would stretch the charts'
+  // first interval over that setup and draw a ramp across it.
   if (f.metrics.lastNs > f.metrics.firstNs)
-    f.series = computeTimeSeries(trace, 0, f.metrics.lastNs, maxPoints);
+    f.series = computeTimeSeries(trace, f.metrics.firstNs, f.metrics.lastNs, maxPoints);
   return f;
 }
 
