@@ -6,34 +6,12 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "metrics/IntervalBinner.h"
 #include "metrics/Intervals.h"
 
 namespace pipescope::reference {
 
 namespace {
-
-// Adds, for each interval of `edges` (interval i is [edges[i], edges[i+1])), the
-// length of [s, e) that falls into it, times `weight`.
-class Binner {
- public:
-  explicit Binner(const std::vector<std::int64_t>& edges) : edges_(edges) {}
-
-  void add(std::vector<double>& out, std::int64_t s, std::int64_t e, double weightPerNs = 1.0) const {
-    s = std::max(s, edges_.front());
-    e = std::min(e, edges_.back());
-    if (e <= s) return;
-    // The first interval whose end lies after s.
-    std::size_t i = std::size_t(std::upper_bound(edges_.begin() + 1, edges_.end(), s) - (edges_.begin() + 1));
-    for (; i + 1 < edges_.size() && edges_[i] < e; ++i)
-      out[i] += double(std::min(e, edges_[i + 1]) - std::max(s, edges_[i])) * weightPerNs;
-  }
-  void addIntervals(std::vector<double>& out, const Intervals& merged) const {
-    for (const auto& [s, e] : merged) add(out, s, e);
-  }
-
- private:
-  const std::vector<std::int64_t>& edges_;
-};
 
 // When each batch completed (its last op's end), in time order.
 std::vector<std::int64_t> completions(const TraceView& ops) {
@@ -114,7 +92,7 @@ TimeSeries computeTimeSeriesByIntervals(const TraceView& ops, std::int64_t sampl
   auto widthOf = [&](std::size_t i) { return double(ts.endNs[i] - ts.startNs[i]); };
   for (std::size_t i = 0; i < n; ++i) ts.timeNs[i] = 0.5 * (double(ts.startNs[i]) + double(ts.endNs[i]));
 
-  const Binner binner(edges);
+  const IntervalBinner binner(edges);
   Intervals h2d, d2h, kernel;
   ops.forEach([&](const Op& op) {
     if (op.kind == OpKind::Annotation || op.end < op.start) return;
