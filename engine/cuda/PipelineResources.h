@@ -109,6 +109,7 @@ class PipelineResources {
   static void allocateStream(StreamSlot& s, const PipelineConfig& c);
   static void allocateHost(HostSlot& s, const PipelineConfig& c);
   void allocateWeights(const PipelineConfig& c);
+  void warmUpGemms(const PipelineConfig& c);
 
   DeviceInfo info_;
   BufferCache* cache_ = nullptr;
