@@ -88,7 +88,7 @@ if want validate; then
   if [ -s "$OUT/profile.json" ]; then
     part validate 170 "$CLI" validate --profile "$OUT/profile.json" --random "$RANDOM_ROWS" --seed 26031 --gpus "$N" \
       --repeat 2 --reps 3 --save-measurements "$OUT/mgpu-random.json" --markdown "$OUT/mgpu-random.md" \
-      >"$OUT/mgpu-random.log" 2>&1
+      --stages --traces "$OUT/traces-random" >"$OUT/mgpu-random.log" 2>&1
     grep -E "^median \|error\||FAILED|was not measured|^model median" "$OUT/mgpu-random.log" | tail -6 |
       sed "s/^/  validate: /" >>"$OUT/summary.log"
     if [ -s "$OUT/mgpu-random-repeat2.json" ]; then
@@ -116,6 +116,21 @@ if want trace; then
     >"$OUT/trace.txt" 2>&1
   grep -E -i "error|failed|makespan|exposed|all-reduce|written" "$OUT/trace.txt" | head -6 | sed "s/^/  trace: /" \
     >>"$OUT/summary.log"
+fi
+
+# 3d. The bench's data-parallel configurations as pipescope runs them, with their traces
+#     (the step-by-step gaps beside the reference's makespan), and on the simulator.
+if want benchtrace; then
+  for b in 0 4; do
+    for side in cuda sim; do
+      extra=(); [ "$side" = sim ] && [ -s "$OUT/profile.json" ] && extra=(--profile "$OUT/profile.json")
+      part "benchtrace buckets $b $side" 60 "$CLI" run --backend "$side" "${extra[@]}" --gpus "$N" --parallel data \
+        --allreduce-bytes 64M --buckets "$b" --streams 2 --batch-samples 64 --sample-bytes 512K \
+        --model-flops-per-byte 1050 --batches $((16 * N)) --trace "$OUT/bench-dp-b$b-$side.pipescope" \
+        >"$OUT/bench-dp-b$b-$side.txt" 2>&1
+      grep -E "makespan" "$OUT/bench-dp-b$b-$side.txt" | head -2 | sed "s/^/  benchtrace b$b $side: /" >>"$OUT/summary.log"
+    done
+  done
 fi
 
 # 4. Every new knob once on the CUDA backend.
