@@ -6,7 +6,7 @@
 # the BUILD_* switches a script needs after them.
 GPU_CMAKE_OPTIONS=(
   -G Ninja -DPIPESCOPE_BUILD_UI=OFF -DPIPESCOPE_WITH_CUDA=ON
-  -DPIPESCOPE_GTEST_SOURCE="$PWD/.carry/googletest" -DPIPESCOPE_JSON_INCLUDE="$PWD/.carry/include"
+  -DPIPESCOPE_GTEST_SOURCE="$PWD/.carry/googletest" -DPIPESCOPE_JSON_INCLUDE="$PWD/.carry/nlohmann/include"
   -DPIPESCOPE_CLI11_INCLUDE="$PWD/.carry/include"
   -DPIPESCOPE_ZSTD_ROOT="$PWD/.carry/zstd" -DZLIB_ROOT="$PWD/.carry/zlib" -DCMAKE_CUDA_ARCHITECTURES=90
 )

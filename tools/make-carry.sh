@@ -9,7 +9,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 c=$root/.carry
 rm -rf "$c"; mkdir -p "$c/include" "$c/zstd/include" "$c/zstd/lib" "$c/zlib/include" "$c/zlib/lib"
 cp -r /usr/src/googletest "$c/googletest"
-cp -r /usr/include/nlohmann "$c/include/"
+# nlohmann-json in a folder of its own: a GPU machine whose system has another version finds
+# that one, and must not meet this copy through the RapidJSON/CLI11 include path.
+mkdir -p "$c/nlohmann/include"
+cp -r /usr/include/nlohmann "$c/nlohmann/include/"
 cp -r /usr/include/rapidjson "$c/include/"  # RapidJSON (header-only): the Chrome trace reader
 cp -r /usr/include/CLI "$c/include/"  # CLI11 (header-only): pipescope-cli's option parsing
 cp /usr/include/zstd.h /usr/include/zstd_errors.h /usr/include/zdict.h "$c/zstd/include/"
