@@ -27,9 +27,10 @@ import time
 
 
 def run(cmd, pattern):
-    """Runs cmd; returns (wall seconds, the program's own ms)."""
+    """Runs cmd (a list, or (list, extra environment)); returns (wall seconds, the program's own ms)."""
+    cmd, extra = cmd if isinstance(cmd, tuple) else (cmd, {})
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **extra})
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"record_overhead: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
@@ -70,18 +71,27 @@ def main():
     ap.add_argument("--workload-reps", default="200", help="runs of the minimal pipeline per process")
     ap.add_argument("--train-steps", default="200")
     ap.add_argument("--no-train", action="store_true")
+    ap.add_argument("--no-minimal", action="store_true", help="only the training loop")
+    ap.add_argument("--api-variants", action="store_true",
+                    help="also record the training loop with runtime calls only, driver calls only and no API "
+                         "calls (PIPESCOPE_RECORD_API): what each part of the recording costs")
     a = ap.parse_args()
     record = [a.cli, "record", "--quiet", "--"]
     print(f"record_overhead: {a.reps} runs of each variant, alternating; "
           f"{time.strftime('%Y-%m-%d %H:%M:%S')}")
-    minimal = [a.workload, a.workload_reps]
-    res = measure({"without": minimal, "pipescope-cli record": record + minimal}, r"workload: ([0-9.]+) ms", a.reps)
-    table("(a) minimal reference pipeline (multi-stream preset, 4 streams, "
-          f"{a.workload_reps} x 32 batches per process)", res, "without")
+    if not a.no_minimal:
+        minimal = [a.workload, a.workload_reps]
+        res = measure({"without": minimal, "pipescope-cli record": record + minimal}, r"workload: ([0-9.]+) ms",
+                      a.reps)
+        table("(a) minimal reference pipeline (multi-stream preset, 4 streams, "
+              f"{a.workload_reps} x 32 batches per process)", res, "without")
     if not a.no_train:
         train = [sys.executable, a.train, "--steps", a.train_steps]
-        res = measure({"without": train, "pipescope-cli record": record + train,
-                       "torch.profiler": train + ["--profiler"]}, r"train: ([0-9.]+) ms", a.reps)
+        variants = {"without": train, "pipescope-cli record": record + train, "torch.profiler": train + ["--profiler"]}
+        if a.api_variants:
+            for api in ("runtime", "driver", "none"):
+                variants[f"record, PIPESCOPE_RECORD_API={api}"] = (record + train, {"PIPESCOPE_RECORD_API": api})
+        res = measure(variants, r"train: ([0-9.]+) ms", a.reps)
         table(f"(b) ResNet-18 training loop (tools/record-train.py, {a.train_steps} steps, batch 32)", res, "without")
 
 

@@ -41,6 +41,8 @@
 #                               the screenshot, every new knob and the multi-GPU lessons
 #                               on the CUDA backend ($OUT/logs/mgpu, or mgpu-N); PARTS
 #                               picks some: mgpu:4:calibrate,validate,trace
+#   recordcost[:REPS]           bench/record_overhead.py on the ResNet-18 loop only, with the
+#                               PIPESCOPE_RECORD_API variants (what each API domain costs)
 #   script:PATH[:ARGS]          any other tools/ script (its $OUT is $OUT/logs/NAME)
 #   record[:REPS]               pipescope record on the GPU: builds libpipescope-inject.so and the
 #                               recording's programs, runs the RecordGpu tests, records a PyTorch
@@ -221,6 +223,16 @@ for step in "$@"; do
         --reps "${arg:-5}" >"$L/record-overhead.log" 2>&1
       echo "record overhead rc=$?" | tee -a "$OUT/summary.log"
       tail -14 "$L/record-overhead.log" | tee -a "$OUT/summary.log"
+      ;;
+    recordcost)
+      # What each part of a recording costs a host-bound training loop: every variant of
+      # PIPESCOPE_RECORD_API beside no recording and torch.profiler, REPS rounds (default 2).
+      ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject gpu_minimal_workload_bench >"$L/record-build.log" 2>&1 ||
+        { tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"; say "RECORD BUILD FAILED"; pack; continue; }
+      timeout 500 python3 bench/record_overhead.py --cli $CLI --workload $B/bench/gpu_minimal_workload_bench \
+        --reps "${arg:-2}" --no-minimal --api-variants >"$L/record-cost.log" 2>&1
+      echo "record cost rc=$?" | tee -a "$OUT/summary.log"
+      tail -12 "$L/record-cost.log" | tee -a "$OUT/summary.log"
       ;;
     script)
       path=${arg%%:*}; sargs=${arg#"$path"}; sargs=${sargs#:}

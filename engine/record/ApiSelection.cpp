@@ -79,4 +79,21 @@ bool recordsApiCall(std::string_view cuptiName) {
   return false;
 }
 
+ApiDomains apiDomainsFromSetting(const char* value) {
+  ApiDomains d;
+  const std::string_view v = value ? value : "";
+  if (v.empty() || v == "all" || v == "both") return d;
+  if (v == "runtime") {
+    d.driver = false;
+  } else if (v == "driver") {
+    d.runtime = false;
+  } else if (v == "none") {
+    d.runtime = d.driver = false;
+  } else {
+    d.error = std::string(kApiDomainsVariable) + "='" + std::string(v) +
+              "' is not one of all, runtime, driver, none: runtime and driver calls are both recorded";
+  }
+  return d;
+}
+
 }  // namespace pipescope::record

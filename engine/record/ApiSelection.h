@@ -29,4 +29,16 @@ std::string apiBaseName(std::string_view cuptiName);
 /// callback name as CUPTI gives it, with or without its suffixes).
 bool recordsApiCall(std::string_view cuptiName);
 
+/// Which API domains a recording asks for: both by default. PIPESCOPE_RECORD_API in the
+/// recorded program's environment narrows it ("runtime", "driver", "none"): each
+/// recorded call costs the program's thread, so a host-bound program can be recorded
+/// lighter, at the price of kernels whose launching call (and so thread) is unknown.
+struct ApiDomains {
+  bool runtime = true, driver = true;
+  std::string error;  ///< a value that names no choice: both domains, and this says why
+};
+ApiDomains apiDomainsFromSetting(const char* value);
+
+inline constexpr const char* kApiDomainsVariable = "PIPESCOPE_RECORD_API";
+
 }  // namespace pipescope::record

@@ -118,5 +118,24 @@ TEST(RecordApiSelection, FrequentCallsThatNeitherWorkNorWaitAreNot) {
     EXPECT_FALSE(recordsApiCall(name)) << name;
 }
 
+TEST(RecordApiDomains, SettingNarrowsTheDomainsAndABadValueKeepsBoth) {
+  for (const char* v : {static_cast<const char*>(nullptr), "", "all", "both"}) {
+    const ApiDomains d = apiDomainsFromSetting(v);
+    EXPECT_TRUE(d.runtime && d.driver && d.error.empty()) << (v ? v : "(unset)");
+  }
+  const ApiDomains runtime = apiDomainsFromSetting("runtime");
+  EXPECT_TRUE(runtime.runtime);
+  EXPECT_FALSE(runtime.driver);
+  const ApiDomains driver = apiDomainsFromSetting("driver");
+  EXPECT_FALSE(driver.runtime);
+  EXPECT_TRUE(driver.driver);
+  const ApiDomains none = apiDomainsFromSetting("none");
+  EXPECT_FALSE(none.runtime || none.driver);
+  const ApiDomains bad = apiDomainsFromSetting("Runtime ");
+  EXPECT_TRUE(bad.runtime && bad.driver);
+  EXPECT_NE(bad.error.find("PIPESCOPE_RECORD_API='Runtime '"), std::string::npos) << bad.error;
+  EXPECT_NE(bad.error.find("all, runtime, driver, none"), std::string::npos) << bad.error;
+}
+
 }  // namespace
 }  // namespace pipescope::record

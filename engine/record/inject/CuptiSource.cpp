@@ -206,8 +206,15 @@ void CuptiSource::enableApiRecords(std::vector<wire::Note>& notes) {
       {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi, &driverCalls_}};
   // A call CUPTI lists but cannot trace here (graphics interop of another platform) is
   // left out; a CUPTI that can choose no call at all in a domain records them all.
+  const record::ApiDomains wanted = record::apiDomainsFromSetting(std::getenv(record::kApiDomainsVariable));
+  if (!wanted.error.empty()) notes.push_back({wire::Note::Warning, wanted.error});
+  if (!wanted.runtime || !wanted.driver)
+    notes.push_back({wire::Note::Info, std::string("API calls recorded: ") +
+                                           (wanted.runtime ? "runtime only" : wanted.driver ? "driver only" : "none") +
+                                           " (" + record::kApiDomainsVariable + ")"});
   CUptiResult failed = CUPTI_SUCCESS;
   for (const Domain& d : domains) {
+    if (d.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? !wanted.runtime : !wanted.driver) continue;
     CUptiResult lastError = CUPTI_SUCCESS;
     for (CUpti_CallbackId cbid = 1; cbid < d.size; ++cbid) {
       const char* name = nullptr;
