@@ -463,8 +463,11 @@ void MainWindow::liveTick() {
   timeline_->refresh();
   updateStatus();
   // The figures cover the whole run, so their cost grows with it: computed on a
-  // worker, so the timeline keeps its frame rate however long the run gets.
-  if (sinceFigures_.elapsed() >= kMetricsIntervalMs && figures_->request(trace_)) sinceFigures_.restart();
+  // worker, paced by what the last computation took, so the timeline keeps its frame
+  // rate however long the run gets.
+  if (sinceFigures_.elapsed() >= figuresIntervalMs(kMetricsIntervalMs, figures_->lastCostMs()) &&
+      figures_->request(trace_))
+    sinceFigures_.restart();
 }
 
 void MainWindow::onRunFinished(std::shared_ptr<Trace> trace) { endLiveTrace(std::move(trace)); }

@@ -2,6 +2,10 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
 namespace pipescope::ui {
 
 RunFigures computeRunFigures(const Trace& trace, int maxPoints) {
@@ -13,6 +17,11 @@ RunFigures computeRunFigures(const Trace& trace, int maxPoints) {
   if (f.metrics.lastNs > f.metrics.firstNs)
     f.series = computeTimeSeries(trace, f.metrics.firstNs, f.metrics.lastNs, maxPoints);
   return f;
+}
+
+int figuresIntervalMs(int minIntervalMs, double lastCostMs) {
+  const double paced = 4.0 * std::max(0.0, lastCostMs);
+  return std::max(minIntervalMs, int(std::min(paced, 60'000.0)));
 }
 
 FiguresWorker::FiguresWorker(int maxPoints, QObject* parent) : QObject(parent), maxPoints_(maxPoints) {}
@@ -27,11 +36,14 @@ bool FiguresWorker::request(std::shared_ptr<const Trace> trace) {
   busy_ = true;
   const std::uint64_t generation = generation_;
   task_ = std::async(std::launch::async, [this, trace = std::move(trace), generation] {
+    const auto t0 = std::chrono::steady_clock::now();
     auto figures = std::make_shared<const RunFigures>(computeRunFigures(*trace, maxPoints_));
+    const double costMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     QMetaObject::invokeMethod(
         this,
-        [this, figures, generation] {
+        [this, figures, generation, costMs] {
           busy_ = false;
+          lastCostMs_ = costMs;
           if (generation == generation_) emit ready(figures);
         },
         Qt::QueuedConnection);

@@ -22,6 +22,13 @@ struct RunFigures {
 /// The figures of `trace` as of now (any thread; the trace may be recording).
 RunFigures computeRunFigures(const Trace& trace, int maxPoints);
 
+/// How long after starting one computation of a live run's figures the next may start:
+/// at least `minIntervalMs`, and four times what the last one took, so that the worker
+/// keeps at most a quarter of a core however large the run grows. On two cores, back-
+/// to-back recomputations of a long run over 4 GPUs took one core from the timeline's
+/// frames and the engine.
+int figuresIntervalMs(int minIntervalMs, double lastCostMs);
+
 class FiguresWorker : public QObject {
   Q_OBJECT
  public:
@@ -31,6 +38,8 @@ class FiguresWorker : public QObject {
   /// Starts computing unless one is in flight; returns whether it started.
   bool request(std::shared_ptr<const Trace> trace);
   bool busy() const { return busy_; }
+  /// What the last finished computation took, wall time (0 before the first).
+  double lastCostMs() const { return lastCostMs_; }
   /// Results of computations in flight are dropped (newer figures were shown).
   void discardPending() { ++generation_; }
 
@@ -42,6 +51,7 @@ class FiguresWorker : public QObject {
   std::future<void> task_;
   std::uint64_t generation_ = 0;  // GUI thread only
   bool busy_ = false;             // GUI thread only
+  double lastCostMs_ = 0;         // GUI thread only
 };
 
 }  // namespace pipescope::ui
