@@ -155,6 +155,7 @@ class OpRecorder {
   int takeEvent(DeviceClock& d);
   std::int64_t eventTime(DeviceClock& d, int e);
   void finalize(bool all);
+  void noteFirstOp();
   void emit(std::optional<Op> op, std::size_t stream, bool hold, std::uint64_t wholeId = 0);
   void wholePart(std::uint64_t id, const Op* part);
 
@@ -169,6 +170,7 @@ class OpRecorder {
   double slope_ = 1.0;
   std::int64_t lastCalibrationNs_ = 0;
   std::int64_t lastFlushNs_ = 0;
+  bool firstOpIssued_ = false;
   std::unordered_map<std::uint64_t, GpuInterval> intervals_;  // by intervalKey(id, ordinal)
   std::vector<DeviceClock> devices_;
   std::unordered_map<std::uint64_t, Whole> wholes_;
