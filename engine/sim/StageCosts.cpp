@@ -60,6 +60,16 @@ double copySoloNs(const DeviceProfile& p, const CopyPath& path, std::uint64_t by
   return p.copyLatencyNs + double(bytes) / copyGBps(p, path, bytes);
 }
 
+bool stagesPageableCopiesOnHost(const DeviceProfile& p, CopyDirection dir) {
+  return !(dir == CopyDirection::H2D ? p.h2dPageableStagingCurve : p.d2hPageableStagingCurve).empty();
+}
+
+double pageableStagingNs(const DeviceProfile& p, CopyDirection dir, std::uint64_t bytes) {
+  const auto& curve = dir == CopyDirection::H2D ? p.h2dPageableStagingCurve : p.d2hPageableStagingCurve;
+  if (curve.empty() || bytes == 0) return 0;
+  return double(bytes) / interpolate(curve, bytes);
+}
+
 double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten) {
   if (cpuWritten && !p.mappedReadCpuWrittenCurve.empty())
     return std::min(p.mappedReadGBps, interpolate(p.mappedReadCpuWrittenCurve, bytes));

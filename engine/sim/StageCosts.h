@@ -39,6 +39,15 @@ double copyGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t byte
 /// Engine time of a copy running alone: fixed DMA setup plus bytes / bandwidth.
 double copySoloNs(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes);
 
+/// cudaMemcpyAsync with pageable memory stages its bytes on the host inside the call
+/// when the profile measured that (a staging curve for the direction); otherwise the
+/// older model holds: the engine copies at the pageable curves' rate.
+bool stagesPageableCopiesOnHost(const DeviceProfile& p, CopyDirection dir);
+
+/// The host's staging memcpy inside such a call (ns): bytes / the staging curve's
+/// rate at that size.
+double pageableStagingNs(const DeviceProfile& p, CopyDirection dir, std::uint64_t bytes);
+
 /// A kernel reading `bytes` of mapped host memory over PCIe, GB/s; `cpuWritten`:
 /// bytes the CPU has just written (the CPU-written curve caps it when there is one).
 double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten);
