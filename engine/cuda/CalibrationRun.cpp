@@ -612,8 +612,11 @@ class Calibrator {
         }
         PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
         const double callNs = median(t);
+        // D2H: the call waits for its DMA, waking up as a sync does (the simulator adds
+        // the same wake-up after such a wait).
         const double dmaNs = h2d ? 0.0 : copySoloNs(p_, {.dir = CopyDirection::D2H}, b);
-        const double stagingNs = std::max(callNs - p_.memcpyAsyncCallNs - dmaNs, callNs * 0.05);
+        const double wakeNs = h2d ? 0.0 : blockingSyncWakeNs(p_, dmaNs);
+        const double stagingNs = std::max(callNs - p_.memcpyAsyncCallNs - dmaNs - wakeNs, callNs * 0.05);
         const double gbps = double(b) / stagingNs;
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));

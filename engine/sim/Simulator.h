@@ -88,8 +88,8 @@ class Simulator {
   ManagedPages& managedPages(std::int32_t batch, int device);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
-  /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA, then
-  /// copies the bytes out of the driver's staging buffer.
+  /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA (with the
+  /// sync mode's wake-up), then copies the bytes out of the driver's staging buffer.
   void copyOutOfStaging(std::uint64_t opId, double stagingNs);
   std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                           bool hostBlocking);

@@ -29,6 +29,12 @@ struct CopyPath {
   /// Pinned H2D of bytes the CPU has just written (the profile's CPU-written curve
   /// caps the rate when it has one).
   bool cpuWritten = false;
+  /// Pageable, same buffer: the host bytes this direction copies before it copies
+  /// these bytes again (a batch copied in chunks from one host slot: the whole
+  /// batch). The same-buffer curve at size b copies b bytes again and again, so its
+  /// cache warmth is a b-byte working set's; a larger footprint is no warmer than the
+  /// curve at its size. 0 = the copy's own bytes.
+  std::uint64_t footprintBytes = 0;
 };
 
 /// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes` along `path`: the

@@ -377,8 +377,8 @@ TEST(SimulatorTiming, PageableCopiesRotatingOverHostSlotsTakeTheRotatingRate) {
 TEST(SimulatorTiming, PageableAsyncCopiesStageOnTheHostInsideTheCall) {
   // 1000 B each way on one stream. The H2D call stages at 0.25 B/ns (0-4000), then
   // the DMA runs at the pinned 1 B/ns (4000-5000), the kernel after it (5000-6000).
-  // The D2H call (at 4000) waits for its DMA (6000-7000) with no wake-up, then
-  // copies out of the staging buffer at 0.5 B/ns (7000-9000).
+  // The D2H call (at 4000) waits for its DMA (6000-7000) and wakes up 100 ns later,
+  // then copies out of the staging buffer at 0.5 B/ns (7100-9100).
   DeviceProfile p = roundProfile();
   p.syncWakeNs = p.spinSyncWakeNs = p.yieldSyncWakeNs = 100;
   p.h2dPageableStagingCurve = {{1000, 0.25}};
@@ -393,10 +393,10 @@ TEST(SimulatorTiming, PageableAsyncCopiesStageOnTheHostInsideTheCall) {
   EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{6000, 7000}}));
   const auto calls = spans(r.of(OpKind::ApiCall));
   EXPECT_NE(std::find(calls.begin(), calls.end(), Span{0, 4000}), calls.end());
-  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{7000, 9000}), calls.end());
+  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{7100, 9100}), calls.end());
   const auto waits = spans(r.of(OpKind::HostSync));
   ASSERT_FALSE(waits.empty());
-  EXPECT_EQ(waits.front(), (Span{4000, 7000}));
+  EXPECT_EQ(waits.front(), (Span{4000, 7100}));
 
   // Without the staging curves (older profiles) the engine copies at the pageable
   // rate (0.5 B/ns) and the host waits for each copy.
@@ -415,6 +415,28 @@ TEST(SimulatorTiming, PageableAsyncCopiesStageOnTheHostInsideTheCall) {
   r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
   EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}}));
+}
+
+TEST(SimulatorTiming, ChunksOfOnePageableSlotAreNoWarmerThanTheWholeBatch) {
+  // Blocking, one host slot, 1000 B in two 500 B chunks. The same-buffer curve: 0.5 B/ns
+  // at 500 B (warm), 0.25 at 1000 B. Each chunk comes back only after the other, a
+  // 1000 B footprint: 2000 ns each, not 1000.
+  DeviceProfile p = roundProfile();
+  p.h2dPageableCurve = {{500, 0.5}, {1000, 0.25}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Blocking;
+  c.memory = HostMemory::Pageable;
+  c.transferChunks = 2;
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {2000, 4000}}));
+  // One chunk of 500 B: its own size is its footprint, the warm rate.
+  c.sampleBytes = 500;
+  c.transferChunks = 1;
+  r = runSim(c, p);
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 1000}}));
+  // Pinned copies do not go through the CPU's caches: their own rate by chunk.
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .footprintBytes = 1000}, 500), 1.0);
 }
 
 TEST(SimulatorTiming, TheGpuReadsInputThePreprocessingJustWroteAtTheCpuWrittenRate) {
