@@ -131,7 +131,8 @@ class Calibrator {
                  : std::vector<Step>{&Calibrator::hostApiCosts,     &Calibrator::kernelRates,
                                      &Calibrator::pinnedCopies,     &Calibrator::syncCosts,
                                      &Calibrator::streamDependency, &Calibrator::pinnedBlockingCopies,
-                                     &Calibrator::pageableCopies,   &Calibrator::bidirectional,
+                                     &Calibrator::pageableCopies,   &Calibrator::pageableStaging,
+                                     &Calibrator::bidirectional,
                                      &Calibrator::mappedAndManaged, &Calibrator::gemm,
                                      &Calibrator::cpuWork,          &Calibrator::syncModeWakes,
                                      &Calibrator::severalGpus};
@@ -571,6 +572,56 @@ class Calibrator {
       capAtLink(rotating, h2d ? p_.h2dPinnedGBps : p_.d2hPinnedGBps,
                 h2d ? "H2D pageable rotating" : "D2H pageable rotating");
       (h2d ? p_.h2dPageableGBps : p_.d2hPageableGBps) = curve.back().gbps;
+    }
+  }
+
+  /// cudaMemcpyAsync with pageable memory: the call itself copies the bytes through the
+  /// driver's pinned staging buffer (H2D: then starts the DMA and returns; D2H: waits
+  /// for the DMA, then copies out). Its host time beyond the call's own cost (and, D2H,
+  /// the pinned-rate DMA it waits for) is the staging memcpy. Timed on an idle stream,
+  /// walking a buffer as an async pipeline's host slots do.
+  void pageableStaging() {
+    HostBuffer pageable(HostMemory::Pageable, kMaxCopyBytes, "pageable host buffer");
+    std::memset(pageable.host(), 1, kMaxCopyBytes);
+    std::size_t cursor = 0;
+    for (bool h2d : {true, false}) {
+      auto& curve = h2d ? p_.h2dPageableStagingCurve : p_.d2hPageableStagingCurve;
+      curve.clear();
+      std::string line = h2d ? "H2D pageable staging GB/s (inside cudaMemcpyAsync):"
+                             : "D2H pageable staging GB/s (inside cudaMemcpyAsync):";
+      // From 4 KiB: a small D2H call spends a fixed ~15 us after its DMA (H200 traces),
+      // which only small points show.
+      std::vector<std::size_t> sizes{4 * kKiB, 16 * kKiB};
+      for (std::size_t b : curveSizes()) sizes.push_back(b);
+      for (std::size_t b : sizes) {
+        const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
+        std::vector<double> t;
+        for (int r = 0; r <= reps; ++r) {  // the first: first touch of the staging path
+          if (cursor + b > kMaxCopyBytes) cursor = 0;
+          char* host = static_cast<char*>(pageable.host()) + cursor;
+          cursor += b;
+          PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+          Correlated c(tracer_, ++nextId_);
+          const std::int64_t a = steadyNowNs();
+          if (h2d)
+            PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), host, b, cudaMemcpyHostToDevice, st()));
+          else
+            PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(host, devA_.get(), b, cudaMemcpyDeviceToHost, st()));
+          const double ns = double(steadyNowNs() - a);
+          if (r > 0) t.push_back(ns);
+        }
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+        const double callNs = median(t);
+        // D2H: the call waits for its DMA, waking up as a sync does (the simulator adds
+        // the same wake-up after such a wait).
+        const double dmaNs = h2d ? 0.0 : copySoloNs(p_, {.dir = CopyDirection::D2H}, b);
+        const double wakeNs = h2d ? 0.0 : blockingSyncWakeNs(p_, dmaNs);
+        const double stagingNs = std::max(callNs - p_.memcpyAsyncCallNs - dmaNs - wakeNs, callNs * 0.05);
+        const double gbps = double(b) / stagingNs;
+        curve.push_back({b, gbps});
+        line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
+      }
+      log(line);
     }
   }
 

@@ -221,6 +221,8 @@ json profileToJson(const DeviceProfile& p) {
   j["d2hPageableCurve"] = curveToJson(p.d2hPageableCurve);
   if (!p.h2dPageableRotatingCurve.empty()) j["h2dPageableRotatingCurve"] = curveToJson(p.h2dPageableRotatingCurve);
   if (!p.d2hPageableRotatingCurve.empty()) j["d2hPageableRotatingCurve"] = curveToJson(p.d2hPageableRotatingCurve);
+  if (!p.h2dPageableStagingCurve.empty()) j["h2dPageableStagingCurve"] = curveToJson(p.h2dPageableStagingCurve);
+  if (!p.d2hPageableStagingCurve.empty()) j["d2hPageableStagingCurve"] = curveToJson(p.d2hPageableStagingCurve);
   if (!p.h2dPinnedCpuWrittenCurve.empty()) j["h2dPinnedCpuWrittenCurve"] = curveToJson(p.h2dPinnedCpuWrittenCurve);
   if (!p.mappedReadCpuWrittenCurve.empty()) j["mappedReadCpuWrittenCurve"] = curveToJson(p.mappedReadCpuWrittenCurve);
   if (!p.h2dPinnedBlockingCurve.empty()) j["h2dPinnedBlockingCurve"] = curveToJson(p.h2dPinnedBlockingCurve);
@@ -330,6 +332,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("d2hPageableCurve", p.d2hPageableCurve);
   r.curve("h2dPageableRotatingCurve", p.h2dPageableRotatingCurve);
   r.curve("d2hPageableRotatingCurve", p.d2hPageableRotatingCurve);
+  r.curve("h2dPageableStagingCurve", p.h2dPageableStagingCurve);
+  r.curve("d2hPageableStagingCurve", p.d2hPageableStagingCurve);
   r.curve("h2dPinnedCpuWrittenCurve", p.h2dPinnedCpuWrittenCurve);
   r.curve("mappedReadCpuWrittenCurve", p.mappedReadCpuWrittenCurve);
   r.curve("h2dPinnedBlockingCurve", p.h2dPinnedBlockingCurve);

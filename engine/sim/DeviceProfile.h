@@ -89,6 +89,15 @@ struct DeviceProfile {
   /// at 1-4 MiB on an H200 host (docs/fidelity.md). Empty = the curves above for
   /// every pipeline.
   std::vector<BandwidthPoint> h2dPageableRotatingCurve, d2hPageableRotatingCurve;
+  /// cudaMemcpyAsync with pageable memory: the call itself copies the bytes through
+  /// the driver's pinned staging buffer on the CPU (H2D: before the DMA, returning
+  /// once staged; D2H: after the DMA, returning once copied out), and the DMA runs
+  /// at the pinned rate. The host's staging rate (GB/s) by copy size, rotating over
+  /// a buffer as an async pipeline's host slots do: 250-290 KiB copies held the
+  /// call 26-45 us with a 7-8 us DMA behind it on an H200 host (docs/fidelity.md).
+  /// Empty = the older model (engine copies at the pageable curves' rate, the host
+  /// waiting for them).
+  std::vector<BandwidthPoint> h2dPageableStagingCurve, d2hPageableStagingCurve;
   /// Blocking cudaMemcpy from pinned memory (slower than cudaMemcpyAsync on an H200);
   /// empty = the pinned curves above.
   std::vector<BandwidthPoint> h2dPinnedBlockingCurve, d2hPinnedBlockingCurve;

@@ -88,10 +88,13 @@ class Simulator {
   ManagedPages& managedPages(std::int32_t batch, int device);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
+  /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA (with the
+  /// sync mode's wake-up), then copies the bytes out of the driver's staging buffer.
+  void copyOutOfStaging(std::uint64_t opId, double stagingNs);
   std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                           bool hostBlocking);
   std::uint64_t issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
-                         std::uint8_t flags, std::uint16_t apiName, double apiCost);
+                         std::uint8_t flags, std::uint16_t apiName, double apiCost, double stageOutNs = 0);
 
   void flushDoneOps();
   void recordCollectiveCall(std::uint64_t lastMember, int members);
@@ -153,6 +156,7 @@ class Simulator {
     std::uint64_t bytes = ~std::uint64_t(0);
     bool pageable = false;
     double soloNs = 0, gbps = 0;
+    double stagingNs = 0;  ///< the host's staging memcpy inside the call (host-staged copies)
   };
   CopyCost copyCache_[2];  // H2D, D2H
   std::uint64_t flushed_ = 0;

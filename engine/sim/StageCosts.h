@@ -29,6 +29,12 @@ struct CopyPath {
   /// Pinned H2D of bytes the CPU has just written (the profile's CPU-written curve
   /// caps the rate when it has one).
   bool cpuWritten = false;
+  /// Pageable, same buffer: the host bytes this direction copies before it copies
+  /// these bytes again (a batch copied in chunks from one host slot: the whole
+  /// batch). The same-buffer curve at size b copies b bytes again and again, so its
+  /// cache warmth is a b-byte working set's; a larger footprint is no warmer than the
+  /// curve at its size. 0 = the copy's own bytes.
+  std::uint64_t footprintBytes = 0;
 };
 
 /// Achieved bandwidth (GB/s = bytes per ns) of one copy of `bytes` along `path`: the
@@ -38,6 +44,15 @@ double copyGBps(const DeviceProfile& p, const CopyPath& path, std::uint64_t byte
 
 /// Engine time of a copy running alone: fixed DMA setup plus bytes / bandwidth.
 double copySoloNs(const DeviceProfile& p, const CopyPath& path, std::uint64_t bytes);
+
+/// cudaMemcpyAsync with pageable memory stages its bytes on the host inside the call
+/// when the profile measured that (a staging curve for the direction); otherwise the
+/// older model holds: the engine copies at the pageable curves' rate.
+bool stagesPageableCopiesOnHost(const DeviceProfile& p, CopyDirection dir);
+
+/// The host's staging memcpy inside such a call (ns): bytes / the staging curve's
+/// rate at that size.
+double pageableStagingNs(const DeviceProfile& p, CopyDirection dir, std::uint64_t bytes);
 
 /// A kernel reading `bytes` of mapped host memory over PCIe, GB/s; `cpuWritten`:
 /// bytes the CPU has just written (the CPU-written curve caps it when there is one).

@@ -235,6 +235,25 @@ TEST(DeviceProfileFields, RotatingPageableAndCpuWrittenCurvesRoundTrip) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
+TEST(DeviceProfileFields, PageableStagingCurvesRoundTripAndOlderProfilesLoadWithout) {
+  DeviceProfile p = h200();
+  p.h2dPageableStagingCurve = {{64 << 10, 10.0}, {1 << 20, 7.5}};
+  p.d2hPageableStagingCurve = {{4 << 10, 2.0}, {1 << 20, 9.0}};
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  EXPECT_TRUE(stagesPageableCopiesOnHost(p, CopyDirection::H2D));
+  EXPECT_DOUBLE_EQ(pageableStagingNs(p, CopyDirection::D2H, 1 << 20), double(1 << 20) / 9.0);
+  // Below the first point the rate holds flat: 2 GB/s for 2 KiB.
+  EXPECT_DOUBLE_EQ(pageableStagingNs(p, CopyDirection::D2H, 2048), 1024.0);
+  auto j = profileToJson(h200());
+  EXPECT_FALSE(j.contains("h2dPageableStagingCurve"));
+  const DeviceProfile old = profileFromJson(j);
+  EXPECT_FALSE(stagesPageableCopiesOnHost(old, CopyDirection::H2D));
+  EXPECT_FALSE(stagesPageableCopiesOnHost(old, CopyDirection::D2H));
+  j = profileToJson(p);
+  j["d2hPageableStagingCurve"] = nlohmann::json::array({{{"bytes", 4096}, {"gbps", -1.0}}});
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
 TEST(GemmCallFit, RecoversTheCallCostsThePipelinePays) {
   DeviceProfile truth = h200();
   truth.lightGemmCallNs = 13300;  // an H200 host's pipeline, against 9200 in the loop

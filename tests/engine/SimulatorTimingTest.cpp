@@ -1,6 +1,7 @@
 // Hand-computed timelines on a device with round numbers (simtest::roundProfile).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "SimulatorTestSupport.h"
@@ -371,6 +372,71 @@ TEST(SimulatorTiming, PageableCopiesRotatingOverHostSlotsTakeTheRotatingRate) {
   c.memory = HostMemory::Pinned;
   r = runSim(c, p);
   EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{1000, 1000}));
+}
+
+TEST(SimulatorTiming, PageableAsyncCopiesStageOnTheHostInsideTheCall) {
+  // 1000 B each way on one stream. The H2D call stages at 0.25 B/ns (0-4000), then
+  // the DMA runs at the pinned 1 B/ns (4000-5000), the kernel after it (5000-6000).
+  // The D2H call (at 4000) waits for its DMA (6000-7000) and wakes up 100 ns later,
+  // then copies out of the staging buffer at 0.5 B/ns (7100-9100).
+  DeviceProfile p = roundProfile();
+  p.syncWakeNs = p.spinSyncWakeNs = p.yieldSyncWakeNs = 100;
+  p.h2dPageableStagingCurve = {{1000, 0.25}};
+  p.d2hPageableStagingCurve = {{1000, 0.5}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pageable;
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{4000, 5000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{5000, 6000}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyD2H)), (std::vector<Span>{{6000, 7000}}));
+  const auto calls = spans(r.of(OpKind::ApiCall));
+  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{0, 4000}), calls.end());
+  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{7100, 9100}), calls.end());
+  const auto waits = spans(r.of(OpKind::HostSync));
+  ASSERT_FALSE(waits.empty());
+  EXPECT_EQ(waits.front(), (Span{4000, 7100}));
+
+  // Without the staging curves (older profiles) the engine copies at the pageable
+  // rate (0.5 B/ns) and the host waits for each copy.
+  p.h2dPageableStagingCurve.clear();
+  p.d2hPageableStagingCurve.clear();
+  r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}}));
+  EXPECT_EQ(r.of(OpKind::HostSync).front().start, 0);
+  EXPECT_EQ(r.of(OpKind::HostSync).front().end, 2100);
+
+  // A blocking cudaMemcpy keeps its own measured curves: no staging split.
+  p.h2dPageableStagingCurve = {{1000, 0.25}};
+  p.d2hPageableStagingCurve = {{1000, 0.5}};
+  c.mode = TransferMode::Blocking;
+  r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}}));
+}
+
+TEST(SimulatorTiming, ChunksOfOnePageableSlotAreNoWarmerThanTheWholeBatch) {
+  // Blocking, one host slot, 1000 B in two 500 B chunks. The same-buffer curve: 0.5 B/ns
+  // at 500 B (warm), 0.25 at 1000 B. Each chunk comes back only after the other, a
+  // 1000 B footprint: 2000 ns each, not 1000.
+  DeviceProfile p = roundProfile();
+  p.h2dPageableCurve = {{500, 0.5}, {1000, 0.25}};
+  PipelineConfig c = roundConfig(1000, 1);
+  c.mode = TransferMode::Blocking;
+  c.memory = HostMemory::Pageable;
+  c.transferChunks = 2;
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {2000, 4000}}));
+  // One chunk of 500 B: its own size is its footprint, the warm rate.
+  c.sampleBytes = 500;
+  c.transferChunks = 1;
+  r = runSim(c, p);
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 1000}}));
+  // Pinned copies do not go through the CPU's caches: their own rate by chunk.
+  EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .footprintBytes = 1000}, 500), 1.0);
 }
 
 TEST(SimulatorTiming, TheGpuReadsInputThePreprocessingJustWroteAtTheCpuWrittenRate) {

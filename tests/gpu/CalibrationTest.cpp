@@ -55,6 +55,15 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   expectPlausibleCurve(p.d2hPinnedBlockingCurve, 0.1, 1000, "D2H pinned blocking");
   expectPlausibleCurve(p.h2dPageableCurve, 0.05, 1000, "H2D pageable");
   expectPlausibleCurve(p.d2hPageableCurve, 0.05, 1000, "D2H pageable");
+  // The host's staging memcpy inside a pageable cudaMemcpyAsync: a CPU memcpy, never
+  // faster than ~200 GB/s; one point per size from 4 KiB, logged for each direction.
+  expectPlausibleCurve(p.h2dPageableStagingCurve, 0.05, 200, "H2D pageable staging");
+  expectPlausibleCurve(p.d2hPageableStagingCurve, 0.01, 200, "D2H pageable staging");
+  EXPECT_EQ(p.h2dPageableStagingCurve.front().bytes, 4096u);
+  for (const char* line : {"H2D pageable staging GB/s", "D2H pageable staging GB/s"})
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                            [&](const std::string& l) { return l.find(line) != std::string::npos; }))
+        << line;
   EXPECT_GT(p.bidirectionalGBps, 0.5);
   // Zero-copy: each direction alone, and both at once never less than the slower alone
   // nor more than both alone together (with 10 % for timing noise).
