@@ -1,0 +1,48 @@
+#include "analysis/WaitWindows.h"
+
+#include <algorithm>
+
+namespace pipescope {
+
+WaitAnalysis analyzeWaitsInWindow(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t keepBegin,
+                                  std::uint64_t keepEnd, std::uint64_t contextOps) {
+  const std::uint64_t from = keepBegin - std::min(keepBegin, contextOps);
+  const std::uint64_t to = keepEnd + std::min(contextOps, ~std::uint64_t(0) - keepEnd);
+  return analyzeWaits(ops, lanes, OpRange{from, to}, OpRange{keepBegin, keepEnd});
+}
+
+WaitSummary summarizeWaitsByWindow(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t windowOps,
+                                   std::uint64_t contextOps) {
+  WaitSummaryBuilder builder(ops, lanes);
+  windowOps = std::max<std::uint64_t>(windowOps, 1);
+  for (std::uint64_t at = ops.begin(); at < ops.end(); at += std::min(windowOps, ops.end() - at))
+    builder.add(analyzeWaitsInWindow(ops, lanes, at, std::min(ops.end(), at + windowOps), contextOps));
+  return builder.finish();
+}
+
+std::pair<std::uint64_t, std::uint64_t> waitWindowAround(const TraceView& ops, std::uint64_t focusOp) {
+  std::uint64_t from = std::clamp(focusOp, ops.begin(), ops.end());
+  from -= std::min(from - ops.begin(), kWaitWindowOps / 2);
+  const std::uint64_t to = std::min(ops.end(), from + kWaitWindowOps);
+  from = to - std::min(to - ops.begin(), kWaitWindowOps);
+  return {from, to};
+}
+
+WaitAnalysis analyzeWaitsAround(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp) {
+  const auto [from, to] = waitWindowAround(ops, focusOp);
+  return analyzeWaitsInWindow(ops, lanes, from, to);
+}
+
+WaitOverview overviewWaits(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp) {
+  WaitOverview out;
+  if (ops.size() <= kWaitWholeTraceOps) {
+    out.analysis = analyzeWaits(ops, lanes);
+    out.summary = summarizeWaits(out.analysis, ops, lanes);
+    return out;
+  }
+  out.summary = summarizeWaitsByWindow(ops, lanes);
+  out.analysis = analyzeWaitsAround(ops, lanes, focusOp);
+  return out;
+}
+
+}  // namespace pipescope
