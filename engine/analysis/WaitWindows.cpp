@@ -20,28 +20,37 @@ WaitSummary summarizeWaitsByWindow(const TraceView& ops, const std::vector<Lane>
   return builder.finish();
 }
 
-std::pair<std::uint64_t, std::uint64_t> waitWindowAround(const TraceView& ops, std::uint64_t focusOp) {
+std::pair<std::uint64_t, std::uint64_t> waitWindowAround(const TraceView& ops, std::uint64_t focusOp,
+                                                         const WaitWindowing& windowing) {
+  const std::uint64_t size = std::max<std::uint64_t>(windowing.windowOps, 1);
   std::uint64_t from = std::clamp(focusOp, ops.begin(), ops.end());
-  from -= std::min(from - ops.begin(), kWaitWindowOps / 2);
-  const std::uint64_t to = std::min(ops.end(), from + kWaitWindowOps);
-  from = to - std::min(to - ops.begin(), kWaitWindowOps);
+  from -= std::min(from - ops.begin(), size / 2);
+  const std::uint64_t to = std::min(ops.end(), from + size);
+  from = to - std::min(to - ops.begin(), size);
   return {from, to};
 }
 
-WaitAnalysis analyzeWaitsAround(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp) {
-  const auto [from, to] = waitWindowAround(ops, focusOp);
-  return analyzeWaitsInWindow(ops, lanes, from, to);
+WaitAnalysis analyzeWaitsAround(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp,
+                                const WaitWindowing& windowing) {
+  const auto [from, to] = waitWindowAround(ops, focusOp, windowing);
+  return analyzeWaitsInWindow(ops, lanes, from, to, windowing.contextOps);
 }
 
-WaitOverview overviewWaits(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp) {
+WaitSummary summarizeAllWaits(const TraceView& ops, const std::vector<Lane>& lanes, const WaitWindowing& windowing) {
+  if (ops.size() <= windowing.wholeTraceOps) return summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
+  return summarizeWaitsByWindow(ops, lanes, windowing.windowOps, windowing.contextOps);
+}
+
+WaitOverview overviewWaits(const TraceView& ops, const std::vector<Lane>& lanes, std::uint64_t focusOp,
+                           const WaitWindowing& windowing) {
   WaitOverview out;
-  if (ops.size() <= kWaitWholeTraceOps) {
+  if (ops.size() <= windowing.wholeTraceOps) {
     out.analysis = analyzeWaits(ops, lanes);
     out.summary = summarizeWaits(out.analysis, ops, lanes);
     return out;
   }
-  out.summary = summarizeWaitsByWindow(ops, lanes);
-  out.analysis = analyzeWaitsAround(ops, lanes, focusOp);
+  out.summary = summarizeWaitsByWindow(ops, lanes, windowing.windowOps, windowing.contextOps);
+  out.analysis = analyzeWaitsAround(ops, lanes, focusOp, windowing);
   return out;
 }
 

@@ -6,9 +6,10 @@ namespace pipescope::ui {
 
 namespace {
 
-std::shared_ptr<const WaitAnalysisResult> compute(TraceView ops, std::vector<Lane> lanes, std::uint64_t focusOp) {
+std::shared_ptr<const WaitAnalysisResult> compute(TraceView ops, std::vector<Lane> lanes, std::uint64_t focusOp,
+                                                  const WaitWindowing& windowing) {
   auto r = std::make_shared<WaitAnalysisResult>();
-  WaitOverview o = overviewWaits(ops, lanes, focusOp);
+  WaitOverview o = overviewWaits(ops, lanes, focusOp, windowing);
   r->analysis = std::move(o.analysis);
   r->summary = std::move(o.summary);
   for (const std::string& s : describeSummary(r->summary)) r->sentences << QString::fromStdString(s);
@@ -72,16 +73,16 @@ void WaitAnalysisModel::refresh() {
 
 void WaitAnalysisModel::analyse(TraceView ops, std::vector<Lane> lanes) {
   if (ops.size() < syncLimit_) {
-    adopt(compute(std::move(ops), std::move(lanes), focusOp_), generation_);
+    adopt(compute(std::move(ops), std::move(lanes), focusOp_, windowing_), generation_);
     return;
   }
-  runOnWorker([ops = std::move(ops), lanes = std::move(lanes), focus = focusOp_]() mutable {
-    return compute(std::move(ops), std::move(lanes), focus);
+  runOnWorker([ops = std::move(ops), lanes = std::move(lanes), focus = focusOp_, w = windowing_]() mutable {
+    return compute(std::move(ops), std::move(lanes), focus, w);
   });
 }
 
 void WaitAnalysisModel::showTime(std::int64_t fromNs, std::int64_t toNs) {
-  if (!result_ || result_->ops.size() <= kWaitWholeTraceOps) return;
+  if (!result_ || result_->ops.size() <= windowing_.wholeTraceOps) return;
   const TraceView& ops = result_->ops;
   const std::uint64_t from = opAtTime(ops, fromNs), to = std::max(from, opAtTime(ops, toNs));
   const WaitAnalysis& a = result_->analysis;
@@ -89,7 +90,7 @@ void WaitAnalysisModel::showTime(std::int64_t fromNs, std::int64_t toNs) {
   // Else the window around the middle of the range, unless that is the one held (a
   // range wider than a window).
   const std::uint64_t focus = from + (to - from) / 2;
-  if (waitWindowAround(ops, focus) == std::make_pair(a.coveredBegin(), a.coveredEnd())) return;
+  if (waitWindowAround(ops, focus, windowing_) == std::make_pair(a.coveredBegin(), a.coveredEnd())) return;
   focusOp_ = focus;
   if (busy()) {
     focusPending_ = true;
@@ -100,10 +101,10 @@ void WaitAnalysisModel::showTime(std::int64_t fromNs, std::int64_t toNs) {
 
 void WaitAnalysisModel::refocus() {
   // The summary and sentences stay; only the window's analysis is made again.
-  runOnWorker([previous = result_, focus = focusOp_] {
+  runOnWorker([previous = result_, focus = focusOp_, w = windowing_] {
     auto r = std::make_shared<WaitAnalysisResult>(WaitAnalysisResult{previous->ops, previous->lanes, {},
                                                                       previous->summary, previous->sentences});
-    r->analysis = analyzeWaitsAround(r->ops, r->lanes, focus);
+    r->analysis = analyzeWaitsAround(r->ops, r->lanes, focus, w);
     return std::shared_ptr<const WaitAnalysisResult>(std::move(r));
   });
 }

@@ -45,6 +45,8 @@ class WaitAnalysisModel : public QObject {
   void setTrace(std::shared_ptr<const Trace> trace);  ///< nullptr clears
   /// From how many ops on the worker thread is used (tests exercise both paths).
   void setSyncLimit(std::uint64_t ops) { syncLimit_ = ops; }
+  /// When a trace is analysed by window, and how (tests use small windows).
+  void setWindowing(const WaitWindowing& w) { windowing_ = w; }
   /// Recomputes when the trace published ops since the last analysis.
   void refresh();
   /// The timeline shows [fromNs, toNs): on a trace analysed by window, moves the
@@ -74,6 +76,7 @@ class WaitAnalysisModel : public QObject {
   std::uint64_t focusOp_ = kNewest;  // the op the windowed analysis is centred on
   bool focusPending_ = false;        // showTime() asked for another window while a worker ran
   std::uint64_t syncLimit_ = kSyncOps;
+  WaitWindowing windowing_;
   std::jthread worker_;
   std::atomic<bool> workerDone_{true};
 };
