@@ -174,7 +174,7 @@ int open(const std::string& path, Waits waitMode) {
   const Phase charts = timed([&] { series = computeTimeSeries(*trace, 0, metrics.lastNs); });
   const double peakCharts = statusBytes("VmHWM");
   Phase waitPhase;
-  double peakWaits = 0;
+  double peakWaits = 0, rssBeforeWaits = statusBytes("VmRSS"), rssAfterWaits = 0;
   std::size_t waitSegments = 0, waitBytes = 0;
   double waitedNs = 0;
   if (waits) {
@@ -194,6 +194,7 @@ int open(const std::string& path, Waits waitMode) {
       }
     });
     peakWaits = statusBytes("VmHWM");
+    rssAfterWaits = statusBytes("VmRSS");
   }
 
   std::printf("file %s: %.0f ops, %.1f MB\n", path.c_str(), ops, double(std::filesystem::file_size(path)) / 1e6);
@@ -218,7 +219,9 @@ int open(const std::string& path, Waits waitMode) {
   std::printf("| store + index, RSS | %.1f | %.2f |\n", (rssIndexed - rss0) / ops, (rssIndexed - rss0) / 1e9);
   std::printf("| peak RSS after load / index / frames / figures / chart series | | %.2f / %.2f / %.2f / %.2f / %.2f |\n",
               peakLoaded / 1e9, peakIndexed / 1e9, peakFrames / 1e9, peakFigures / 1e9, peakCharts / 1e9);
-  if (waits) std::printf("| peak RSS after the wait causes | | %.2f |\n", peakWaits / 1e9);
+  if (waits)
+    std::printf("| peak RSS after the wait causes (RSS before / after them) | | %.2f (%.2f / %.2f) |\n",
+                peakWaits / 1e9, rssBeforeWaits / 1e9, rssAfterWaits / 1e9);
   std::printf("\n| frame (%d frames, CPU ms) | median | max | marks |\n| --- | ---: | ---: | ---: |\n", kFrames);
   std::printf("| zoomed out, pan | %.2f | %.2f | %zu |\n", outPan.medianMs, outPan.maxMs, outPan.marks);
   std::printf("| zoomed out, repaint | %.2f | %.2f | %zu |\n", outRepaint.medianMs, outRepaint.maxMs, outRepaint.marks);
