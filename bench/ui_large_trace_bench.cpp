@@ -6,9 +6,13 @@
 // Two steps, each its own process, so the peak RSS read by the second is the open's:
 //   ui_large_trace_bench make FILE [OPS]   simulate OPS ops (default 100 M; the
 //                                          multi-stream preset, 10 ops per batch) and save them
-//   ui_large_trace_bench open FILE [waits] load, index, paint frames, compute the run's
+//   ui_large_trace_bench open FILE [waits|waits-whole]
+//                                          load, index, paint frames, compute the run's
 //                                          figures and chart series (and with `waits`, the
-//                                          wait-cause analysis), as the window does on open
+//                                          wait causes as the window computes them: by window
+//                                          of ops on a trace this large; `waits-whole`, the
+//                                          reference: one analysis of every op at once), as
+//                                          the window does on open
 // The file is the format every build reads, so one file serves as the same-run
 // reference for an older build's `open`.
 //
@@ -33,6 +37,7 @@
 #include "io/TraceFiles.h"
 #include "analysis/WaitAnalysis.h"
 #include "analysis/WaitSummary.h"
+#include "analysis/WaitWindows.h"
 #include "metrics/Metrics.h"
 #include "metrics/TimeSeries.h"
 #include "sim/DeviceProfile.h"
@@ -140,7 +145,10 @@ FrameTimes paintFrames(const Trace& trace, const LaneIndex& index, const LaneLay
   return out;
 }
 
-int open(const std::string& path, bool waits) {
+enum class Waits { None, ByWindow, Whole };
+
+int open(const std::string& path, Waits waitMode) {
+  const bool waits = waitMode != Waits::None;
   const double rss0 = statusBytes("VmRSS");
   std::shared_ptr<Trace> trace;
   const Phase load = timed([&] { trace = loadTraceFile(path); });
@@ -166,15 +174,27 @@ int open(const std::string& path, bool waits) {
   const Phase charts = timed([&] { series = computeTimeSeries(*trace, 0, metrics.lastNs); });
   const double peakCharts = statusBytes("VmHWM");
   Phase waitPhase;
-  double peakWaits = 0;
-  std::size_t waitSegments = 0;
+  double peakWaits = 0, rssBeforeWaits = statusBytes("VmRSS"), rssAfterWaits = 0;
+  std::size_t waitSegments = 0, waitBytes = 0;
+  double waitedNs = 0;
   if (waits) {
     waitPhase = timed([&] {
-      const WaitAnalysis analysis = analyzeWaits(trace->ops().snapshot(), trace->lanes());
-      waitSegments = analysis.segments().size();
-      summarizeWaits(analysis, trace->ops().snapshot(), trace->lanes());
+      const TraceView view = trace->ops().snapshot();
+      if (waitMode == Waits::Whole) {
+        const WaitAnalysis analysis = analyzeWaits(view, trace->lanes());
+        waitSegments = analysis.segments().size();
+        waitBytes = analysis.memoryBytes();
+        waitedNs = summarizeWaits(analysis, view, trace->lanes()).totalWaitNs();
+      } else {
+        // As the window does: the overlay's analysis around the end of the trace.
+        const WaitOverview w = overviewWaits(view, trace->lanes(), view.end());
+        waitSegments = w.analysis.segments().size();
+        waitBytes = w.analysis.memoryBytes();
+        waitedNs = w.summary.totalWaitNs();
+      }
     });
     peakWaits = statusBytes("VmHWM");
+    rssAfterWaits = statusBytes("VmRSS");
   }
 
   std::printf("file %s: %.0f ops, %.1f MB\n", path.c_str(), ops, double(std::filesystem::file_size(path)) / 1e6);
@@ -185,8 +205,9 @@ int open(const std::string& path, bool waits) {
   std::printf("| run figures (computeMetrics) | %.2f | %.2f |\n", figures.wall, figures.cpu);
   std::printf("| chart series (computeTimeSeries, %zu points) | %.2f | %.2f |\n", series.size(), charts.wall, charts.cpu);
   if (waits)
-    std::printf("| wait causes (analyzeWaits + summarizeWaits, %zu segments) | %.2f | %.2f |\n", waitSegments,
-                waitPhase.wall, waitPhase.cpu);
+    std::printf("| wait causes (%s; %zu segments kept, %.1f MB; %.6g ns waited) | %.2f | %.2f |\n",
+                waitMode == Waits::Whole ? "analyzeWaits + summarizeWaits of every op at once" : "overviewWaits",
+                waitSegments, double(waitBytes) / 1e6, waitedNs, waitPhase.wall, waitPhase.cpu);
   std::printf("\n| memory | bytes per op | GB |\n| --- | ---: | ---: |\n");
   std::printf("| trace store, RSS growth over load | %.1f | %.2f |\n", (rssLoaded - rss0) / ops, (rssLoaded - rss0) / 1e9);
   std::printf("| trace store, counted (TraceStore::memoryBytes) | %.1f | %.2f |\n",
@@ -198,7 +219,9 @@ int open(const std::string& path, bool waits) {
   std::printf("| store + index, RSS | %.1f | %.2f |\n", (rssIndexed - rss0) / ops, (rssIndexed - rss0) / 1e9);
   std::printf("| peak RSS after load / index / frames / figures / chart series | | %.2f / %.2f / %.2f / %.2f / %.2f |\n",
               peakLoaded / 1e9, peakIndexed / 1e9, peakFrames / 1e9, peakFigures / 1e9, peakCharts / 1e9);
-  if (waits) std::printf("| peak RSS after the wait causes | | %.2f |\n", peakWaits / 1e9);
+  if (waits)
+    std::printf("| peak RSS after the wait causes (RSS before / after them) | | %.2f (%.2f / %.2f) |\n",
+                peakWaits / 1e9, rssBeforeWaits / 1e9, rssAfterWaits / 1e9);
   std::printf("\n| frame (%d frames, CPU ms) | median | max | marks |\n| --- | ---: | ---: | ---: |\n", kFrames);
   std::printf("| zoomed out, pan | %.2f | %.2f | %zu |\n", outPan.medianMs, outPan.maxMs, outPan.marks);
   std::printf("| zoomed out, repaint | %.2f | %.2f | %zu |\n", outRepaint.medianMs, outRepaint.maxMs, outRepaint.marks);
@@ -213,13 +236,14 @@ int main(int argc, char** argv) {
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
   const std::string mode = argc > 1 ? argv[1] : "";
   if (argc < 3 || (mode != "make" && mode != "open")) {
-    std::fprintf(stderr, "usage: %s make FILE [OPS] | open FILE [waits]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s make FILE [OPS] | open FILE [waits|waits-whole]\n", argv[0]);
     return 2;
   }
   try {
     if (mode == "make") return make(argv[2], argc > 3 ? std::stoull(argv[3]) : 100'000'000ull);
     QApplication app(argc, argv);
-    return open(argv[2], argc > 3 && std::string(argv[3]) == "waits");
+    const std::string waits = argc > 3 ? argv[3] : "";
+    return open(argv[2], waits == "waits" ? Waits::ByWindow : waits == "waits-whole" ? Waits::Whole : Waits::None);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

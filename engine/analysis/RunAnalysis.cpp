@@ -1,6 +1,7 @@
 #include "analysis/RunAnalysis.h"
 
 #include "analysis/WaitAnalysis.h"
+#include "analysis/WaitWindows.h"
 
 namespace pipescope {
 
@@ -17,8 +18,7 @@ RunAnalysis analyseRun(const Trace& trace, const Metrics& metrics, const DeviceP
   r.limits = computeLimits(metrics);
   const TraceView view = trace.ops().snapshot();
   const auto lanes = trace.lanes();
-  const WaitAnalysis waits = analyzeWaits(view, lanes);
-  r.waits = summarizeWaits(waits, view, lanes);
+  r.waits = summarizeAllWaits(view, lanes);
   r.waitSentences = describeSummary(r.waits);
   const bool imported = trace.configHistory().empty();
   if (const std::string none = noIterationsSentence(trace, metrics.batches); !none.empty())

@@ -49,6 +49,19 @@ namespace {
 using Index = std::uint32_t;
 constexpr Index kNone = WaitSegment::kNoOp;
 
+// The ops an analysis attributes among: a part of a view, indexed from 0.
+class OpWindow {
+ public:
+  OpWindow(const TraceView& view, std::uint64_t begin, std::uint64_t end) : view_(view), begin_(begin), end_(end) {}
+  std::uint64_t begin() const { return begin_; }
+  std::uint64_t size() const { return end_ - begin_; }
+  Op operator[](std::uint64_t i) const { return view_.at(begin_ + i); }
+
+ private:
+  const TraceView& view_;
+  std::uint64_t begin_, end_;
+};
+
 // Ops of one kind of resource, sorted by start, with the running maximum of their
 // ends: the ops overlapping [a, b) are found by binary search even when they overlap
 // each other (concurrent kernels, several CPU workers).
@@ -56,7 +69,7 @@ struct Timeline {
   std::vector<Index> ops;
   std::vector<std::int64_t> starts, ends, maxEnd;  // copies: the sweeps never touch the ops
 
-  void sortAndIndex(const TraceView& view) {
+  void sortAndIndex(const OpWindow& view) {
     auto startOf = [&](Index i) { return view[i].start; };
     if (!std::is_sorted(ops.begin(), ops.end(), [&](Index a, Index b) { return startOf(a) < startOf(b); }))
       std::stable_sort(ops.begin(), ops.end(), [&](Index a, Index b) { return startOf(a) < startOf(b); });
@@ -98,12 +111,15 @@ struct Timeline {
 // Builds a WaitAnalysis; a class so the friend declaration can reach the storage.
 class WaitAnalyzer {
  public:
-  WaitAnalyzer(const TraceView& view, const std::vector<Lane>& lanes) : view_(view), lanes_(lanes) {}
+  WaitAnalyzer(const OpWindow& view, const std::vector<Lane>& lanes) : view_(view), lanes_(lanes) {}
 
-  WaitAnalysis run() {
+  // Keeps the segments of the ops [keepFrom, keepTo) (positions in the view).
+  WaitAnalysis run(std::uint64_t keepFrom, std::uint64_t keepTo) {
     WaitAnalysis out;
     out.firstOp_ = view_.begin();
     const std::size_t n = std::size_t(view_.size());
+    out.keepTo_ = std::min<std::uint64_t>(keepTo, n);
+    out.keepFrom_ = std::min(keepFrom, out.keepTo_);
     out.opSegFirst_.assign(n, 0);
     out.opSegCount_.assign(n, 0);
     if (n == 0 || n >= std::size_t(kNone)) {
@@ -116,13 +132,15 @@ class WaitAnalyzer {
     std::vector<std::vector<Segment>> perGroup(groups_.size());
     for (std::size_t g = 0; g < groups_.size(); ++g) attributeStream(groups_[g], perGroup[g]);
 
+    const auto kept = [&](const Segment& s) { return s.seg.op >= out.keepFrom_ && s.seg.op < out.keepTo_; };
     std::size_t total = 0;
-    for (const auto& v : perGroup) total += v.size();
+    for (const auto& v : perGroup) total += std::size_t(std::count_if(v.begin(), v.end(), kept));
     out.segments_.reserve(total);
     out.laneFirst_.assign(lanes_.size() + 1, 0);
     for (std::size_t g = 0; g < perGroup.size(); ++g) {
       if (g < lanes_.size()) out.laneFirst_[g] = Index(out.segments_.size());
       for (const Segment& s : perGroup[g]) {
+        if (!kept(s)) continue;
         if (out.opSegCount_[s.seg.op] == 0) out.opSegFirst_[s.seg.op] = Index(out.segments_.size());
         ++out.opSegCount_[s.seg.op];
         out.segments_.push_back(s.seg);
@@ -352,7 +370,7 @@ class WaitAnalyzer {
     }
   }
 
-  const TraceView& view_;
+  const OpWindow view_;
   const std::vector<Lane>& lanes_;
   std::vector<Timeline> groups_;  // stream groups (only .ops used)
   std::vector<Timeline> engines_;
@@ -367,7 +385,15 @@ class WaitAnalyzer {
 };
 
 WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes) {
-  return WaitAnalyzer(ops, lanes).run();
+  return WaitAnalyzer(OpWindow(ops, ops.begin(), ops.end()), lanes).run(0, ops.size());
+}
+
+WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes, OpRange analysed, OpRange kept) {
+  const std::uint64_t from = std::clamp(analysed.begin, ops.begin(), ops.end());
+  const std::uint64_t to = std::clamp(analysed.end, from, ops.end());
+  const std::uint64_t keepFrom = std::clamp(kept.begin, from, to);
+  const std::uint64_t keepTo = std::clamp(kept.end, keepFrom, to);
+  return WaitAnalyzer(OpWindow(ops, from, to), lanes).run(keepFrom - from, keepTo - from);
 }
 
 WaitAnalysis analyzeWaits(const Trace& trace) { return analyzeWaits(trace.ops().snapshot(), trace.lanes()); }

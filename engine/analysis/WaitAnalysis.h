@@ -39,9 +39,15 @@ class WaitAnalysis {
 
   /// Global index of the first op the analysis covers (the view's begin()).
   std::uint64_t firstOp() const { return firstOp_; }
-  /// Number of ops covered (GPU or not); global indices [firstOp, firstOp + opCount).
-  std::uint64_t opCount() const { return opSegFirst_.size(); }
-  bool covers(std::uint64_t globalIndex) const { return globalIndex >= firstOp_ && globalIndex - firstOp_ < opCount(); }
+  /// Global indices of the ops whose waits the analysis holds: [coveredBegin, coveredEnd)
+  /// (all ops analysed, unless the analysis was asked to keep only some of them).
+  std::uint64_t coveredBegin() const { return firstOp_ + keepFrom_; }
+  std::uint64_t coveredEnd() const { return firstOp_ + keepTo_; }
+  /// Number of ops covered (GPU or not).
+  std::uint64_t opCount() const { return keepTo_ - keepFrom_; }
+  bool covers(std::uint64_t globalIndex) const {
+    return globalIndex >= coveredBegin() && globalIndex < coveredEnd();
+  }
 
   /// The wait segments of one op in time order (empty for host ops and ops that never waited).
   std::span<const WaitSegment> segmentsOf(std::uint64_t globalIndex) const;
@@ -84,6 +90,7 @@ class WaitAnalysis {
  private:
   friend class WaitAnalyzer;
   std::uint64_t firstOp_ = 0;
+  std::uint64_t keepFrom_ = 0, keepTo_ = 0;  // covered ops, relative to firstOp_
   std::vector<WaitSegment> segments_;      // grouped by lane, each group sorted by begin
   std::vector<std::uint32_t> laneFirst_;   // lane -> first segment; size lanes + 1
   std::vector<std::uint32_t> opSegFirst_;  // op -> first segment (valid when count > 0)
@@ -95,6 +102,14 @@ class WaitAnalysis {
 /// op kind instead. Works without ready times (imported traces: ready == submit):
 /// the ready time is then inferred from the end of the previous op in the stream.
 WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes);
+/// Global op indices [begin, end).
+struct OpRange {
+  std::uint64_t begin = 0, end = 0;
+};
+/// The same over the ops `analysed` of `ops`, keeping only the waits of the ops `kept`
+/// (inside `analysed`): the other analysed ops are the context they are attributed in
+/// (the ops before and after a window of a very large trace).
+WaitAnalysis analyzeWaits(const TraceView& ops, const std::vector<Lane>& lanes, OpRange analysed, OpRange kept);
 /// The same over the published ops of a trace.
 WaitAnalysis analyzeWaits(const Trace& trace);
 

@@ -87,51 +87,61 @@ std::string blockerKindLabel(OpKind k) {
 
 }  // namespace
 
-WaitSummary summarizeWaits(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes) {
-  WaitSummary out;
-  KindWaits slots[4];
-  bool present[4] = {false, false, false, false};
-  std::map<std::uint16_t, double> engineUse[4];  // engine lane -> exec time, to name the kind's engine
-  for (int i = 0; i < 4; ++i) slots[i].kind = kSlotKinds[i];
+WaitSummaryBuilder::WaitSummaryBuilder(const TraceView& ops, const std::vector<Lane>& lanes) : ops_(ops), lanes_(lanes) {
+  for (int i = 0; i < 4; ++i) slots_[i].kind = kSlotKinds[i];
   ops.forEach([&](const Op& op) {
     const int slot = kindSlot(op.kind);
     if (slot < 0 || op.end < op.start) return;
-    present[slot] = true;
-    ++slots[slot].ops;
-    slots[slot].execNs += double(op.duration());
-    if (op.engineLane < lanes.size()) engineUse[slot][op.engineLane] += double(op.duration());
+    present_[slot] = true;
+    ++slots_[slot].ops;
+    slots_[slot].execNs += double(op.duration());
+    if (op.engineLane < lanes.size()) engineUse_[slot][op.engineLane] += double(op.duration());
   });
-  // (slot, cause, blocker kind, relation) -> ns
-  std::map<std::tuple<int, int, int, int>, double> behind;
+}
+
+void WaitSummaryBuilder::add(const WaitAnalysis& analysis) {
+  // Segment lengths are whole nanoseconds, so these sums are exact and the order in
+  // which analyses are added does not change them.
   for (const WaitSegment& s : analysis.segments()) {
     const std::uint64_t gi = analysis.globalOp(s);
-    if (gi < ops.begin() || gi >= ops.end()) continue;
-    const Op& op = ops.at(gi);
+    if (gi < ops_.begin() || gi >= ops_.end()) continue;
+    const Op& op = ops_.at(gi);
     const int slot = kindSlot(op.kind);
     if (slot < 0) continue;
-    slots[slot].waitNs[std::size_t(s.cause)] += double(s.length());
-    if (auto b = analysis.globalBlocker(s); b && *b >= ops.begin() && *b < ops.end()) {
-      const Op& blocker = ops.at(*b);
-      behind[{slot, int(s.cause), int(blocker.kind), int(relation(op, blocker))}] += double(s.length());
+    slots_[slot].waitNs[std::size_t(s.cause)] += double(s.length());
+    if (auto b = analysis.globalBlocker(s); b && *b >= ops_.begin() && *b < ops_.end()) {
+      const Op& blocker = ops_.at(*b);
+      behind_[{slot, int(s.cause), int(blocker.kind), int(relation(op, blocker))}] += double(s.length());
     }
   }
-  for (const auto& [key, ns] : behind) {
+}
+
+WaitSummary WaitSummaryBuilder::finish() const {
+  WaitSummary out;
+  KindWaits slots[4] = {slots_[0], slots_[1], slots_[2], slots_[3]};
+  for (const auto& [key, ns] : behind_) {
     const auto [slot, cause, kind, rel] = key;
     DominantBlocker& d = slots[slot].blockers[std::size_t(cause)];
     if (ns > d.ns) d = {true, OpKind(kind), BatchRelation(rel), ns};
   }
   for (int i = 0; i < 4; ++i) {
-    if (!present[i]) continue;
-    if (!engineUse[i].empty()) {
-      const auto best = std::max_element(engineUse[i].begin(), engineUse[i].end(),
+    if (!present_[i]) continue;
+    if (!engineUse_[i].empty()) {
+      const auto best = std::max_element(engineUse_[i].begin(), engineUse_[i].end(),
                                          [](const auto& a, const auto& b) { return a.second < b.second; });
-      slots[i].engineName = lanes[best->first].name;
+      slots[i].engineName = lanes_[best->first].name;
     }
     out.execNs += slots[i].execNs;
     for (int c = 0; c < kWaitCauseCount; ++c) out.waitNs[std::size_t(c)] += slots[i].waitNs[std::size_t(c)];
     out.kinds.push_back(slots[i]);
   }
   return out;
+}
+
+WaitSummary summarizeWaits(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes) {
+  WaitSummaryBuilder builder(ops, lanes);
+  builder.add(analysis);
+  return builder.finish();
 }
 
 std::vector<std::string> describeSummary(const WaitSummary& summary, double minShare, int maxSentences) {

@@ -3,6 +3,8 @@
 // was spent waiting on each cause, and mostly behind what.
 #include <array>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,26 @@ struct WaitSummary {
 };
 
 WaitSummary summarizeWaits(const WaitAnalysis& analysis, const TraceView& ops, const std::vector<Lane>& lanes);
+
+/// The summary built from several analyses of disjoint parts of `ops` (a very large
+/// trace analysed a window at a time): the result is the same as summarizeWaits() of
+/// one analysis holding all their segments.
+class WaitSummaryBuilder {
+ public:
+  /// Counts the ops' execution time; `ops` and `lanes` must outlive the builder.
+  WaitSummaryBuilder(const TraceView& ops, const std::vector<Lane>& lanes);
+  /// Adds the waits of one analysis (of ops inside `ops`, not added before).
+  void add(const WaitAnalysis& analysis);
+  WaitSummary finish() const;
+
+ private:
+  const TraceView& ops_;
+  const std::vector<Lane>& lanes_;
+  KindWaits slots_[4];
+  bool present_[4] = {false, false, false, false};
+  std::map<std::uint16_t, double> engineUse_[4];  // engine lane -> exec time, to name the kind's engine
+  std::map<std::tuple<int, int, int, int>, double> behind_;  // (slot, cause, blocker kind, relation) -> ns
+};
 
 /// The summary in sentences, largest share first, e.g. "31% of H2D time waited on the
 /// H2D copy engine, mostly behind D2H of the previous batch." Shares below

@@ -136,6 +136,42 @@ TEST(WaitOverlay, WorkerThreadAnalysisMatchesTheOneOnTheSpot) {
   EXPECT_EQ(worker.result(), before);
 }
 
+TEST(WaitOverlay, ATraceAnalysedByWindowKeepsTheWholeSummaryAndFollowsTheTimeShown) {
+  auto trace = uitest::simulatePreset("multi-stream", 2000);  // 20 k ops
+  const TraceView ops = trace->ops().snapshot();
+  const std::vector<Lane> lanes = trace->lanes();
+  const WaitAnalysis whole = analyzeWaits(ops, lanes);
+  QStringList wholeSentences;
+  for (const std::string& s : describeSummary(summarizeWaits(whole, ops, lanes)))
+    wholeSentences << QString::fromStdString(s);
+
+  WaitAnalysisModel model;
+  model.setWindowing({/*wholeTraceOps=*/5000, /*windowOps=*/4000, /*contextOps=*/512});
+  model.setTrace(trace);
+  ASSERT_TRUE(waitFor([&] { return model.result() != nullptr; }, 30000));
+  // The summary of every op; the overlay's analysis of the newest window.
+  EXPECT_EQ(model.result()->sentences, wholeSentences);
+  EXPECT_EQ(model.result()->analysis.coveredEnd(), ops.end());
+  EXPECT_EQ(model.result()->analysis.opCount(), 4000u);
+
+  std::uint64_t op = ops.begin() + 3000;
+  while (whole.segmentsOf(op).empty()) ++op;
+  EXPECT_TRUE(model.result()->describe(op).isEmpty());
+  // The timeline shows that op: the analysis moves there, and says what the whole one says.
+  model.showTime(ops.at(op).start, ops.at(op).end);
+  ASSERT_TRUE(waitFor([&] { return !model.busy() && model.result()->analysis.covers(op); }, 30000));
+  EXPECT_EQ(model.result()->describe(op).toStdString(), describeWait(whole, ops, lanes, op));
+  EXPECT_FALSE(model.result()->describe(op).isEmpty());
+  EXPECT_EQ(model.result()->sentences, wholeSentences);
+  for (std::uint64_t i = model.result()->analysis.coveredBegin(); i < model.result()->analysis.coveredEnd(); i += 7)
+    ASSERT_EQ(model.result()->describe(i).toStdString(), describeWait(whole, ops, lanes, i)) << "op " << i;
+  // Shown again: nothing to recompute.
+  const auto before = model.result();
+  model.showTime(ops.at(op).start, ops.at(op).end);
+  EXPECT_FALSE(model.busy());
+  EXPECT_EQ(model.result(), before);
+}
+
 TEST(BoundOverlay, AnOpenedTraceShowsItsMarkersAndLimitsToo) {
   // A finished run shown as a trace (an opened file, a lesson's or sweep point's
   // run): the figures are computed before the window announces the new trace.

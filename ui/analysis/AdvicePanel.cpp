@@ -12,6 +12,7 @@
 #include "analysis/DerivedConfig.h"
 #include "analysis/PredictionProfile.h"
 #include "analysis/WaitAnalysis.h"
+#include "analysis/WaitWindows.h"
 #include "analysis/WaitSummary.h"
 #include "controls/ControlPanel.h"
 #include "run/RunController.h"
@@ -113,7 +114,7 @@ void AdvicePanel::adviseOn(std::shared_ptr<const Trace> trace) {
     const Metrics metrics = computeMetrics(*trace);
     const TraceView ops = trace->ops().snapshot();
     const std::vector<Lane> lanes = trace->lanes();
-    const WaitSummary waits = summarizeWaits(analyzeWaits(ops, lanes), ops, lanes);
+    const WaitSummary waits = summarizeAllWaits(ops, lanes);
     AdviceInput in{trace->config(), profile, &metrics, &waits, std::nullopt};
     AdviceResult result;
     std::optional<DerivedConfig> derived;

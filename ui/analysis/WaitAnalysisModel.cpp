@@ -6,14 +6,30 @@ namespace pipescope::ui {
 
 namespace {
 
-std::shared_ptr<const WaitAnalysisResult> compute(TraceView ops, std::vector<Lane> lanes) {
+std::shared_ptr<const WaitAnalysisResult> compute(TraceView ops, std::vector<Lane> lanes, std::uint64_t focusOp,
+                                                  const WaitWindowing& windowing) {
   auto r = std::make_shared<WaitAnalysisResult>();
-  r->analysis = analyzeWaits(ops, lanes);
-  r->summary = summarizeWaits(r->analysis, ops, lanes);
+  WaitOverview o = overviewWaits(ops, lanes, focusOp, windowing);
+  r->analysis = std::move(o.analysis);
+  r->summary = std::move(o.summary);
   for (const std::string& s : describeSummary(r->summary)) r->sentences << QString::fromStdString(s);
   r->ops = std::move(ops);
   r->lanes = std::move(lanes);
   return r;
+}
+
+// The first op (in the store's order) that starts at or after `ns`: traces are
+// recorded and imported in about start order, so a binary search finds the ops on screen.
+std::uint64_t opAtTime(const TraceView& ops, std::int64_t ns) {
+  std::uint64_t lo = ops.begin(), hi = ops.end();
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (ops.at(mid).start < ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 }  // namespace
@@ -33,7 +49,8 @@ void WaitAnalysisModel::setTrace(std::shared_ptr<const Trace> trace) {
   trace_ = std::move(trace);
   ++generation_;
   analysedEnd_ = analysedBegin_ = 0;
-  pending_ = false;
+  pending_ = focusPending_ = false;
+  focusOp_ = kNewest;
   result_.reset();
   emit updated();
   refresh();
@@ -56,14 +73,49 @@ void WaitAnalysisModel::refresh() {
 
 void WaitAnalysisModel::analyse(TraceView ops, std::vector<Lane> lanes) {
   if (ops.size() < syncLimit_) {
-    adopt(compute(std::move(ops), std::move(lanes)), generation_);
+    adopt(compute(std::move(ops), std::move(lanes), focusOp_, windowing_), generation_);
     return;
   }
+  runOnWorker([ops = std::move(ops), lanes = std::move(lanes), focus = focusOp_, w = windowing_]() mutable {
+    return compute(std::move(ops), std::move(lanes), focus, w);
+  });
+}
+
+void WaitAnalysisModel::showTime(std::int64_t fromNs, std::int64_t toNs) {
+  if (!result_ || result_->ops.size() <= windowing_.wholeTraceOps) return;
+  const TraceView& ops = result_->ops;
+  const std::uint64_t from = opAtTime(ops, fromNs), to = std::max(from, opAtTime(ops, toNs));
+  const WaitAnalysis& a = result_->analysis;
+  if (from >= a.coveredBegin() && to <= a.coveredEnd()) return;  // on screen and covered
+  // Else the window around the middle of the range, unless that is the one held (a
+  // range wider than a window).
+  const std::uint64_t focus = from + (to - from) / 2;
+  if (waitWindowAround(ops, focus, windowing_) == std::make_pair(a.coveredBegin(), a.coveredEnd())) return;
+  focusOp_ = focus;
+  if (busy()) {
+    focusPending_ = true;
+    return;
+  }
+  refocus();
+}
+
+void WaitAnalysisModel::refocus() {
+  // The summary and sentences stay; only the window's analysis is made again.
+  runOnWorker([previous = result_, focus = focusOp_, w = windowing_] {
+    auto r = std::make_shared<WaitAnalysisResult>(WaitAnalysisResult{previous->ops, previous->lanes, {},
+                                                                      previous->summary, previous->sentences});
+    r->analysis = analyzeWaitsAround(r->ops, r->lanes, focus, w);
+    return std::shared_ptr<const WaitAnalysisResult>(std::move(r));
+  });
+}
+
+template <typename Compute>
+void WaitAnalysisModel::runOnWorker(Compute compute) {
   if (worker_.joinable()) worker_.join();  // finished: busy() was false
   workerDone_ = false;
   const std::uint64_t generation = generation_;
-  worker_ = std::jthread([this, ops = std::move(ops), lanes = std::move(lanes), generation]() mutable {
-    auto r = compute(std::move(ops), std::move(lanes));
+  worker_ = std::jthread([this, compute = std::move(compute), generation]() mutable {
+    auto r = compute();
     workerDone_ = true;  // before the call: adopt() may start the next worker
     // Queued: adopt() runs on the UI thread. The destructor joins this thread first,
     // and a QObject drops its pending calls when it dies.
@@ -79,8 +131,11 @@ void WaitAnalysisModel::adopt(std::shared_ptr<const WaitAnalysisResult> result, 
     emit updated();
   }
   if (pending_) {
-    pending_ = false;
+    pending_ = focusPending_ = false;  // the new analysis uses the latest focus
     refresh();
+  } else if (focusPending_ && generation == generation_ && result_) {
+    focusPending_ = false;
+    refocus();
   }
 }
 

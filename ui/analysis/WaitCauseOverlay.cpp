@@ -13,6 +13,7 @@ namespace pipescope::ui {
 void WaitCauseOverlay::paintRow(QPainter& p, const LaneRow& row, const TimeAxis& axis, double barTop,
                                 double barHeight) const {
   if (row.kind != LaneKind::Stream) return;
+  model_.showTime(axis.from(), axis.to());
   const auto result = model_.result();
   if (!result) return;
   const double w = axis.width();

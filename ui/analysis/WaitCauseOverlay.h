@@ -16,11 +16,11 @@ class WaitAnalysisModel;
 
 class WaitCauseOverlay : public TimelineOverlay {
  public:
-  explicit WaitCauseOverlay(const WaitAnalysisModel& model) : model_(model) {}
+  explicit WaitCauseOverlay(WaitAnalysisModel& model) : model_(model) {}
   void paintRow(QPainter& p, const LaneRow& row, const TimeAxis& axis, double barTop, double barHeight) const override;
 
  private:
-  const WaitAnalysisModel& model_;
+  WaitAnalysisModel& model_;  // told the time range painted (a very large trace is analysed by window)
 };
 
 }  // namespace pipescope::ui
