@@ -4,10 +4,9 @@
 //
 // Both opens take the desktop app's path up to the first frame of the timeline: the
 // load task's engine calls (loadRanks' two steps for a folder of ranks, reading the
-// files and merging them, the merge timed on its own; loadTraceFile for one file), then, as MainWindow::showOpenedTrace does on the GUI thread, the timeline
-// (index, folded lanes, layout, fit), the run's figures, and one frame painted. The
-// two alternate, so a load on the machine hits both alike; the median of each is
-// printed with the ratio.
+// files and merging them, the merge timed on its own; loadTraceFile for one file), then, as MainWindow::showOpenedTrace
+// does on the GUI thread, the timeline (index, folded lanes, layout, fit), the run's figures, and one frame painted.
+// The two alternate, so a load on the machine hits both alike; the median of each is printed with the ratio.
 //
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/release/bench/ui_rank_open_bench DIR [REPEATS]
 #include <QApplication>
@@ -146,15 +145,15 @@ int run(const std::string& dir, int repeats) {
     singleCpu.push_back(s.cpuSeconds);
   }
   const double fm = median(folderSeconds), sm = median(singleSeconds);
-  std::printf("folder %s: %zu rank files, %llu ops, %zu lanes\n", dir.c_str(), files.size(),
-              (unsigned long long)f.ops, f.lanes);
-  std::printf("largest rank file %s: %.0f kB, %llu ops, %zu lanes\n",
-              std::filesystem::path(largest).filename().c_str(), double(std::filesystem::file_size(largest)) / 1e3,
-              (unsigned long long)s.ops, s.lanes);
+  std::printf("folder %s: %zu rank files, %llu ops, %zu lanes\n", dir.c_str(), files.size(), (unsigned long long)f.ops,
+              f.lanes);
+  std::printf("largest rank file %s: %.0f kB, %llu ops, %zu lanes\n", std::filesystem::path(largest).filename().c_str(),
+              double(std::filesystem::file_size(largest)) / 1e3, (unsigned long long)s.ops, s.lanes);
   const double fc = median(folderCpu), sc = median(singleCpu), fl = median(folderLoad), sl = median(singleLoad);
-  std::printf("| median of %d | load, wall ms | open to first frame, wall ms | open, CPU ms (all threads) |\n"
-              "| --- | ---: | ---: | ---: |\n",
-              repeats);
+  std::printf(
+      "| median of %d | load, wall ms | open to first frame, wall ms | open, CPU ms (all threads) |\n"
+      "| --- | ---: | ---: | ---: |\n",
+      repeats);
   std::printf("| folder of %zu ranks | %.0f | %.0f | %.0f |\n", files.size(), fl * 1e3, fm * 1e3, fc * 1e3);
   std::printf("| largest rank file alone | %.0f | %.0f | %.0f |\n", sl * 1e3, sm * 1e3, sc * 1e3);
   std::printf("| ratio (target: open <= 2) | %.2f | %.2f | %.2f |\n", fl / sl, fm / sm, fc / sc);

@@ -165,9 +165,9 @@ class Sweep {
   std::array<std::int64_t, kSets> maxEnd_{};
   std::int64_t pos_ = kNone;
   static constexpr std::uint8_t kSubmit = 1, kHostRanges = 2;
-  std::vector<std::uint8_t> tracked_;   // per lane: kSubmit | kHostRanges, the lanes whose time is split
-  std::vector<std::uint8_t> isLive_;    // per lane: in live_
-  std::vector<std::uint16_t> live_;     // tracked lanes whose current busy stretch may reach past pos_
+  std::vector<std::uint8_t> tracked_;  // per lane: kSubmit | kHostRanges, the lanes whose time is split
+  std::vector<std::uint8_t> isLive_;   // per lane: in live_
+  std::vector<std::uint16_t> live_;    // tracked lanes whose current busy stretch may reach past pos_
   BusyTimes out_;
 };
 

@@ -74,8 +74,8 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source,
   // so they get the same ids a copy of one rank after the other would give.
   constexpr std::uint16_t kNotYet = 0xFFFF;
   std::vector<Op> ops(rankStart.back());
-  std::vector<std::vector<std::uint16_t>> nameMaps(n);  // [rank][its name id]: merged id
-  std::vector<std::vector<std::uint16_t>> firstUses(n);   // [rank]: its names in order of first use
+  std::vector<std::vector<std::uint16_t>> nameMaps(n);   // [rank][its name id]: merged id
+  std::vector<std::vector<std::uint16_t>> firstUses(n);  // [rank]: its names in order of first use
   std::vector<std::int64_t> earliest(n, std::numeric_limits<std::int64_t>::max());
   std::vector<char> inOrder(n, 1);  // every rank's ops by start, as the importers leave them
   forEachRankInParallel(n, [&](std::size_t r) {

@@ -26,7 +26,8 @@ void forEachRankInParallel(std::size_t count, Task&& task) {
       }
     }
   };
-  const std::size_t helpers = count == 0 ? 0 : std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency())) - 1;
+  const std::size_t helpers =
+      count == 0 ? 0 : std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency())) - 1;
   std::vector<std::thread> threads;
   threads.reserve(helpers);
   for (std::size_t i = 0; i < helpers; ++i) threads.emplace_back(work);

@@ -64,8 +64,9 @@ TEST(RankMerge, IsTheRanksCopiedOneAfterTheOtherOnOneClock) {
   }
   const auto mergedNames = merged->names();
   ASSERT_GE(mergedNames.size(), expectedNames.size() + 1);
-  EXPECT_EQ(std::vector<std::string>(mergedNames.begin() + 1, mergedNames.begin() + 1 + std::ptrdiff_t(expectedNames.size())),
-            expectedNames);
+  EXPECT_EQ(
+      std::vector<std::string>(mergedNames.begin() + 1, mergedNames.begin() + 1 + std::ptrdiff_t(expectedNames.size())),
+      expectedNames);
 
   // Every op of every rank, on the merged clock, with its name and lane, exactly once.
   using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, int, std::string, std::string>;
@@ -75,8 +76,8 @@ TEST(RankMerge, IsTheRanksCopiedOneAfterTheOtherOnOneClock) {
     const auto lanes = set.ranks[r]->lanes();
     const std::int64_t shift = infos[r].clockOriginNs - origin + infos[r].clockOffsetNs - first;
     set.ranks[r]->ops().snapshot().forEach([&](const Op& op) {
-      expected.emplace(int(r), op.submit + shift, op.start + shift, op.end + shift, int(op.kind),
-                       nameText(names, op), op.lane < lanes.size() ? lanes[op.lane].name : "");
+      expected.emplace(int(r), op.submit + shift, op.start + shift, op.end + shift, int(op.kind), nameText(names, op),
+                       op.lane < lanes.size() ? lanes[op.lane].name : "");
     });
   }
   const auto lanes = merged->lanes();
