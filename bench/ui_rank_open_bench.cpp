@@ -4,10 +4,9 @@
 //
 // Both opens take the desktop app's path up to the first frame of the timeline: the
 // load task's engine calls (loadRanks' two steps for a folder of ranks, reading the
-// files and merging them, the merge timed on its own; loadTraceFile for one file), then, as MainWindow::showOpenedTrace does on the GUI thread, the timeline
-// (index, folded lanes, layout, fit), the run's figures, and one frame painted. The
-// two alternate, so a load on the machine hits both alike; the median of each is
-// printed with the ratio.
+// files and merging them, the merge timed on its own; loadTraceFile for one file), then, as MainWindow::showOpenedTrace
+// does on the GUI thread, the timeline (index, folded lanes, layout, fit), the run's figures, and one frame painted.
+// The two alternate, so a load on the machine hits both alike; the median of each is printed with the ratio.
 //
 // Run offscreen: QT_QPA_PLATFORM=offscreen build/release/bench/ui_rank_open_bench DIR [REPEATS]
 #include <QApplication>
@@ -56,19 +55,26 @@ double nowSeconds() {
 
 struct Opened {
   double seconds = 0, loadSeconds = 0, cpuSeconds = 0;
+  double timelineSeconds = 0, figuresSeconds = 0, paintSeconds = 0;  // CPU, after the load, on the GUI thread
   std::uint64_t ops = 0;
   std::size_t lanes = 0;
 };
 
 /// What the window does with a loaded trace before its timeline shows it.
-void show(const std::shared_ptr<Trace>& trace, TimelineView& timeline, QImage& frame) {
+void show(const std::shared_ptr<Trace>& trace, TimelineView& timeline, QImage& frame, Opened& phases) {
+  const double t0 = threadCpuSeconds();
   timeline.setLaneOrder(LaneOrder::GpuFirst);
   timeline.setTrace(trace);
   timeline.fit();
+  const double t1 = threadCpuSeconds();
   const RunFigures figures = computeRunFigures(*trace, ThroughputCharts::kMaxPoints);
   if (figures.metrics.ops < 0) std::abort();  // keeps the figures from being optimised away
+  const double t2 = threadCpuSeconds();
   QPainter p(&frame);
   timeline.renderTo(p, frame.rect());
+  phases.timelineSeconds = t1 - t0;
+  phases.figuresSeconds = t2 - t1;
+  phases.paintSeconds = threadCpuSeconds() - t2;
 }
 
 template <typename Load>
@@ -76,8 +82,13 @@ Opened open(Load&& load, TimelineView& timeline, QImage& frame) {
   const double t0 = nowSeconds(), c0 = cpuSeconds();
   const std::shared_ptr<Trace> trace = load();
   const double t1 = nowSeconds();
-  show(trace, timeline, frame);
-  Opened out{nowSeconds() - t0, t1 - t0, cpuSeconds() - c0, trace->ops().publishedCount(), trace->laneCount()};
+  Opened out;
+  show(trace, timeline, frame, out);
+  out.seconds = nowSeconds() - t0;
+  out.loadSeconds = t1 - t0;
+  out.cpuSeconds = cpuSeconds() - c0;
+  out.ops = trace->ops().publishedCount();
+  out.lanes = trace->laneCount();
   timeline.setTrace(nullptr);  // freed after the clock stopped
   return out;
 }
@@ -100,19 +111,21 @@ int run(const std::string& dir, int repeats) {
   TimelineView timeline;
   timeline.resize(kTimeline);
   QImage frame(kTimeline, QImage::Format_ARGB32_Premultiplied);
-  double mergeCpu = 0;  // of the last folder open
+  double mergeCpu = 0, mergeWall = 0;  // of the last folder open
   const auto folder = [&] {
     RankSet set = loadRankFiles(files);
-    const double c0 = threadCpuSeconds();
+    const double c0 = cpuSeconds(), t0 = nowSeconds();  // all threads: the merge runs on several
     auto merged = mergeRanks(set, dir);
-    mergeCpu = threadCpuSeconds() - c0;
+    mergeCpu = cpuSeconds() - c0;
+    mergeWall = nowSeconds() - t0;
     return merged;
   };
   const auto single = [&] { return loadTraceFile(resolveTracePath(largest)); };
 
   // One untimed open of each first: files in the page cache, code paged in.
   Opened f = open(folder, timeline, frame), s = open(single, timeline, frame);
-  std::vector<double> folderSeconds, singleSeconds, folderLoad, singleLoad, folderCpu, singleCpu, mergeCpus;
+  std::vector<double> folderSeconds, singleSeconds, folderLoad, singleLoad, folderCpu, singleCpu, mergeCpus, mergeWalls;
+  std::vector<double> phases[2][3];  // [folder, file][timeline, figures, paint]
   for (int i = 0; i < repeats; ++i) {
     f = open(folder, timeline, frame);
     s = open(single, timeline, frame);
@@ -122,23 +135,33 @@ int run(const std::string& dir, int repeats) {
     singleLoad.push_back(s.loadSeconds);
     folderCpu.push_back(f.cpuSeconds);
     mergeCpus.push_back(mergeCpu);
+    mergeWalls.push_back(mergeWall);
+    for (int k = 0; k < 2; ++k) {
+      const Opened& o = k == 0 ? f : s;
+      phases[k][0].push_back(o.timelineSeconds);
+      phases[k][1].push_back(o.figuresSeconds);
+      phases[k][2].push_back(o.paintSeconds);
+    }
     singleCpu.push_back(s.cpuSeconds);
   }
   const double fm = median(folderSeconds), sm = median(singleSeconds);
-  std::printf("folder %s: %zu rank files, %llu ops, %zu lanes\n", dir.c_str(), files.size(),
-              (unsigned long long)f.ops, f.lanes);
-  std::printf("largest rank file %s: %.0f kB, %llu ops, %zu lanes\n",
-              std::filesystem::path(largest).filename().c_str(), double(std::filesystem::file_size(largest)) / 1e3,
-              (unsigned long long)s.ops, s.lanes);
+  std::printf("folder %s: %zu rank files, %llu ops, %zu lanes\n", dir.c_str(), files.size(), (unsigned long long)f.ops,
+              f.lanes);
+  std::printf("largest rank file %s: %.0f kB, %llu ops, %zu lanes\n", std::filesystem::path(largest).filename().c_str(),
+              double(std::filesystem::file_size(largest)) / 1e3, (unsigned long long)s.ops, s.lanes);
   const double fc = median(folderCpu), sc = median(singleCpu), fl = median(folderLoad), sl = median(singleLoad);
-  std::printf("| median of %d | load, wall ms | open to first frame, wall ms | open, CPU ms (all threads) |\n"
-              "| --- | ---: | ---: | ---: |\n",
-              repeats);
+  std::printf(
+      "| median of %d | load, wall ms | open to first frame, wall ms | open, CPU ms (all threads) |\n"
+      "| --- | ---: | ---: | ---: |\n",
+      repeats);
   std::printf("| folder of %zu ranks | %.0f | %.0f | %.0f |\n", files.size(), fl * 1e3, fm * 1e3, fc * 1e3);
   std::printf("| largest rank file alone | %.0f | %.0f | %.0f |\n", sl * 1e3, sm * 1e3, sc * 1e3);
   std::printf("| ratio (target: open <= 2) | %.2f | %.2f | %.2f |\n", fl / sl, fm / sm, fc / sc);
-  std::printf("merging the %zu ranks (part of the folder's load): %.1f ms CPU\n", files.size(),
-              median(mergeCpus) * 1e3);
+  std::printf("merging the %zu ranks (part of the folder's load): %.1f ms wall, %.1f ms CPU\n", files.size(),
+              median(mergeWalls) * 1e3, median(mergeCpus) * 1e3);
+  std::printf("after the load, CPU ms (folder / file): timeline %.1f / %.1f, figures %.1f / %.1f, frame %.1f / %.1f\n",
+              median(phases[0][0]) * 1e3, median(phases[1][0]) * 1e3, median(phases[0][1]) * 1e3,
+              median(phases[1][1]) * 1e3, median(phases[0][2]) * 1e3, median(phases[1][2]) * 1e3);
   return 0;
 }
 

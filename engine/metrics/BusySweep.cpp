@@ -63,15 +63,19 @@ Item itemOf(const Op& op, const PlacedOp& p, const std::vector<LaneKind>& laneKi
 
 class Sweep {
  public:
-  Sweep(const SweepPlan& plan, std::size_t lanes) : plan_(plan), runs_(lanes) {
+  Sweep(const SweepPlan& plan, std::size_t lanes) : plan_(plan), runs_(lanes), tracked_(lanes, 0), isLive_(lanes, 0) {
     out_.lane.assign(lanes, 0);
     out_.laneOutsideHolds.assign(lanes, 0);
     out_.laneHostWork.assign(lanes, 0);
     maxEnd_.fill(kNone);
   }
 
-  void setSubmitLanes(std::vector<std::uint16_t> l) { submitLanes_ = std::move(l); }
-  void setHostRangeLanes(std::vector<std::uint16_t> l) { hostRangeLanes_ = std::move(l); }
+  void setSubmitLanes(const std::vector<std::uint16_t>& lanes) {
+    for (std::uint16_t l : lanes) tracked_[l] |= kSubmit;
+  }
+  void setHostRangeLanes(const std::vector<std::uint16_t>& lanes) {
+    for (std::uint16_t l : lanes) tracked_[l] |= kHostRanges;
+  }
 
   /// Items must come in non-decreasing start order.
   void add(const Item& it) {
@@ -100,6 +104,10 @@ class Sweep {
   };
 
   void feedLane(std::uint16_t lane, std::int64_t s, std::int64_t e) {
+    if (tracked_[lane] != 0 && isLive_[lane] == 0) {
+      isLive_[lane] = 1;
+      live_.push_back(lane);
+    }
     Run& r = runs_[lane];
     if (r.e == kNone || s > r.e) {
       if (r.e != kNone) out_.lane[lane] += r.e - r.s;
@@ -135,16 +143,31 @@ class Sweep {
     out_.notDispatch += notDispatch;
     // Host ranges in the span cover [waits, min(ranges, span)): the part past notDispatch.
     out_.dispatch += std::max<std::int64_t>(0, std::min(covered(HostRange), span) - std::max(waits, notDispatch));
-    for (std::uint16_t l : submitLanes_) out_.laneOutsideHolds[l] += std::max<std::int64_t>(0, len(runs_[l].e) - hold);
-    for (std::uint16_t l : hostRangeLanes_)
-      out_.laneHostWork[l] += std::max<std::int64_t>(0, std::min(len(runs_[l].e), span) - waits);
+    // Only a lane whose busy stretch reaches into the segment adds to it; walking just
+    // those keeps the sweep linear where a trace of several ranks has many host lanes.
+    for (std::size_t i = 0; i < live_.size();) {
+      const std::uint16_t l = live_[i];
+      const std::int64_t busy = len(runs_[l].e);
+      if (tracked_[l] & kSubmit) out_.laneOutsideHolds[l] += std::max<std::int64_t>(0, busy - hold);
+      if (tracked_[l] & kHostRanges) out_.laneHostWork[l] += std::max<std::int64_t>(0, std::min(busy, span) - waits);
+      if (runs_[l].e <= next) {  // past this segment: nothing more until the lane is fed again
+        isLive_[l] = 0;
+        live_[i] = live_.back();
+        live_.pop_back();
+      } else {
+        ++i;
+      }
+    }
   }
 
   const SweepPlan& plan_;
   std::vector<Run> runs_;
   std::array<std::int64_t, kSets> maxEnd_{};
   std::int64_t pos_ = kNone;
-  std::vector<std::uint16_t> submitLanes_, hostRangeLanes_;
+  static constexpr std::uint8_t kSubmit = 1, kHostRanges = 2;
+  std::vector<std::uint8_t> tracked_;  // per lane: kSubmit | kHostRanges, the lanes whose time is split
+  std::vector<std::uint8_t> isLive_;   // per lane: in live_
+  std::vector<std::uint16_t> live_;    // tracked lanes whose current busy stretch may reach past pos_
   BusyTimes out_;
 };
 
@@ -175,8 +198,8 @@ BusyTimes sweepBusyTimes(const MetricsInput& in, const std::vector<LaneKind>& la
     if (laneKinds[l] == LaneKind::HostSubmit) submit.push_back(std::uint16_t(l));
     if (l < plan.laneHasHostRanges.size() && plan.laneHasHostRanges[l]) hostRanges.push_back(std::uint16_t(l));
   }
-  sweep.setSubmitLanes(std::move(submit));
-  sweep.setHostRangeLanes(std::move(hostRanges));
+  sweep.setSubmitLanes(submit);
+  sweep.setHostRangeLanes(hostRanges);
 
   StartOrder<Item> order(plan.blockFirstStart);
   const auto add = [&sweep](const Item& it) { sweep.add(it); };

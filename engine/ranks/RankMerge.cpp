@@ -8,6 +8,7 @@
 #include "io/TraceFiles.h"
 #include "ranks/ClockAlignment.h"
 #include "ranks/CollectiveMatch.h"
+#include "ranks/RankParallel.h"
 
 namespace pipescope {
 
@@ -31,27 +32,20 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source,
   // The traces' own time bases first, then the collectives' correction.
   std::vector<std::int64_t> shift(n);
   std::vector<std::vector<CollectiveCall>> calls(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    shift[r] = infos[r].clockOriginNs - origin;
-    calls[r] = collectiveCalls(*set.ranks[r], shift[r]);
-  }
+  for (std::size_t r = 0; r < n; ++r) shift[r] = infos[r].clockOriginNs - origin;
+  forEachRankInParallel(n, [&](std::size_t r) { calls[r] = collectiveCalls(*set.ranks[r], shift[r]); });
   // The calls are matched by order, the ends only telling one step from the next: the
   // clocks need agree only to within half a step before the correction.
   const std::vector<RankClock> clocks = alignClocks(matchCollectives(calls), n);
-  std::int64_t first = std::numeric_limits<std::int64_t>::max();
-  for (std::size_t r = 0; r < n; ++r) {
-    shift[r] += clocks[r].offsetNs;
-    set.ranks[r]->ops().snapshot().forEach([&](const Op& op) { first = std::min(first, std::min(op.submit, op.start) + shift[r]); });
-  }
-  if (first == std::numeric_limits<std::int64_t>::max()) first = 0;
-  for (auto& s : shift) s -= first;  // time 0: the first op of any rank
+  for (std::size_t r = 0; r < n; ++r) shift[r] += clocks[r].offsetNs;
 
   TraceAssembler out(source);
   Trace& merged = out.trace();
   std::vector<DeviceInfo> devices;
-  std::vector<Op> ops;
+  std::vector<std::vector<std::uint16_t>> laneMaps(n);
+  std::vector<std::vector<std::string>> names(n);
+  std::vector<TraceView> views;
   std::vector<std::size_t> rankStart;  // where each rank's ops begin in `ops`
-  bool eachInOrder = true;             // every rank's ops by start, as the importers leave them
   std::int64_t batches = 0;
   for (std::size_t r = 0; r < n; ++r) {
     const Trace& t = *set.ranks[r];
@@ -64,48 +58,95 @@ std::shared_ptr<Trace> mergeRanks(const RankSet& set, const std::string& source,
     infos[r].alignment = clocks[r].note;
     // Lanes: the rank's own, all on its device (its host threads are its own too).
     const auto lanes = t.lanes();
-    std::vector<std::uint16_t> laneMap(lanes.size(), kNoLane);
+    laneMaps[r].assign(lanes.size(), kNoLane);
     out.reserveLanes(lanes.size());
-    for (const Lane& l : lanes)
-      laneMap[l.id] = out.addLane(l.kind, l.index, int(r), l.name);
-    const auto names = t.names();
-    // Each of the rank's names interned once, on first use (so in the order the
-    // per-op interning gave), not looked up again for every op.
-    constexpr std::uint16_t kNotYet = 0xFFFF;
-    std::vector<std::uint16_t> nameMap(names.size(), kNotYet);
-    const TraceView view = t.ops().snapshot();
-    rankStart.push_back(ops.size());
-    ops.reserve(ops.size() + view.size());
-    view.forEach([&](const Op& src) {
-      Op op = src;
-      if (op.lane != kNoLane) op.lane = op.lane < laneMap.size() ? laneMap[op.lane] : kNoLane;
-      if (op.engineLane != kNoLane) op.engineLane = op.engineLane < laneMap.size() ? laneMap[op.engineLane] : kNoLane;
-      if (op.name == 0 || op.name >= names.size() || names[op.name] == toString(op.kind)) {
-        op.name = 0;
-      } else {
-        if (nameMap[op.name] == kNotYet) nameMap[op.name] = out.internName(names[op.name]);
-        op.name = nameMap[op.name];
-      }
-      op.submit += shift[r];
-      op.ready += shift[r];
-      op.start += shift[r];
-      op.end += shift[r];
-      if (ops.size() > rankStart.back() && op.start < ops.back().start) eachInOrder = false;
-      ops.push_back(op);
-    });
+    for (const Lane& l : lanes) laneMaps[r][l.id] = out.addLane(l.kind, l.index, int(r), l.name);
+    names[r] = t.names();
+    views.push_back(t.ops().snapshot());
+    rankStart.push_back(r == 0 ? 0 : rankStart.back() + views[r - 1].size());
     batches = std::max(batches, t.completedBatches());
   }
+  rankStart.push_back(n == 0 ? 0 : rankStart.back() + views.back().size());
+
+  // Each rank's ops copied into its own stretch of `ops`, on the clock of the merge
+  // (time 0 set below), on its lanes of the merged trace, its names still its own:
+  // the names are interned after, in rank order and each rank's order of first use,
+  // so they get the same ids a copy of one rank after the other would give.
+  constexpr std::uint16_t kNotYet = 0xFFFF;
+  std::vector<Op> ops(rankStart.back());
+  std::vector<std::vector<std::uint16_t>> nameMaps(n);   // [rank][its name id]: merged id
+  std::vector<std::vector<std::uint16_t>> firstUses(n);  // [rank]: its names in order of first use
+  std::vector<std::int64_t> earliest(n, std::numeric_limits<std::int64_t>::max());
+  std::vector<char> inOrder(n, 1);  // every rank's ops by start, as the importers leave them
+  forEachRankInParallel(n, [&](std::size_t r) {
+    const std::vector<std::uint16_t>& laneMap = laneMaps[r];
+    // A name that is its op kind's own name is the kind's (0): told once per name and kind.
+    const std::vector<std::string>& rankNames = names[r];
+    std::vector<std::uint16_t> kindName(rankNames.size(), 0);  // bit k: the name is kind k's
+    for (std::size_t i = 0; i < rankNames.size(); ++i)
+      for (int k = 0; k < kOpKindCount; ++k)
+        if (rankNames[i] == toString(OpKind(k))) kindName[i] |= std::uint16_t(1u << k);
+    std::vector<std::uint16_t>& nameMap = nameMaps[r];
+    nameMap.assign(rankNames.size(), kNotYet);
+    std::vector<std::uint16_t>& firstUse = firstUses[r];
+    const std::int64_t by = shift[r];
+    Op* dst = ops.data() + rankStart[r];
+    std::int64_t first = std::numeric_limits<std::int64_t>::max(), lastStart = std::numeric_limits<std::int64_t>::min();
+    bool ordered = true;
+    views[r].forEach([&](const Op& src) {
+      Op op = src;
+      first = std::min(first, std::min(op.submit, op.start));
+      if (op.lane != kNoLane) op.lane = op.lane < laneMap.size() ? laneMap[op.lane] : kNoLane;
+      if (op.engineLane != kNoLane) op.engineLane = op.engineLane < laneMap.size() ? laneMap[op.engineLane] : kNoLane;
+      if (op.name == 0 || op.name >= rankNames.size() || (kindName[op.name] & (1u << unsigned(op.kind))) != 0) {
+        op.name = 0;
+      } else if (nameMap[op.name] == kNotYet) {
+        nameMap[op.name] = 0;  // seen; its merged id comes below
+        firstUse.push_back(op.name);
+      }
+      op.submit += by;
+      op.ready += by;
+      op.start += by;
+      op.end += by;
+      if (op.start < lastStart) ordered = false;
+      lastStart = op.start;
+      *dst++ = op;
+    });
+    if (first != std::numeric_limits<std::int64_t>::max()) earliest[r] = first + by;
+    inOrder[r] = ordered;
+  });
+  std::int64_t first = *std::min_element(earliest.begin(), earliest.end());
+  if (first == std::numeric_limits<std::int64_t>::max()) first = 0;
+  for (auto& s : shift) s -= first;  // time 0: the first op of any rank
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::uint16_t name : firstUses[r]) nameMaps[r][name] = out.internName(names[r][name]);
+  forEachRankInParallel(n, [&](std::size_t r) {
+    const std::vector<std::uint16_t>& nameMap = nameMaps[r];
+    for (std::size_t i = rankStart[r]; i < rankStart[r + 1]; ++i) {
+      Op& op = ops[i];
+      if (op.name != 0) op.name = nameMap[op.name];
+      op.submit -= first;
+      op.ready -= first;
+      op.start -= first;
+      op.end -= first;
+    }
+  });
+
   const auto byStart = [](const Op& a, const Op& b) { return a.start < b.start; };
-  if (eachInOrder) {
+  if (std::all_of(inOrder.begin(), inOrder.end(), [](char o) { return o != 0; })) {
     // Merging the ranks' ordered runs, neighbours first, gives what a stable sort of the
-    // whole would (ties in rank order) in n log(ranks) rather than n log(n).
-    rankStart.push_back(ops.size());
-    for (std::size_t width = 1; width + 1 < rankStart.size(); width *= 2)
-      for (std::size_t i = 0; i + width + 1 < rankStart.size(); i += 2 * width) {
+    // whole would (ties in rank order) in n log(ranks) rather than n log(n); the merges
+    // of one round touch separate stretches and run side by side.
+    for (std::size_t width = 1; width + 1 < rankStart.size(); width *= 2) {
+      std::vector<std::size_t> lefts;
+      for (std::size_t i = 0; i + width + 1 < rankStart.size(); i += 2 * width) lefts.push_back(i);
+      forEachRankInParallel(lefts.size(), [&](std::size_t k) {
+        const std::size_t i = lefts[k];
         const std::size_t mid = rankStart[i + width], end = rankStart[std::min(i + 2 * width, rankStart.size() - 1)];
         std::inplace_merge(ops.begin() + std::ptrdiff_t(rankStart[i]), ops.begin() + std::ptrdiff_t(mid),
                            ops.begin() + std::ptrdiff_t(end), byStart);
-      }
+      });
+    }
   } else {
     std::stable_sort(ops.begin(), ops.end(), byStart);
   }
