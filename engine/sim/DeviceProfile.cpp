@@ -294,6 +294,8 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.allreduceBusCurve.empty()) j["allreduceBusCurve"] = curveToJson(p.allreduceBusCurve);
   j["allreduceCurveGpus"] = p.allreduceCurveGpus;
   j["allreduceStepLatencyNs"] = p.allreduceStepLatencyNs;
+  if (p.allreduceCallNs > 0) j["allreduceCallNs"] = p.allreduceCallNs;
+  if (p.hostLinksGBps > 0) j["hostLinksGBps"] = p.hostLinksGBps;
   j["collectiveSmShare"] = p.collectiveSmShare;
   if (p.validation) {
     json runs = json::array();
@@ -388,6 +390,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("allreduceBusCurve", p.allreduceBusCurve);
   r.integer("allreduceCurveGpus", p.allreduceCurveGpus, 2, 64);
   r.number("allreduceStepLatencyNs", p.allreduceStepLatencyNs, true);
+  r.number("allreduceCallNs", p.allreduceCallNs, true);
+  r.number("hostLinksGBps", p.hostLinksGBps, true);
   r.number("collectiveSmShare", p.collectiveSmShare, true);
   if (p.collectiveSmShare >= 1)
     throw std::invalid_argument("device profile field 'collectiveSmShare' = " + std::to_string(p.collectiveSmShare) +

@@ -285,10 +285,10 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceCopies(device, t);
+    advanceHostCopies(device, t);
     s.lastUpdate = t;
     transferring_[std::size_t(device)].push_back(id);
-    rescheduleCopies(device, t);
+    rescheduleHostCopies(device, t);
     return;
   }
   if (s.cmd.kind == OpKind::Collective) {
@@ -357,7 +357,7 @@ void GpuModel::advanceCopies(int device, double t) {
   }
 }
 
-void GpuModel::rescheduleCopies(int device, double t) {
+double GpuModel::linkFactor(int device) const {
   // Fluid sharing: while both directions of a GPU's host link move data their rates
   // scale down together so the sum stays within the bidirectional cap.
   const auto& moving = transferring_[std::size_t(device)];
@@ -367,6 +367,43 @@ void GpuModel::rescheduleCopies(int device, double t) {
     for (std::uint64_t id : moving) sum += op(id).cmd.gbps;
     if (sum > profile_.bidirectionalGBps) factor = profile_.bidirectionalGBps / sum;
   }
+  return factor;
+}
+
+void GpuModel::advanceHostCopies(int device, double t) {
+  if (profile_.hostLinksGBps <= 0) {
+    advanceCopies(device, t);
+    return;
+  }
+  for (int d = 0; d < kMaxModelGpus; ++d) advanceCopies(d, t);
+}
+
+void GpuModel::rescheduleHostCopies(int device, double t) {
+  if (profile_.hostLinksGBps <= 0) {
+    rescheduleCopies(device, t, 1.0);
+    return;
+  }
+  // The host's side of every GPU's link together: while more than one GPU moves
+  // bytes and their rates (each within its own link's cap) add up to more than the
+  // host carries, every copy slows by the same factor. One GPU alone is bound by its
+  // own link only, so one-GPU runs never see this.
+  int devices = 0;
+  double total = 0;
+  for (int d = 0; d < kMaxModelGpus; ++d) {
+    const auto& moving = transferring_[std::size_t(d)];
+    if (moving.empty()) continue;
+    ++devices;
+    const double factor = linkFactor(d);
+    for (std::uint64_t id : moving) total += op(id).cmd.gbps * factor;
+  }
+  const double shared = devices > 1 && total > profile_.hostLinksGBps ? profile_.hostLinksGBps / total : 1.0;
+  for (int d = 0; d < kMaxModelGpus; ++d)
+    if (d == device || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared);
+}
+
+void GpuModel::rescheduleCopies(int device, double t, double shared) {
+  const auto& moving = transferring_[std::size_t(device)];
+  const double factor = linkFactor(device) * shared;
   for (std::uint64_t id : moving) {
     GpuOpState& s = mut(id);
     s.rateFactor = factor;
@@ -426,9 +463,9 @@ void GpuModel::onEngineDone(int slot, double t) {
   const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
     auto& moving = transferring_[std::size_t(device)];
-    advanceCopies(device, t);
+    advanceHostCopies(device, t);
     moving.erase(std::find(moving.begin(), moving.end(), id));
-    rescheduleCopies(device, t);
+    rescheduleHostCopies(device, t);
     e.lastCopyEnd = t;
     e.lastCopyStream = s.cmd.stream;
   } else if (s.cmd.kind == OpKind::Collective) {

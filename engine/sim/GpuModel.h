@@ -146,7 +146,13 @@ class GpuModel {
   void joinCollective(std::uint64_t id, double t);
   void signal(std::uint64_t id, double t);
   void advanceCopies(int device, double t);
-  void rescheduleCopies(int device, double t);
+  /// Each copy's rate: its own link's share times `shared` (the host's share).
+  void rescheduleCopies(int device, double t, double shared);
+  double linkFactor(int device) const;
+  /// Advance / reschedule `device`'s copies, and every GPU's when the host's side of
+  /// the links is shared (hostLinksGBps).
+  void advanceHostCopies(int device, double t);
+  void rescheduleHostCopies(int device, double t);
   void setComputeRate(int device, double t);
   void advanceLinkKernels(int slot, double t);
   void rescheduleLinkKernels(int slot, double t);

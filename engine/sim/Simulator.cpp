@@ -504,6 +504,7 @@ void Simulator::issueAllReduces(std::int32_t first) {
   // (one group call): on each GPU's NCCL stream, after an event recorded behind the
   // kernel its share of the gradients waits for.
   const int buckets = std::max(1, cfg_.buckets);
+  const double callNs = allreduceCallNsPerGpu(profile_);
   for (int b = 0; b < buckets; ++b) {
     const std::uint64_t bytes = share(cfg_.allreduceBytes, std::uint64_t(buckets), std::uint64_t(b));
     const double soloNs = allreduceNs(profile_, bytes, gpus_);
@@ -520,7 +521,7 @@ void Simulator::issueAllReduces(std::int32_t first) {
       cmd.after = bucketAfter_[std::size_t(g)][std::size_t(b)];
       cmd.collective = call;
       const std::uint64_t id =
-          issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, profile_.kernelLaunchNs);
+          issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, callNs);
       lastCollective_[std::size_t(g)] = id;
     }
     meta_.back().collectiveMembers = std::uint8_t(gpus_);
