@@ -232,6 +232,11 @@ struct DeviceProfile {
   /// one GPU's copies move and their rates add up to more. 0 = not measured: each
   /// GPU's link on its own.
   double hostLinksGBps = 0;
+  /// The same for one direction alone: every GPU's H2D at once, every GPU's D2H at
+  /// once (on the 2 x H200 host two D2H together ran at 50 GB/s each, 55 alone). 0 =
+  /// not measured: only hostLinksGBps.
+  double hostLinksH2dGBps = 0;
+  double hostLinksD2hGBps = 0;
   /// Share of a GPU's compute the NCCL kernels take while a collective runs on it
   /// (they occupy SMs): kernels beside it run at (1 - share) of their speed. On the
   /// H200s, model kernels that fill every SM and NCCL's barely ran side by side (0.9).

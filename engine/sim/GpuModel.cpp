@@ -370,8 +370,12 @@ double GpuModel::linkFactor(int device) const {
   return factor;
 }
 
+bool GpuModel::hostLinksShared() const {
+  return profile_.hostLinksGBps > 0 || profile_.hostLinksH2dGBps > 0 || profile_.hostLinksD2hGBps > 0;
+}
+
 void GpuModel::advanceHostCopies(int device, double t) {
-  if (profile_.hostLinksGBps <= 0) {
+  if (!hostLinksShared()) {
     advanceCopies(device, t);
     return;
   }
@@ -379,33 +383,42 @@ void GpuModel::advanceHostCopies(int device, double t) {
 }
 
 void GpuModel::rescheduleHostCopies(int device, double t) {
-  if (profile_.hostLinksGBps <= 0) {
-    rescheduleCopies(device, t, 1.0);
+  if (!hostLinksShared()) {
+    rescheduleCopies(device, t, {1.0, 1.0});
     return;
   }
   // The host's side of every GPU's link together: while more than one GPU moves
-  // bytes and their rates (each within its own link's cap) add up to more than the
-  // host carries, every copy slows by the same factor. One GPU alone is bound by its
-  // own link only, so one-GPU runs never see this.
+  // bytes, each direction's copies (each within its own link's cap) slow by the same
+  // factor to fit that direction's figure, then all of them to fit the figure for
+  // both. One GPU alone is bound by its own link only, so one-GPU runs never see this.
   int devices = 0;
-  double total = 0;
+  double h2d = 0, d2h = 0;
   for (int d = 0; d < kMaxModelGpus; ++d) {
     const auto& moving = transferring_[std::size_t(d)];
     if (moving.empty()) continue;
     ++devices;
     const double factor = linkFactor(d);
-    for (std::uint64_t id : moving) total += op(id).cmd.gbps * factor;
+    for (std::uint64_t id : moving) (op(id).cmd.kind == OpKind::CopyH2D ? h2d : d2h) += op(id).cmd.gbps * factor;
   }
-  const double shared = devices > 1 && total > profile_.hostLinksGBps ? profile_.hostLinksGBps / total : 1.0;
+  HostShare shared{1.0, 1.0};
+  if (devices > 1) {
+    auto fit = [](double rate, double cap) { return cap > 0 && rate > cap ? cap / rate : 1.0; };
+    shared.h2d = fit(h2d, profile_.hostLinksH2dGBps);
+    shared.d2h = fit(d2h, profile_.hostLinksD2hGBps);
+    const double both = fit(h2d * shared.h2d + d2h * shared.d2h, profile_.hostLinksGBps);
+    shared.h2d *= both;
+    shared.d2h *= both;
+  }
   for (int d = 0; d < kMaxModelGpus; ++d)
     if (d == device || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared);
 }
 
-void GpuModel::rescheduleCopies(int device, double t, double shared) {
+void GpuModel::rescheduleCopies(int device, double t, HostShare shared) {
   const auto& moving = transferring_[std::size_t(device)];
-  const double factor = linkFactor(device) * shared;
+  const double link = linkFactor(device);
   for (std::uint64_t id : moving) {
     GpuOpState& s = mut(id);
+    const double factor = link * (s.cmd.kind == OpKind::CopyH2D ? shared.h2d : shared.d2h);
     s.rateFactor = factor;
     scheduleDone(s.engineSlot, t + s.remainingSoloNs / factor);
   }

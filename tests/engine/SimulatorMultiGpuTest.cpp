@@ -190,9 +190,21 @@ TEST(SimulatorMultiGpu, TheHostCarriesAllGpusCopiesTogetherUpToItsLimit) {
   EXPECT_NEAR(gpu.op(a).end, 3500.0 / 3.0, 1e-6);
   EXPECT_NEAR(gpu.op(b).end, 3500.0 / 3.0, 1e-6);
 
+  // A figure for one direction: both GPUs' D2H (2 bytes/ns) fit 1.5, 0.75 each, ending
+  // at 1333.3 ns; GPU 0's H2D beside them keeps its speed (no H2D or both-ways figure).
+  DeviceProfile dir = roundProfile();
+  dir.hostLinksD2hGBps = 1.5;
+  GpuModel split(dir);
+  GpuCommand d2h1Long{OpKind::CopyD2H, 3, EngineId::D2H, 1000, 1.0, 1};
+  const auto h = split.submit(h2d0, 0), e = split.submit(d2h0, 0), f = split.submit(d2h1Long, 0);
+  split.runAll();
+  EXPECT_DOUBLE_EQ(split.op(h).end, 1000.0);
+  EXPECT_NEAR(split.op(e).end, 4000.0 / 3.0, 1e-6);
+  EXPECT_NEAR(split.op(f).end, 4000.0 / 3.0, 1e-6);
+
   // One GPU alone is bound by its own link only, even below the host's figure.
   DeviceProfile one = roundProfile();
-  one.hostLinksGBps = 1.0;
+  one.hostLinksGBps = one.hostLinksH2dGBps = one.hostLinksD2hGBps = 0.5;
   GpuModel alone(one);
   const auto c = alone.submit(h2d0, 0), d = alone.submit(d2h0, 0);
   alone.runAll();
@@ -207,7 +219,7 @@ TEST(SimulatorMultiGpu, OneGpuRunsIgnoreTheMultiGpuHostFigures) {
   c.streams = 2;
   const DeviceProfile before = simtest::h200();
   DeviceProfile after = before;
-  after.hostLinksGBps = 10.0;
+  after.hostLinksGBps = after.hostLinksH2dGBps = after.hostLinksD2hGBps = 10.0;
   after.allreduceCallNs = 50000;
   const auto a = runSim(c, before), b = runSim(c, after);
   ASSERT_EQ(a.ops.size(), b.ops.size());
@@ -243,6 +255,37 @@ TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
     EXPECT_EQ(r.lanes[op.lane].device, 0);
     EXPECT_EQ(op.bytes, 2000u);
   }
+}
+
+TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch) {
+  // Mapped memory: no copies. Two micro-batches of 500 bytes on one stream; each
+  // stage computes 1 ns per byte (500 ns), the first reads its micro-batch's input
+  // from host memory at 0.5 bytes/ns (1000 ns), the last writes its output at the
+  // same rate (1000 ns); the activations cross in 1000 ns (2000 bytes at 2 per ns).
+  // Stage 0: 0-1000, 2000-3000 (behind the first copy on the same stream); copies
+  // 1000-2000, 3000-4000; stage 1: 2000-3000, 4000-5000.
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.memory = HostMemory::Mapped;
+  c.batchSamples = 2;
+  c.sampleBytes = 500;
+  c.microBatches = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  DeviceProfile p = roundLinks();
+  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
+  p.mappedDuplexGBps = 0;
+  p.mappedStreamsSpeedup.clear();
+  p.mappedReadCpuWrittenCurve.clear();
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
+  EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{0, 1000}, {2000, 3000}}));
+  EXPECT_EQ(spansOn(r, OpKind::PeerCopy, 0), (std::vector<Span>{{1000, 2000}, {3000, 4000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 3000}, {4000, 5000}}));
+  EXPECT_EQ(r.makespan(), 5000);
 }
 
 TEST(SimulatorMultiGpu, APeerCopyDoesNotSlowAHostCopy) {

@@ -384,7 +384,7 @@ HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool qu
   Stream gateStream = Stream::create();
   Event gate = Event::create(false);
   DeviceBuffer holdBuf(8 * kMiB, "hold kernel buffer");
-  auto round = [&] {
+  auto round = [&](bool h2d, bool d2h) {
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
     auto* p = static_cast<float*>(holdBuf.get());
     const std::size_t m = holdBuf.bytes() / sizeof(float);
@@ -397,8 +397,10 @@ HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool qu
       PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(g.d2h.get(), gate.get(), 0));
       PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.start.get(), g.h2d.get()));
       for (int i = 0; i < out.copies; ++i) {
-        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.in.get(), g.src.host(), bytes, cudaMemcpyHostToDevice, g.h2d.get()));
-        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.dst.host(), g.out.get(), bytes, cudaMemcpyDeviceToHost, g.d2h.get()));
+        if (h2d)
+          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.in.get(), g.src.host(), bytes, cudaMemcpyHostToDevice, g.h2d.get()));
+        if (d2h)
+          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.dst.host(), g.out.get(), bytes, cudaMemcpyDeviceToHost, g.d2h.get()));
       }
       PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.h2dEnd.get(), g.h2d.get()));
       PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.d2hEnd.get(), g.d2h.get()));
@@ -409,21 +411,29 @@ HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool qu
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
       slowest = std::max({slowest, elapsedNs(g.start, g.h2dEnd), elapsedNs(g.start, g.d2hEnd)});
     }
-    const double all = double(bytes) * out.copies * 2.0 * double(devices.size());
+    const double directions = (h2d ? 1.0 : 0.0) + (d2h ? 1.0 : 0.0);
+    const double all = double(bytes) * out.copies * directions * double(devices.size());
     return slowest > 0 ? all / slowest : 0.0;
   };
-  round();  // warm-up
-  std::string rounds;
-  for (int r = 0; r < 3; ++r) {
-    const double gbps = round();
-    out.togetherGBps = std::max(out.togetherGBps, gbps);
-    rounds += (r ? ", " : "") + fmt(gbps, 1);
-  }
+  round(true, true);  // warm-up
+  auto best = [&](bool h2d, bool d2h, const char* what) {
+    double top = 0;
+    std::string rounds;
+    for (int r = 0; r < 3; ++r) {
+      const double gbps = round(h2d, d2h);
+      top = std::max(top, gbps);
+      rounds += (r ? ", " : "") + fmt(gbps, 1);
+    }
+    if (log)
+      log("host links, every GPU copying " + std::string(what) + " at once (" + std::to_string(devices.size()) +
+          " GPUs, " + std::to_string(out.copies) + " x " + sizeText(bytes) + " each): " + fmt(top, 1) +
+          " GB/s together, the best of 3 rounds (" + rounds + ")");
+    return top;
+  };
+  out.h2dGBps = best(true, false, "host-to-device");
+  out.d2hGBps = best(false, true, "device-to-host");
+  out.togetherGBps = best(true, true, "both ways");
   PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
-  if (log)
-    log("host links, every GPU copying both ways at once (" + std::to_string(devices.size()) + " GPUs, " +
-        std::to_string(out.copies) + " x " + sizeText(bytes) + " each way each): " + fmt(out.togetherGBps, 1) +
-        " GB/s together, the best of 3 rounds (" + rounds + ")");
   return out;
 }
 

@@ -62,11 +62,13 @@ struct HostLinksCalibration {
   /// Every GPU copying host-to-device and device-to-host at once, all released by
   /// one event: all the bytes over the slowest GPU's time (the best of 3 rounds).
   double togetherGBps = 0;
+  double h2dGBps = 0;  ///< the same with every GPU copying host-to-device only
+  double d2hGBps = 0;  ///< and device-to-host only
 };
 
-/// Pinned copies on every GPU of `devices` in both directions at once (64 MiB each,
-/// 16 MiB when `quick`): what the host's memory and root complex carry for all the
-/// GPUs' links together.
+/// Pinned copies on every GPU of `devices` at once (64 MiB each, 16 MiB when
+/// `quick`), host-to-device only, device-to-host only, then both: what the host's
+/// memory and root complex carry for all the GPUs' links together.
 HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
 
 /// nccl-tests' bus bandwidth for an all-reduce of `bytes` in `ns` over `gpus` GPUs.
