@@ -523,8 +523,7 @@ void Simulator::issueAllReduces(std::int32_t first) {
       cmd.soloNs = soloNs;
       cmd.after = bucketAfter_[std::size_t(g)][std::size_t(b)];
       cmd.collective = call;
-      const std::uint64_t id =
-          issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, callNs);
+      const std::uint64_t id = issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, callNs);
       lastCollective_[std::size_t(g)] = id;
     }
     meta_.back().collectiveMembers = std::uint8_t(gpus_);

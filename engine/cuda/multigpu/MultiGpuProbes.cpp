@@ -267,9 +267,9 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
     std::sort(perCall.begin(), perCall.end());
     out.groupCallNs = perCall[perCall.size() / 2];
     if (log)
-      log("NCCL group all-reduce call on the host over " + std::to_string(n) + " GPUs (GPUs busy meanwhile): " +
-          fmt(out.groupCallNs / 1e3, 1) + " us per call (median of " + std::to_string(kBursts) + " bursts of " +
-          std::to_string(kCalls) + ")");
+      log("NCCL group all-reduce call on the host over " + std::to_string(n) +
+          " GPUs (GPUs busy meanwhile): " + fmt(out.groupCallNs / 1e3, 1) + " us per call (median of " +
+          std::to_string(kBursts) + " bursts of " + std::to_string(kCalls) + ")");
   }
 
   // How much of the GPU NCCL's kernels take from compute: a model kernel on the first
