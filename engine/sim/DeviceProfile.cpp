@@ -296,6 +296,10 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.allreduceBusCurve.empty()) j["allreduceBusCurve"] = curveToJson(p.allreduceBusCurve);
   j["allreduceCurveGpus"] = p.allreduceCurveGpus;
   j["allreduceStepLatencyNs"] = p.allreduceStepLatencyNs;
+  if (p.allreduceCallNs > 0) j["allreduceCallNs"] = p.allreduceCallNs;
+  if (p.hostLinksGBps > 0) j["hostLinksGBps"] = p.hostLinksGBps;
+  if (p.hostLinksH2dGBps > 0) j["hostLinksH2dGBps"] = p.hostLinksH2dGBps;
+  if (p.hostLinksD2hGBps > 0) j["hostLinksD2hGBps"] = p.hostLinksD2hGBps;
   j["collectiveSmShare"] = p.collectiveSmShare;
   if (p.validation) {
     json runs = json::array();
@@ -392,6 +396,10 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("allreduceBusCurve", p.allreduceBusCurve);
   r.integer("allreduceCurveGpus", p.allreduceCurveGpus, 2, 64);
   r.number("allreduceStepLatencyNs", p.allreduceStepLatencyNs, true);
+  r.number("allreduceCallNs", p.allreduceCallNs, true);
+  r.number("hostLinksGBps", p.hostLinksGBps, true);
+  r.number("hostLinksH2dGBps", p.hostLinksH2dGBps, true);
+  r.number("hostLinksD2hGBps", p.hostLinksD2hGBps, true);
   r.number("collectiveSmShare", p.collectiveSmShare, true);
   if (p.collectiveSmShare >= 1)
     throw std::invalid_argument("device profile field 'collectiveSmShare' = " + std::to_string(p.collectiveSmShare) +

@@ -227,6 +227,25 @@ struct DeviceProfile {
   int allreduceCurveGpus = 4;
   /// Per ring step (2(n-1) steps per all-reduce): NCCL's launch and handshake.
   double allreduceStepLatencyNs = 2594;
+  /// The host's time for one NCCL group all-reduce call (ncclGroupStart, one
+  /// ncclAllReduce per GPU, ncclGroupEnd) over allreduceCurveGpus GPUs, issued from one
+  /// thread: 30-60 us on the 2 x H200 host, 5-6 kernel launches, so a run with many
+  /// buckets is bound by the host issuing them. The simulator charges each GPU's share
+  /// (this / allreduceCurveGpus) per GPU in the call. 0 = not measured: each GPU's
+  /// ncclAllReduce costs one kernel launch (kernelLaunchNs).
+  double allreduceCallNs = 0;
+  /// All GPUs' host-link copies together, both directions, every GPU copying at once:
+  /// the host's memory and root complex share them. On the 2 x H200 host two H2D and
+  /// two D2H at once moved about 160 GB/s together, where each GPU alone moves 100
+  /// both ways. The simulator scales every GPU's copies down together while more than
+  /// one GPU's copies move and their rates add up to more. 0 = not measured: each
+  /// GPU's link on its own.
+  double hostLinksGBps = 0;
+  /// The same for one direction alone: every GPU's H2D at once, every GPU's D2H at
+  /// once (on the 2 x H200 host two D2H together ran at 50 GB/s each, 55 alone). 0 =
+  /// not measured: only hostLinksGBps.
+  double hostLinksH2dGBps = 0;
+  double hostLinksD2hGBps = 0;
   /// Share of a GPU's compute the NCCL kernels take while a collective runs on it
   /// (they occupy SMs): kernels beside it run at (1 - share) of their speed. On the
   /// H200s, model kernels that fill every SM and NCCL's barely ran side by side (0.9).

@@ -285,10 +285,10 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceCopies(device, t);
+    advanceHostCopies(device, t);
     s.lastUpdate = t;
     transferring_[std::size_t(device)].push_back(id);
-    rescheduleCopies(device, t);
+    rescheduleHostCopies(device, t);
     return;
   }
   if (s.cmd.kind == OpKind::Collective) {
@@ -357,7 +357,7 @@ void GpuModel::advanceCopies(int device, double t) {
   }
 }
 
-void GpuModel::rescheduleCopies(int device, double t) {
+double GpuModel::linkFactor(int device) const {
   // Fluid sharing: while both directions of a GPU's host link move data their rates
   // scale down together so the sum stays within the bidirectional cap.
   const auto& moving = transferring_[std::size_t(device)];
@@ -367,8 +367,58 @@ void GpuModel::rescheduleCopies(int device, double t) {
     for (std::uint64_t id : moving) sum += op(id).cmd.gbps;
     if (sum > profile_.bidirectionalGBps) factor = profile_.bidirectionalGBps / sum;
   }
+  return factor;
+}
+
+bool GpuModel::hostLinksShared() const {
+  return profile_.hostLinksGBps > 0 || profile_.hostLinksH2dGBps > 0 || profile_.hostLinksD2hGBps > 0;
+}
+
+void GpuModel::advanceHostCopies(int device, double t) {
+  if (!hostLinksShared()) {
+    advanceCopies(device, t);
+    return;
+  }
+  for (int d = 0; d < kMaxModelGpus; ++d) advanceCopies(d, t);
+}
+
+void GpuModel::rescheduleHostCopies(int device, double t) {
+  if (!hostLinksShared()) {
+    rescheduleCopies(device, t, {1.0, 1.0});
+    return;
+  }
+  // The host's side of every GPU's link together: while more than one GPU moves
+  // bytes, each direction's copies (each within its own link's cap) slow by the same
+  // factor to fit that direction's figure, then all of them to fit the figure for
+  // both. One GPU alone is bound by its own link only, so one-GPU runs never see this.
+  int devices = 0;
+  double h2d = 0, d2h = 0;
+  for (int d = 0; d < kMaxModelGpus; ++d) {
+    const auto& moving = transferring_[std::size_t(d)];
+    if (moving.empty()) continue;
+    ++devices;
+    const double factor = linkFactor(d);
+    for (std::uint64_t id : moving) (op(id).cmd.kind == OpKind::CopyH2D ? h2d : d2h) += op(id).cmd.gbps * factor;
+  }
+  HostShare shared{1.0, 1.0};
+  if (devices > 1) {
+    auto fit = [](double rate, double cap) { return cap > 0 && rate > cap ? cap / rate : 1.0; };
+    shared.h2d = fit(h2d, profile_.hostLinksH2dGBps);
+    shared.d2h = fit(d2h, profile_.hostLinksD2hGBps);
+    const double both = fit(h2d * shared.h2d + d2h * shared.d2h, profile_.hostLinksGBps);
+    shared.h2d *= both;
+    shared.d2h *= both;
+  }
+  for (int d = 0; d < kMaxModelGpus; ++d)
+    if (d == device || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared);
+}
+
+void GpuModel::rescheduleCopies(int device, double t, HostShare shared) {
+  const auto& moving = transferring_[std::size_t(device)];
+  const double link = linkFactor(device);
   for (std::uint64_t id : moving) {
     GpuOpState& s = mut(id);
+    const double factor = link * (s.cmd.kind == OpKind::CopyH2D ? shared.h2d : shared.d2h);
     s.rateFactor = factor;
     scheduleDone(s.engineSlot, t + s.remainingSoloNs / factor);
   }
@@ -426,9 +476,9 @@ void GpuModel::onEngineDone(int slot, double t) {
   const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
     auto& moving = transferring_[std::size_t(device)];
-    advanceCopies(device, t);
+    advanceHostCopies(device, t);
     moving.erase(std::find(moving.begin(), moving.end(), id));
-    rescheduleCopies(device, t);
+    rescheduleHostCopies(device, t);
     e.lastCopyEnd = t;
     e.lastCopyStream = s.cmd.stream;
   } else if (s.cmd.kind == OpKind::Collective) {

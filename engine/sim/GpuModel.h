@@ -146,7 +146,18 @@ class GpuModel {
   void joinCollective(std::uint64_t id, double t);
   void signal(std::uint64_t id, double t);
   void advanceCopies(int device, double t);
-  void rescheduleCopies(int device, double t);
+  /// The host's share of each direction's rate while several GPUs copy (1 = all).
+  struct HostShare {
+    double h2d = 1, d2h = 1;
+  };
+  /// Each copy's rate: its own link's share times the host's share of its direction.
+  void rescheduleCopies(int device, double t, HostShare shared);
+  bool hostLinksShared() const;
+  double linkFactor(int device) const;
+  /// Advance / reschedule `device`'s copies, and every GPU's when the host's side of
+  /// the links is shared (hostLinksGBps).
+  void advanceHostCopies(int device, double t);
+  void rescheduleHostCopies(int device, double t);
   void setComputeRate(int device, double t);
   void advanceLinkKernels(int slot, double t);
   void rescheduleLinkKernels(int slot, double t);

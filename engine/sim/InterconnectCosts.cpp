@@ -36,4 +36,9 @@ double allreduceBusGBpsOf(std::uint64_t bytes, int gpus, double ns) {
   return double(bytes) / ns * 2.0 * (gpus - 1) / gpus;
 }
 
+double allreduceCallNsPerGpu(const DeviceProfile& p) {
+  if (p.allreduceCallNs <= 0) return p.kernelLaunchNs;
+  return p.allreduceCallNs / double(std::max(1, p.allreduceCurveGpus));
+}
+
 }  // namespace pipescope

@@ -34,6 +34,12 @@ double allreduceBusGBps(const DeviceProfile& p, std::uint64_t bytes);
 /// which is why small sizes run faster than a pure ring with that latency would.
 double allreduceNs(const DeviceProfile& p, std::uint64_t bytes, int gpus);
 
+/// The host's time for one GPU's part of a group all-reduce call: the profile's
+/// measured group call (allreduceCallNs, over allreduceCurveGpus GPUs) shared evenly
+/// by its GPUs, so a call over n GPUs costs n of these; one kernel launch when the
+/// profile has no such measurement.
+double allreduceCallNsPerGpu(const DeviceProfile& p);
+
 /// Bus bandwidth an all-reduce of `bytes` over `gpus` achieved in `ns`, as
 /// nccl-tests reports it: bytes / ns x 2(n-1)/n.
 double allreduceBusGBpsOf(std::uint64_t bytes, int gpus, double ns);

@@ -424,7 +424,8 @@ void Simulator::planKernels(const KernelWork& w) {
   }
 }
 
-std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after) {
+std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after,
+                                      const HostBytes* hostBytes) {
   modelKernelIds_.clear();
   if (planned_.empty()) return kNoGpuOp;
   std::uint8_t flags = 0;
@@ -435,14 +436,16 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     // PCIe; one kernel doing both reads and writes at once, each direction at its own
     // rate, the two together within the link's duplex rate for kernels.
     flags = kOpMapped;
-    const double read = double(bytes_.in) / mappedReadGBps(profile_, bytes_.in, bytes_.cpuWritesInput);
+    const std::uint64_t in = hostBytes ? hostBytes->in : bytes_.in;
+    const std::uint64_t out = hostBytes ? hostBytes->out : bytes_.out;
+    const double read = in > 0 ? double(in) / mappedReadGBps(profile_, in, bytes_.cpuWritesInput) : 0.0;
     const double write =
-        double(bytes_.out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
+        double(out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
     const double firstCompute = first.ns, lastCompute = last.ns;
     first.ns = std::max(first.ns, read);
     last.ns = std::max(last.ns, write);
     if (planned_.size() == 1 && profile_.mappedDuplexGBps > 0)
-      first.ns = std::max(first.ns, double(bytes_.in + bytes_.out) / profile_.mappedDuplexGBps);
+      first.ns = std::max(first.ns, double(in + out) / profile_.mappedDuplexGBps);
     // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
     if (!profile_.mappedStreamsSpeedup.empty()) {
       if (first.ns > firstCompute) first.link = LinkKind::Mapped;
@@ -524,6 +527,7 @@ void Simulator::issueAllReduces(std::int32_t first) {
   // (one group call): on each GPU's NCCL stream, after an event recorded behind the
   // kernel its share of the gradients waits for.
   const int buckets = std::max(1, cfg_.buckets);
+  const double callNs = allreduceCallNsPerGpu(profile_);
   for (int b = 0; b < buckets; ++b) {
     const std::uint64_t bytes = share(cfg_.allreduceBytes, std::uint64_t(buckets), std::uint64_t(b));
     const double soloNs = allreduceNs(profile_, bytes, gpus_);
@@ -539,8 +543,7 @@ void Simulator::issueAllReduces(std::int32_t first) {
       cmd.soloNs = soloNs;
       cmd.after = bucketAfter_[std::size_t(g)][std::size_t(b)];
       cmd.collective = call;
-      const std::uint64_t id =
-          issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, profile_.kernelLaunchNs);
+      const std::uint64_t id = issueGpu(cmd, first + g, bytes, names_.allReduce, 0, names_.ncclAllReduce, callNs);
       lastCollective_[std::size_t(g)] = id;
     }
     meta_.back().collectiveMembers = std::uint8_t(gpus_);
@@ -555,6 +558,7 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
   drain();
   const int micro = cfg_.microBatches, last = gpus_ - 1;
   const bool pageable = cfg_.memory == HostMemory::Pageable;
+  const bool mapped = cfg_.memory == HostMemory::Mapped;
   handoff_.assign(std::size_t(micro), kNoGpuOp);
   // Phases of one micro-batch in order: H2D to GPU 0, stage 0's kernels, the copy to
   // GPU 1, stage 1's kernels, ..., the last stage's kernels, D2H from the last GPU.
@@ -566,8 +570,10 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
     if (phase == 0) {
       const auto s = std::size_t(globalStream(0, stream));
       if (cfg_.residency == DataResidency::KeepResident && streamHasData_[s]) return;
+      if (mapped) return;  // the first stage's kernels read the input from host memory
       issueCopies(OpKind::CopyH2D, batch, 0, stream, in, pageable);
     } else if (phase == phases - 1) {
+      if (mapped) return;  // the last stage's kernels wrote the output to host memory
       issueCopies(OpKind::CopyD2H, batch, last, stream, std::uint64_t(std::llround(double(out) * cfg_.roiFraction)),
                   pageable);
     } else if (phase % 2 == 1) {
@@ -575,7 +581,11 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
       const std::uint64_t after = handoff_[std::size_t(m)];
       if (after != kNoGpuOp) apiCall(names_.streamWaitEvent, profile_.eventRecordNs, 0);
       planKernels(stageWork(stage, in, out));
-      const std::uint64_t id = issueKernels(batch, stage, stream, after);
+      // With mapped memory only the first stage reads host memory (its micro-batch's
+      // input) and only the last writes it (its micro-batch's output); the stages
+      // between work on device buffers.
+      const HostBytes touched{stage == 0 ? in : 0, stage == last ? out : 0};
+      const std::uint64_t id = issueKernels(batch, stage, stream, after, mapped ? &touched : nullptr);
       if (id != kNoGpuOp) handoff_[std::size_t(m)] = id;
       if (stage == 0) streamHasData_[std::size_t(globalStream(0, stream))] = true;
     } else {

@@ -82,7 +82,14 @@ class Simulator {
   void planKernels(const KernelWork& work);
   /// Issues the planned kernels on GPU `device`'s `stream`, the first after op `after`
   /// (kNoGpuOp: none); returns the last one's id. modelKernelIds_ holds the model kernels'.
-  std::uint64_t issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after);
+  /// `hostBytes`: what the kernels read from and write to host memory with mapped
+  /// memory, when not the whole batch's input and output (a pipeline stage's
+  /// micro-batch: the first stage reads its input, the last writes its output).
+  struct HostBytes {
+    std::uint64_t in = 0, out = 0;
+  };
+  std::uint64_t issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after,
+                             const HostBytes* hostBytes = nullptr);
   bool isManagedMemory() const;
   struct ManagedPages;
   ManagedPages& managedPages(std::int32_t batch, int device);

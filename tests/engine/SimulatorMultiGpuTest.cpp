@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "SimulatorTestSupport.h"
+#include "sim/GpuModel.h"
 #include "sim/InterconnectCosts.h"
 
 namespace pipescope {
@@ -140,6 +141,94 @@ TEST(SimulatorMultiGpu, ACollectiveEndsOnceTheLastGpuHasJoined) {
   EXPECT_EQ(spansOn(r, OpKind::Collective, kSharedLane), (std::vector<Span>{{5900, 7900}}));
 }
 
+TEST(SimulatorMultiGpu, TheGroupAllReduceCallCostsTheHostItsMeasuredTime) {
+  // One step. A group call over the curve's 2 GPUs costs the host 12000 ns: 6000 per
+  // GPU's ncclAllReduce, GPU 0's call 0-6000, GPU 1's 6000-12000 (every other call is
+  // free). The kernels end at 5000, but GPU 1's all-reduce is only issued at 12000:
+  // GPU 0's op waits 6000-12000 for it, both end at 14000.
+  PipelineConfig c = bucketCase(0);
+  c.batchCount = 2;
+  DeviceProfile p = roundLinks();
+  p.allreduceCallNs = 12000;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  std::vector<Span> calls;
+  for (const Op& op : r.of(OpKind::ApiCall))
+    if (r.trace->opName(op) == "ncclAllReduce") calls.push_back({op.start, op.end});
+  EXPECT_EQ(calls, (std::vector<Span>{{0, 6000}, {6000, 12000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Collective, 0), (std::vector<Span>{{6000, 14000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Collective, 1), (std::vector<Span>{{12000, 14000}}));
+  EXPECT_EQ(r.makespan(), 14000);
+}
+
+TEST(InterconnectCosts, GroupCallCostPerGpu) {
+  DeviceProfile p = roundLinks();
+  p.kernelLaunchNs = 700;
+  EXPECT_DOUBLE_EQ(allreduceCallNsPerGpu(p), 700.0);  // not measured: one kernel launch
+  p.allreduceCallNs = 8000;
+  p.allreduceCurveGpus = 4;
+  EXPECT_DOUBLE_EQ(allreduceCallNsPerGpu(p), 2000.0);
+}
+
+TEST(SimulatorMultiGpu, TheHostCarriesAllGpusCopiesTogetherUpToItsLimit) {
+  // Each GPU copies both ways at once at 1 byte/ns per direction (2 together, its own
+  // link's cap). GPU 0 moves 1000 bytes each way, GPU 1 500. Host links at 3 bytes/ns
+  // for all GPUs: the four copies' 4 bytes/ns scale by 0.75 until GPU 1's end at
+  // 500 / 0.75 = 666.7 ns; GPU 0 has 500 bytes left each way and is alone: full speed,
+  // ending at 1166.7 ns.
+  DeviceProfile p = roundProfile();
+  p.hostLinksGBps = 3.0;
+  GpuModel gpu(p);
+  GpuCommand h2d0{OpKind::CopyH2D, 0, EngineId::H2D, 1000, 1.0, 0};
+  GpuCommand d2h0{OpKind::CopyD2H, 1, EngineId::D2H, 1000, 1.0, 0};
+  GpuCommand h2d1{OpKind::CopyH2D, 2, EngineId::H2D, 500, 1.0, 1};
+  GpuCommand d2h1{OpKind::CopyD2H, 3, EngineId::D2H, 500, 1.0, 1};
+  const auto a = gpu.submit(h2d0, 0), b = gpu.submit(d2h0, 0), x = gpu.submit(h2d1, 0), y = gpu.submit(d2h1, 0);
+  gpu.runAll();
+  EXPECT_NEAR(gpu.op(x).end, 2000.0 / 3.0, 1e-6);
+  EXPECT_NEAR(gpu.op(y).end, 2000.0 / 3.0, 1e-6);
+  EXPECT_NEAR(gpu.op(a).end, 3500.0 / 3.0, 1e-6);
+  EXPECT_NEAR(gpu.op(b).end, 3500.0 / 3.0, 1e-6);
+
+  // A figure for one direction: both GPUs' D2H (2 bytes/ns) fit 1.5, 0.75 each, ending
+  // at 1333.3 ns; GPU 0's H2D beside them keeps its speed (no H2D or both-ways figure).
+  DeviceProfile dir = roundProfile();
+  dir.hostLinksD2hGBps = 1.5;
+  GpuModel split(dir);
+  GpuCommand d2h1Long{OpKind::CopyD2H, 3, EngineId::D2H, 1000, 1.0, 1};
+  const auto h = split.submit(h2d0, 0), e = split.submit(d2h0, 0), f = split.submit(d2h1Long, 0);
+  split.runAll();
+  EXPECT_DOUBLE_EQ(split.op(h).end, 1000.0);
+  EXPECT_NEAR(split.op(e).end, 4000.0 / 3.0, 1e-6);
+  EXPECT_NEAR(split.op(f).end, 4000.0 / 3.0, 1e-6);
+
+  // One GPU alone is bound by its own link only, even below the host's figure.
+  DeviceProfile one = roundProfile();
+  one.hostLinksGBps = one.hostLinksH2dGBps = one.hostLinksD2hGBps = 0.5;
+  GpuModel alone(one);
+  const auto c = alone.submit(h2d0, 0), d = alone.submit(d2h0, 0);
+  alone.runAll();
+  EXPECT_DOUBLE_EQ(alone.op(c).end, 1000.0);
+  EXPECT_DOUBLE_EQ(alone.op(d).end, 1000.0);
+}
+
+TEST(SimulatorMultiGpu, OneGpuRunsIgnoreTheMultiGpuHostFigures) {
+  // A one-GPU run with both directions overlapping and a tight host figure predicts
+  // exactly what it did without the multi-GPU fields.
+  PipelineConfig c = roundConfig(1000, 8);
+  c.streams = 2;
+  const DeviceProfile before = simtest::h200();
+  DeviceProfile after = before;
+  after.hostLinksGBps = after.hostLinksH2dGBps = after.hostLinksD2hGBps = 10.0;
+  after.allreduceCallNs = 50000;
+  const auto a = runSim(c, before), b = runSim(c, after);
+  ASSERT_EQ(a.ops.size(), b.ops.size());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    EXPECT_EQ(a.ops[i].start, b.ops[i].start) << i;
+    EXPECT_EQ(a.ops[i].end, b.ops[i].end) << i;
+  }
+}
+
 TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
   PipelineConfig c = roundConfig(1000, 1);
   c.devices = {0, 1};
@@ -166,6 +255,37 @@ TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
     EXPECT_EQ(r.lanes[op.lane].device, 0);
     EXPECT_EQ(op.bytes, 2000u);
   }
+}
+
+TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch) {
+  // Mapped memory: no copies. Two micro-batches of 500 bytes on one stream; each
+  // stage computes 1 ns per byte (500 ns), the first reads its micro-batch's input
+  // from host memory at 0.5 bytes/ns (1000 ns), the last writes its output at the
+  // same rate (1000 ns); the activations cross in 1000 ns (2000 bytes at 2 per ns).
+  // Stage 0: 0-1000, 2000-3000 (behind the first copy on the same stream); copies
+  // 1000-2000, 3000-4000; stage 1: 2000-3000, 4000-5000.
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.memory = HostMemory::Mapped;
+  c.batchSamples = 2;
+  c.sampleBytes = 500;
+  c.microBatches = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  DeviceProfile p = roundLinks();
+  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
+  p.mappedDuplexGBps = 0;
+  p.mappedStreamsSpeedup.clear();
+  p.mappedReadCpuWrittenCurve.clear();
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
+  EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{0, 1000}, {2000, 3000}}));
+  EXPECT_EQ(spansOn(r, OpKind::PeerCopy, 0), (std::vector<Span>{{1000, 2000}, {3000, 4000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 3000}, {4000, 5000}}));
+  EXPECT_EQ(r.makespan(), 5000);
 }
 
 TEST(SimulatorMultiGpu, APeerCopyDoesNotSlowAHostCopy) {

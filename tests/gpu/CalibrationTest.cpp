@@ -130,10 +130,21 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   EXPECT_GE(p.allreduceStepLatencyNs, 0);
   EXPECT_GE(p.collectiveSmShare, 0);
   EXPECT_LT(p.collectiveSmShare, 1);
+  // A group call costs the host at least a kernel launch and less than a millisecond;
+  // the host links move bytes each way, and both ways together about as much as either.
+  EXPECT_GT(p.allreduceCallNs, 1000);
+  EXPECT_LT(p.allreduceCallNs, 1e6);
+  EXPECT_GT(p.hostLinksH2dGBps, 1);
+  EXPECT_GT(p.hostLinksD2hGBps, 1);
+  EXPECT_GE(p.hostLinksGBps, 0.9 * std::min(p.hostLinksH2dGBps, p.hostLinksD2hGBps));
   EXPECT_NE(p.multiGpuSource.find("calibrated on 2 x"), std::string::npos) << p.multiGpuSource;
   bool logged = false;
   for (const std::string& l : lines) logged = logged || l.find("all-reduce over 2 GPUs") != std::string::npos;
   EXPECT_TRUE(logged);
+  bool hostLinksLogged = false;
+  for (const std::string& l : lines)
+    hostLinksLogged = hostLinksLogged || l.find("host links, every GPU") != std::string::npos;
+  EXPECT_TRUE(hostLinksLogged);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "cuda/multigpu/MultiGpuProbes.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -242,6 +243,35 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
   }
   if (log) log(line);
 
+  // The host's time per group call. Each burst queues behind a hold kernel of about
+  // 90 us per call on every GPU, so no call waits for a GPU: what is timed is NCCL's
+  // and the driver's work on the host, which a run with many buckets pays per bucket.
+  {
+    constexpr int kCalls = 20, kBursts = 5;
+    std::vector<double> perCall;
+    for (int burst = 0; burst < kBursts; ++burst) {
+      for (int k = 0; k < n; ++k) {
+        PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(ranks[std::size_t(k)].stream.get()));
+      }
+      hold(2 * kCalls);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < kCalls; ++i) allReduce(kMiB);
+      const auto t1 = std::chrono::steady_clock::now();
+      perCall.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kCalls);
+    }
+    for (int k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[std::size_t(k)]));
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(ranks[std::size_t(k)].stream.get()));
+    }
+    std::sort(perCall.begin(), perCall.end());
+    out.groupCallNs = perCall[perCall.size() / 2];
+    if (log)
+      log("NCCL group all-reduce call on the host over " + std::to_string(n) +
+          " GPUs (GPUs busy meanwhile): " + fmt(out.groupCallNs / 1e3, 1) + " us per call (median of " +
+          std::to_string(kBursts) + " bursts of " + std::to_string(kCalls) + ")");
+  }
+
   // How much of the GPU NCCL's kernels take from compute: a model kernel on the first
   // GPU alone (T_k), a loop of all-reduces alone (T_ar, on that GPU's NCCL stream), then
   // both released together by one event (T_both, from the release to the later end).
@@ -315,6 +345,95 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
         std::to_string(loops) + " all-reduces of " + sizeText(arBytes) + " " + fmt(arAlone / 1e3, 1) +
         " us alone, both released together " + fmt(both / 1e3, 1) + " us -> SM share " + fmt(out.smShare, 3) +
         " (0: side by side at full speed; 1: one after the other)");
+  return out;
+}
+
+HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool quick, const CalibrationLog& log) {
+  HostLinksCalibration out;
+  out.devices = devices;
+  out.bytes = quick ? 16 * kMiB : 64 * kMiB;
+  out.copies = quick ? 4 : 8;
+  const std::size_t bytes = out.bytes;
+  struct Gpu {
+    Stream h2d, d2h;
+    Event start, h2dEnd, d2hEnd;
+    DeviceBuffer in, out;
+    HostBuffer src, dst;
+  };
+  std::vector<Gpu> gpus(devices.size());
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+    Gpu& g = gpus[k];
+    g.h2d = Stream::create();
+    g.d2h = Stream::create();
+    g.start = Event::create(true);
+    g.h2dEnd = Event::create(true);
+    g.d2hEnd = Event::create(true);
+    g.in = DeviceBuffer(bytes, "host-link probe buffer");
+    g.out = DeviceBuffer(bytes, "host-link probe buffer");
+    g.src = HostBuffer(HostMemory::Pinned, bytes, "pinned host buffer");
+    g.dst = HostBuffer(HostMemory::Pinned, bytes, "pinned host buffer");
+    std::memset(g.src.host(), 1, bytes);
+    std::memset(g.dst.host(), 0, bytes);
+    PIPESCOPE_CUDA_CHECK(cudaMemsetAsync(g.out.get(), 2, bytes, g.d2h.get()));
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  // The release: a hold kernel of a few ms on the first GPU, then an event every copy
+  // stream waits for, so the host has issued every copy before any of them starts.
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  Stream gateStream = Stream::create();
+  Event gate = Event::create(false);
+  DeviceBuffer holdBuf(8 * kMiB, "hold kernel buffer");
+  auto round = [&](bool h2d, bool d2h) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+    auto* p = static_cast<float*>(holdBuf.get());
+    const std::size_t m = holdBuf.bytes() / sizeof(float);
+    PIPESCOPE_CUDA_CHECK(launchModel(p, m, p, m, modelFmasPerElement(20000), gateStream.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(gate.get(), gateStream.get()));
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      Gpu& g = gpus[k];
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(g.h2d.get(), gate.get(), 0));
+      PIPESCOPE_CUDA_CHECK(cudaStreamWaitEvent(g.d2h.get(), gate.get(), 0));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.start.get(), g.h2d.get()));
+      for (int i = 0; i < out.copies; ++i) {
+        if (h2d)
+          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.in.get(), g.src.host(), bytes, cudaMemcpyHostToDevice, g.h2d.get()));
+        if (d2h)
+          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.dst.host(), g.out.get(), bytes, cudaMemcpyDeviceToHost, g.d2h.get()));
+      }
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.h2dEnd.get(), g.h2d.get()));
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.d2hEnd.get(), g.d2h.get()));
+    }
+    double slowest = 0;
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+      Gpu& g = gpus[k];
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      slowest = std::max({slowest, elapsedNs(g.start, g.h2dEnd), elapsedNs(g.start, g.d2hEnd)});
+    }
+    const double directions = (h2d ? 1.0 : 0.0) + (d2h ? 1.0 : 0.0);
+    const double all = double(bytes) * out.copies * directions * double(devices.size());
+    return slowest > 0 ? all / slowest : 0.0;
+  };
+  round(true, true);  // warm-up
+  auto best = [&](bool h2d, bool d2h, const char* what) {
+    double top = 0;
+    std::string rounds;
+    for (int r = 0; r < 3; ++r) {
+      const double gbps = round(h2d, d2h);
+      top = std::max(top, gbps);
+      rounds += (r ? ", " : "") + fmt(gbps, 1);
+    }
+    if (log)
+      log("host links, every GPU copying " + std::string(what) + " at once (" + std::to_string(devices.size()) +
+          " GPUs, " + std::to_string(out.copies) + " x " + sizeText(bytes) + " each): " + fmt(top, 1) +
+          " GB/s together, the best of 3 rounds (" + rounds + ")");
+    return top;
+  };
+  out.h2dGBps = best(true, false, "host-to-device");
+  out.d2hGBps = best(false, true, "device-to-host");
+  out.togetherGBps = best(true, true, "both ways");
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
   return out;
 }
 

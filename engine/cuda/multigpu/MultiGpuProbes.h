@@ -44,12 +44,32 @@ struct AllReduceCalibration {
   /// (NCCL's kernels take SMs): 1 - alone / beside for a ~5 ms model kernel on the
   /// first GPU, against the same kernel with 64 MiB all-reduces looping meanwhile.
   double smShare = 0;
+  /// The host's time for one group call (ncclGroupStart, one ncclAllReduce per GPU,
+  /// ncclGroupEnd) with every GPU busy meanwhile, as in a run where the calls queue
+  /// behind compute: the median over bursts of calls of each burst's wall time per call.
+  double groupCallNs = 0;
 };
 
 /// ncclAllReduce over `devices` (one communicator each, one process), sizes 1 MiB to
 /// 256 MiB (16 MiB when `quick`): time per call from CUDA events on every GPU around a
 /// loop of group calls, after warm-up calls at each size; then the SM share.
 AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
+
+struct HostLinksCalibration {
+  std::vector<int> devices;
+  std::uint64_t bytes = 0;  ///< each copy
+  int copies = 0;           ///< per direction per GPU
+  /// Every GPU copying host-to-device and device-to-host at once, all released by
+  /// one event: all the bytes over the slowest GPU's time (the best of 3 rounds).
+  double togetherGBps = 0;
+  double h2dGBps = 0;  ///< the same with every GPU copying host-to-device only
+  double d2hGBps = 0;  ///< and device-to-host only
+};
+
+/// Pinned copies on every GPU of `devices` at once (64 MiB each, 16 MiB when
+/// `quick`), host-to-device only, device-to-host only, then both: what the host's
+/// memory and root complex carry for all the GPUs' links together.
+HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
 
 /// nccl-tests' bus bandwidth for an all-reduce of `bytes` in `ns` over `gpus` GPUs.
 double allReduceBusGBps(std::uint64_t bytes, double ns, int gpus);
