@@ -78,6 +78,7 @@ class Pipeline {
     setSyncMode(c.sync);
     lanes_ = PipelineLanes::create(trace_, c, info_.copyEngines);
     resources_.prepare(c);
+    if (!resources_.hosts().empty()) resources_.warmUpCopies(c, resources_.hosts().front());
     PIPESCOPE_CUDA_CHECK(loadKernels());
     issuer_.configure(c, lanes_, resources_.weights());
     host_.configure(c, lanes_);

@@ -31,8 +31,9 @@ class CuptiTracer {
 
   /// Enables activity collection; false with `whyNot` set when CUPTI cannot be used
   /// (e.g. another profiler owns it). Nothing stays enabled after a failure.
-  /// `apiRecords` = false leaves out the runtime/driver API records that carry the
-  /// external ids (diagnostics only: without them no interval can be resolved).
+  /// API records come only for the calls that start GPU work (launches, copies,
+  /// memsets, prefetches): they carry the external ids. `apiRecords` = false leaves
+  /// them out too (diagnostics only: without them no interval can be resolved).
   bool start(std::string& whyNot, bool apiRecords = true);
   /// Delivers pending records and disables collection.
   void stop();

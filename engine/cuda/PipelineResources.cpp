@@ -144,14 +144,32 @@ void PipelineResources::warmUpGemms(const PipelineConfig& c) {
   const int rows = int(c.batchBytes() / sizeof(float) / std::size_t(g.width));
   if (rows <= 0) return;
   const float alpha = 1.0f, beta = 0.0f;
+  bool issued = false;
   for (StreamSlot& s : streams_) {
-    if (!s.blas.get() || !s.devScratch.get()) continue;
+    if (s.gemmWarm || !s.blas.get() || !s.devScratch.get()) continue;
     PIPESCOPE_CUBLAS_CHECK(cublasSgemm(s.blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, g.width, rows, g.width, &alpha,
                                        static_cast<const float*>(weights_.get()), g.width,
                                        static_cast<const float*>(s.devIn.get()), g.width, &beta,
                                        static_cast<float*>(s.devScratch.get()), g.width));
+    s.gemmWarm = issued = true;
   }
-  PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  if (issued) PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void PipelineResources::warmUpCopies(const PipelineConfig& c, const HostSlot& host) {
+  if (!c.usesCopies() || c.memory == HostMemory::Mapped || isManaged(c.memory)) return;
+  bool issued = false;
+  for (StreamSlot& s : streams_) {
+    if (s.copiesWarm) continue;
+    const std::size_t in = std::min<std::size_t>({std::size_t(4096), host.in.bytes(), s.devIn.bytes()});
+    if (in > 0)
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(s.devIn.get(), host.in.host(), in, cudaMemcpyHostToDevice, s.handle()));
+    const std::size_t out = std::min<std::size_t>({std::size_t(4096), host.out.bytes(), s.devOut.bytes()});
+    if (out > 0)
+      PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(host.out.host(), s.devOut.get(), out, cudaMemcpyDeviceToHost, s.handle()));
+    s.copiesWarm = issued = true;
+  }
+  if (issued) PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 /// Whether a cached stream slot can serve `c`: every buffer it needs exists and is

@@ -35,6 +35,9 @@ struct StreamSlot {
   DeviceBuffer devIn, devOut, devScratch;
   CublasHandle blas;
   bool residentLoaded = false;  // keep-resident: this stream's input is on the device
+  // Whether the handle's first GEMM and the stream's first copies ran: each costs far
+  // more the first time (PipelineResources::warmUpGemms, warmUpCopies).
+  bool gemmWarm = false, copiesWarm = false;
   cudaStream_t handle() const { return stream.get(); }
 };
 
@@ -82,6 +85,10 @@ class PipelineResources {
   void adoptCached(const PipelineConfig& c);
   /// Makes the slots fit `c`.
   void prepare(const PipelineConfig& c);
+  /// One small copy each way on every stream not yet warm, from `host`'s buffers, and
+  /// waits for them: a stream's first cudaMemcpyAsync costs 0.4-0.5 ms on the host
+  /// (H200; later ones 9-18 us), which would delay the run's first batch.
+  void warmUpCopies(const PipelineConfig& c, const HostSlot& host);
   /// After a run that ended normally: the slots go back to the cache.
   void returnToCache(const PipelineConfig& c);
 

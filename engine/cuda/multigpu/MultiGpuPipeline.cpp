@@ -208,26 +208,15 @@ class MultiGpuRun {
 
   /// The first cudaMemcpyAsync on each GPU of a run over several GPUs cost 390-520 us on
   /// the host (4 x H200, after NCCL's set-up; later ones 9-18 us), which delayed the
-  /// first step by ~1.8 ms. One small copy each way on every stream, before the run's
-  /// first op and outside its timing, pays it where a training program pays it: before
-  /// its steady state.
+  /// first step by ~1.8 ms. Paid here, after NCCL's set-up, before the run's first op
+  /// and outside its timing: where a training program pays it, before its steady state.
   void warmUpCopies(const PipelineConfig& c) {
-    if (!c.usesCopies() || c.memory == HostMemory::Mapped || isManaged(c.memory)) return;
     const bool pipeline = c.isPipelineParallel();
     for (Gpu& gpu : gpus_) {
       const Gpu& owner = pipeline ? gpus_.back() : gpu;
       if (owner.resources->hosts().empty()) continue;
-      const HostSlot& h = owner.resources->hosts().front();
       PIPESCOPE_CUDA_CHECK(cudaSetDevice(gpu.ordinal));
-      for (StreamSlot& s : gpu.resources->streams()) {
-        const std::size_t in = std::min<std::size_t>({std::size_t(4096), h.in.bytes(), s.devIn.bytes()});
-        if (in > 0)
-          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(s.devIn.get(), h.in.host(), in, cudaMemcpyHostToDevice, s.handle()));
-        const std::size_t out = std::min<std::size_t>({std::size_t(4096), h.out.bytes(), s.devOut.bytes()});
-        if (out > 0)
-          PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(h.out.host(), s.devOut.get(), out, cudaMemcpyDeviceToHost, s.handle()));
-      }
-      PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+      gpu.resources->warmUpCopies(c, owner.resources->hosts().front());
     }
   }
 
