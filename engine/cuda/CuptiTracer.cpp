@@ -113,27 +113,25 @@ void CUPTIAPI bufferCompleted(CUcontext ctx, uint32_t streamId, uint8_t* buffer,
 
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-// Disabling these kinds at stop() also clears the call-by-call choices made at start().
-constexpr CUpti_ActivityKind kApiKinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 /// True for the runtime and driver calls that can put work on a GPU: kernel launches,
-/// copies, memsets and prefetches. Only their API records carry an external id that
-/// a GPU record needs; every other call's record (NCCL alone makes dozens per group
-/// call: device switches, events, capture queries) only costs the issuing thread.
+/// copies, memsets and prefetches. Only their API records carry an external id that a
+/// GPU record needs; every other call's record (an NCCL group call makes dozens:
+/// device switches, events, capture queries) only costs the issuing thread.
 bool startsGpuWork(const char* name) {
   if (!name) return false;
   for (const char* prefix : {"cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaMemPrefetch", "cuLaunch", "cuMemcpy",
-                             "cuMemset", "cuMemPrefetch"}) {
+                             "cuMemset", "cuMemPrefetch"})
     if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
-  }
   return false;
 }
 
-/// Enables the API records of the calls that start GPU work, one call at a time;
-/// returns how many were enabled.
-int enableWorkApiRecords() {
-  int enabled = 0;
+/// With every runtime and driver API record enabled, turns off those of the calls
+/// that start no GPU work. (Enabling only the work calls, without the whole kinds,
+/// left their GPU records without external ids: H200, CUDA 13.0.)
+void disableNonWorkApiRecords() {
   const struct {
     CUpti_CallbackDomain domain;
     std::uint32_t size;
@@ -143,11 +141,10 @@ int enableWorkApiRecords() {
   for (const auto& d : domains) {
     for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
       const char* name = nullptr;
-      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || !startsGpuWork(name)) continue;
-      if (d.enable(cbid, 1) == CUPTI_SUCCESS) ++enabled;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) == CUPTI_SUCCESS && name && !startsGpuWork(name))
+        d.enable(cbid, 0);
     }
   }
-  return enabled;
 }
 
 void CUPTIAPI noCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
@@ -169,7 +166,8 @@ CuptiTracer::~CuptiTracer() {
   }
 }
 
-bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
+bool CuptiTracer::start(std::string& whyNot, ApiRecords api) {
+  const bool apiRecords = api != ApiRecords::None;
   apiRecords_ = apiRecords;
   Shared& s = shared();
   {
@@ -205,6 +203,10 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
   }
   std::size_t enabled = 0;
   for (CUpti_ActivityKind k : kKinds) {
+    if (!apiRecords && (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER)) {
+      ++enabled;
+      continue;
+    }
     const CUptiResult r = cuptiActivityEnable(k);
     if (r != CUPTI_SUCCESS) {
       whyNot = "cuptiActivityEnable(" + std::to_string(int(k)) + ") failed: " + resultText(r) +
@@ -214,11 +216,7 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     }
     ++enabled;
   }
-  if (apiRecords && enableWorkApiRecords() == 0) {
-    whyNot = "CUPTI enabled no API records of kernel launches or copies (cuptiActivityEnableRuntimeApi failed)";
-    for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
-    return false;
-  }
+  if (api == ApiRecords::WorkCalls) disableNonWorkApiRecords();
   // CUPTI's own thread delivers records every few ms: flushing on the submit
   // thread mid-run costs about a millisecond per flush (measured on an H200).
   cuptiActivityFlushPeriod(5);
@@ -232,7 +230,6 @@ void CuptiTracer::stop() {
   cuptiActivityFlushPeriod(0);
   flush(false);
   for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);
-  for (CUpti_ActivityKind k : kApiKinds) cuptiActivityDisable(k);
   flush(true);
 }
 
