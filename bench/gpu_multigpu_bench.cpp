@@ -43,7 +43,6 @@ struct PipescopeRun {
   double busGBps = 0;         ///< the bus bandwidth pipescope's metrics report (Metrics::multiGpu)
   std::vector<double> callNs;  ///< host time of each group all-reduce call (its API op)
   std::string timing;
-  std::string note;  ///< the run's message (e.g. ops without a CUPTI record)
 };
 
 PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
@@ -72,7 +71,6 @@ PipescopeRun runPipescope(Backend& backend, const PipelineConfig& c) {
   r.allReduceNs = median(whole);
   r.allReduceGpuNs = median(perGpu);
   r.timing = trace.device().timingSource;
-  r.note = o.message;
   r.ok = true;
   return r;
 }
@@ -200,11 +198,9 @@ int main(int argc, char** argv) {
       if (c.reference > 0 || c.pipescope > 0)
         std::printf("| %s | %.1f | %.1f |\n", c.name.c_str(), c.reference / 1e3, c.pipescope / 1e3);
     // Which part of pipescope's instrumentation the group calls pay for: the reference
-    // again with CUPTI collecting GPU records only, then API records too; and pipescope
-    // with the API records of the calls that start GPU work only (PIPESCOPE_CUPTI_API=work).
+    // again with CUPTI collecting GPU records only, then API records too.
     std::printf("\nreference with CUPTI collecting, median of %d: makespan ms / host time of one group call us\n\n"
-                "| configuration | reference | + CUPTI kernel/memcpy | + CUPTI API records | pipescope, API records of work calls "
-                "only |\n| --- | ---: | ---: | ---: | ---: |\n",
+                "| configuration | reference | + CUPTI kernel/memcpy | + CUPTI API records |\n| --- | ---: | ---: | ---: |\n",
                 reps);
     for (const auto& [name, c] : configurations(gpus)) {
       if (!c.allReduces()) continue;
@@ -215,7 +211,7 @@ int main(int argc, char** argv) {
         const std::size_t warmCalls = ref.callNs().size();
         cuda::CuptiTracer tracer;
         std::string why;
-        if (api >= 0 && !tracer.start(why, api == 1 ? cuda::CuptiTracer::ApiRecords::All : cuda::CuptiTracer::ApiRecords::None)) {
+        if (api >= 0 && !tracer.start(why, api == 1)) {
           std::printf("CUPTI unavailable: %s\n", why.c_str());
           break;
         }
@@ -223,22 +219,9 @@ int main(int argc, char** argv) {
         if (api >= 0) tracer.stop();
         callNs[api + 1].assign(ref.callNs().begin() + std::ptrdiff_t(warmCalls), ref.callNs().end());
       }
-      // pipescope itself with the API records of work-starting calls only.
-      setenv("PIPESCOPE_CUPTI_API", "work", 1);
-      std::vector<double> pMs, pCalls;
-      std::string note;
-      for (int i = 0; i < reps; ++i) {
-        const PipescopeRun p = runPipescope(*backend, c);
-        if (!p.ok) break;
-        pMs.push_back(p.makespanMs);
-        pCalls.insert(pCalls.end(), p.callNs.begin(), p.callNs.end());
-        if (!p.note.empty()) note = p.note;
-      }
-      unsetenv("PIPESCOPE_CUPTI_API");
-      std::printf("| %s | %.2f / %.1f | %.2f / %.1f | %.2f / %.1f | %.2f / %.1f%s%s |\n", name.c_str(), median(ms[0]),
+      std::printf("| %s | %.2f / %.1f | %.2f / %.1f | %.2f / %.1f |\n", name.c_str(), median(ms[0]),
                   median(callNs[0]) / 1e3, median(ms[1]), median(callNs[1]) / 1e3, median(ms[2]),
-                  median(callNs[2]) / 1e3, median(pMs), median(pCalls) / 1e3, note.empty() ? "" : ": ",
-                  note.c_str());
+                  median(callNs[2]) / 1e3);
       std::fflush(stdout);
     }
     // Bus bandwidth of a 256 MiB all-reduce: a plain ncclAllReduce loop (nccl-tests'

@@ -584,7 +584,7 @@ int main(int argc, char** argv) {
       for (int api = 0; api < 2; ++api) {
         cuda::CuptiTracer tracer;
         std::string why;
-        if (!tracer.start(why, api == 1 ? cuda::CuptiTracer::ApiRecords::All : cuda::CuptiTracer::ApiRecords::None)) {
+        if (!tracer.start(why, api == 1)) {
           std::printf("CUPTI unavailable: %s\n", why.c_str());
           break;
         }

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -116,37 +115,6 @@ constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
-/// True for the runtime and driver calls that can put work on a GPU: kernel launches,
-/// copies, memsets and prefetches. Only their API records carry an external id that a
-/// GPU record needs; every other call's record (an NCCL group call makes dozens:
-/// device switches, events, capture queries) only costs the issuing thread.
-bool startsGpuWork(const char* name) {
-  if (!name) return false;
-  for (const char* prefix : {"cudaLaunch", "cudaMemcpy", "cudaMemset", "cudaMemPrefetch", "cuLaunch", "cuMemcpy",
-                             "cuMemset", "cuMemPrefetch"})
-    if (std::strncmp(name, prefix, std::strlen(prefix)) == 0) return true;
-  return false;
-}
-
-/// With every runtime and driver API record enabled, turns off those of the calls
-/// that start no GPU work. (Enabling only the work calls, without the whole kinds,
-/// left their GPU records without external ids: H200, CUDA 13.0.)
-void disableNonWorkApiRecords() {
-  const struct {
-    CUpti_CallbackDomain domain;
-    std::uint32_t size;
-    CUptiResult (*enable)(CUpti_CallbackId, uint8_t);
-  } domains[] = {{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, cuptiActivityEnableRuntimeApi},
-                 {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, cuptiActivityEnableDriverApi}};
-  for (const auto& d : domains) {
-    for (std::uint32_t cbid = 1; cbid < d.size; ++cbid) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(d.domain, cbid, &name) == CUPTI_SUCCESS && name && !startsGpuWork(name))
-        d.enable(cbid, 0);
-    }
-  }
-}
-
 void CUPTIAPI noCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 std::string resultText(CUptiResult r) {
@@ -166,8 +134,7 @@ CuptiTracer::~CuptiTracer() {
   }
 }
 
-bool CuptiTracer::start(std::string& whyNot, ApiRecords api) {
-  const bool apiRecords = api != ApiRecords::None;
+bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
   apiRecords_ = apiRecords;
   Shared& s = shared();
   {
@@ -216,7 +183,6 @@ bool CuptiTracer::start(std::string& whyNot, ApiRecords api) {
     }
     ++enabled;
   }
-  if (api == ApiRecords::WorkCalls) disableNonWorkApiRecords();
   // CUPTI's own thread delivers records every few ms: flushing on the submit
   // thread mid-run costs about a millisecond per flush (measured on an H200).
   cuptiActivityFlushPeriod(5);

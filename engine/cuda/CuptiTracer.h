@@ -31,13 +31,9 @@ class CuptiTracer {
 
   /// Enables activity collection; false with `whyNot` set when CUPTI cannot be used
   /// (e.g. another profiler owns it). Nothing stays enabled after a failure.
-  /// Which runtime/driver API records to collect: they carry the external ids.
-  enum class ApiRecords {
-    All,        ///< every call's
-    WorkCalls,  ///< only those of calls that start GPU work (launches, copies, memsets, prefetches)
-    None,       ///< none (diagnostics only: without them no interval can be resolved)
-  };
-  bool start(std::string& whyNot, ApiRecords api = ApiRecords::All);
+  /// `apiRecords` = false leaves out the runtime/driver API records that carry the
+  /// external ids (diagnostics only: without them no interval can be resolved).
+  bool start(std::string& whyNot, bool apiRecords = true);
   /// Delivers pending records and disables collection.
   void stop();
   bool active() const { return active_; }

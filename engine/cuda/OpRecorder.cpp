@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <cstdlib>
-#include <string_view>
 
 #include "config/PipelineConfig.h"
 #include "cuda/OpRecorderOrder.h"
@@ -65,11 +63,7 @@ void OpRecorder::startClocks(DeviceInfo* infos, std::size_t count) {
   // took ~3 ms on an H100).
   lastFlushNs_ = steadyNowNs();
   std::string whyNot;
-  // PIPESCOPE_CUPTI_API=work: API records of the calls that start GPU work only (what
-  // the other calls' records cost the issuing thread, e.g. inside NCCL's group calls).
-  const char* api = std::getenv("PIPESCOPE_CUPTI_API");
-  cupti_ = tracer_.start(whyNot, api && std::string_view(api) == "work" ? CuptiTracer::ApiRecords::WorkCalls
-                                                                       : CuptiTracer::ApiRecords::All);
+  cupti_ = tracer_.start(whyNot);
   for (std::size_t i = 0; i < count; ++i) {
     DeviceInfo& info = infos[i];
     if (cupti_) {
