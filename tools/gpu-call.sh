@@ -58,6 +58,16 @@ L=$OUT/logs
 mkdir -p "$L"
 B=build-gpu
 CLI=$B/app/cli/pipescope-cli
+
+# The recording's targets (the CLI, the injection library, the workload the overhead
+# benchmark records) and any others named; false, with the log's tail, when they fail.
+build_record() {
+  ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject gpu_minimal_workload_bench "$@" >"$L/record-build.log" 2>&1 && return 0
+  tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"
+  say "RECORD BUILD FAILED"
+  pack
+  return 1
+}
 T0=$(date +%s)
 pack() { tar -C "$OUT" -czf "$OUT/results.tar.gz.tmp" logs 2>/dev/null && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz"; }
 say() { echo "== [$(($(date +%s) - T0)) s] $*" | tee -a "$OUT/summary.log"; }
@@ -204,8 +214,7 @@ for step in "$@"; do
       cat "$M/summary.log" >>"$OUT/summary.log" 2>/dev/null
       ;;
     record)
-      ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject pipescope_gpu_tests pipescope_record_sample \
-        gpu_minimal_workload_bench >"$L/record-build.log" 2>&1 || { tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"; say "RECORD BUILD FAILED"; pack; continue; }
+      build_record pipescope_gpu_tests pipescope_record_sample || continue
       timeout 180 $B/tests/pipescope_gpu_tests --gtest_filter='RecordGpu*' >"$L/record-gpu-tests.log" 2>&1
       echo "record gpu tests rc=$?" | tee -a "$OUT/summary.log"
       grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|actual|unexpected finding" "$L/record-gpu-tests.log" | head -30 |
@@ -228,8 +237,7 @@ for step in "$@"; do
     recordcost)
       # What each part of a recording costs a host-bound training loop: every variant of
       # PIPESCOPE_RECORD_API beside no recording and torch.profiler, REPS rounds (default 2).
-      ninja -C $B -j"$(nproc)" pipescope-cli pipescope-inject gpu_minimal_workload_bench >"$L/record-build.log" 2>&1 ||
-        { tail -20 "$L/record-build.log" | tee -a "$OUT/summary.log"; say "RECORD BUILD FAILED"; pack; continue; }
+      build_record || continue
       timeout 500 python3 bench/record_overhead.py --cli $CLI --workload $B/bench/gpu_minimal_workload_bench \
         --reps "${arg:-2}" --no-minimal --api-variants >"$L/record-cost.log" 2>&1
       echo "record cost rc=$?" | tee -a "$OUT/summary.log"
