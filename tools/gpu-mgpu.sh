@@ -14,7 +14,8 @@
 #                   reference, 256 MiB all-reduce bus bandwidth against a plain loop
 #   calibrate.log   pipescope-cli calibrate with the multi-GPU probes; profile.json
 #   mgpu-random.*   the simulator with that profile judged on a random set over the N
-#                   GPUs (seed 26031, never used to fit or develop), measured twice in a
+#                   GPUs (seed $MGPU_SEED, default 26031; pass one never used to fit or
+#                   develop the model), measured twice in a
 #                   row: .log ends "model median X % vs floor median Y %" (the target:
 #                   X <= Y + 3), .md the tables, -repeat1/2.json the measurements;
 #                   mgpu-repro.log: reproducibility --min-sets 1 of the two repeats;
@@ -38,6 +39,7 @@ N=${1:-$PRESENT}
 PARTS=${2:-tests,bench,calibrate,validate,trace,knobs,lessons}
 want() { case ",$PARTS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 # Rows of the random set over the GPUs (each measured 3 times, the set twice).
+SEED=${MGPU_SEED:-26031}
 RANDOM_ROWS=${MGPU_RANDOM_ROWS:-12}
 T0=$(date +%s)
 part() {  # part NAME LIMIT CMD...: runs CMD with a time limit, logs rc and seconds
@@ -86,7 +88,7 @@ fi
 #     Sized by the profile to run 5-120 ms per configuration.
 if want validate; then
   if [ -s "$OUT/profile.json" ]; then
-    part validate 170 "$CLI" validate --profile "$OUT/profile.json" --random "$RANDOM_ROWS" --seed 26031 --gpus "$N" \
+    part validate 170 "$CLI" validate --profile "$OUT/profile.json" --random "$RANDOM_ROWS" --seed "$SEED" --gpus "$N" \
       --repeat 2 --reps 3 --save-measurements "$OUT/mgpu-random.json" --markdown "$OUT/mgpu-random.md" \
       --stages --traces "$OUT/traces-random" >"$OUT/mgpu-random.log" 2>&1
     grep -E "^median \|error\||FAILED|was not measured|^model median" "$OUT/mgpu-random.log" | tail -6 |
