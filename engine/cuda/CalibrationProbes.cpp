@@ -306,14 +306,14 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
 }
 
 std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
-                                                           bool quick, const CalibrationLog& log) {
+                                                            bool quick, const CalibrationLog& log) {
   // Four workers, as in the middle of the CPU fitting runs; never more than the host
   // has cores beside the submit thread.
   const int cores = int(std::thread::hardware_concurrency());
   WorkerPool pool(std::clamp(cores - 1, 1, 4));
-  const std::vector<std::size_t> sizes = quick ? std::vector<std::size_t>{kMiB, 64 * kMiB}
-                                               : std::vector<std::size_t>{256 * kKiB, 2 * kMiB, 8 * kMiB, 32 * kMiB,
-                                                                          128 * kMiB};
+  const std::vector<std::size_t> sizes =
+      quick ? std::vector<std::size_t>{kMiB, 64 * kMiB}
+            : std::vector<std::size_t>{256 * kKiB, 2 * kMiB, 8 * kMiB, 32 * kMiB, 128 * kMiB};
   const int reps = quick ? 7 : 15;
   auto timedCalls = [&] {
     const std::int64_t a = steadyNowNs();

@@ -73,6 +73,6 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
 /// round of them are the steady figure. Extra ns by stage bytes (median of the
 /// repetitions, at least 1 ns): the profile's callAfterCpuStage.
 std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
-                                                           bool quick, const CalibrationLog& log);
+                                                            bool quick, const CalibrationLog& log);
 
 }  // namespace pipescope::cuda
