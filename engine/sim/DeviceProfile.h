@@ -212,7 +212,7 @@ struct DeviceProfile {
   /// The submit thread's first CUDA call after a CPU stage runs slower than the same
   /// call in a steady stream of calls, by more the more memory the stage touched (the
   /// stage's traffic leaves the driver's state cold in the caches): in the traces of
-  /// a random set on an H200 host, 20-90 us where the steady call took 4-12 us. By the
+  /// a random set on an H200 host, 12-100 us where the steady call took 4-12 us. By the
   /// stage's bytes (sorted; linear in log(bytes) between points, flat beyond them);
   /// the simulator adds it to the first call after each stage. Empty = none.
   std::vector<CallAfterStagePoint> callAfterCpuStage;
