@@ -322,24 +322,39 @@ std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream,
   };
   std::vector<CallAfterStagePoint> curve;
   std::string line = "first CUDA calls after a CPU stage (" + std::to_string(pool.size()) + " workers), extra us:";
+  std::string spanLine = "the same stages' span over their workers' mean time:";
   for (std::size_t bytes : sizes) {
     const std::size_t n = bytes / sizeof(float);
     std::vector<float> host(n, 1.0f);  // touched once: no first-touch faults in the stage
-    std::vector<double> steady, after;
+    std::vector<double> steady, after, straggle;
     for (int r = 0; r < reps; ++r) {
       PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
       calls();  // the driver's state warm again
       steady.push_back(timedCalls());
       PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
-      pool.run([&](int w, int ws) { preprocessShare(host.data(), n, r, 1.0, w, ws); });
+      const auto& spans = pool.run([&](int w, int ws) { preprocessShare(host.data(), n, r, 1.0, w, ws); });
       after.push_back(timedCalls());
+      // The stage's span over its workers' mean time (logged only: how far the last
+      // worker ends after the others on this host).
+      std::int64_t first = spans.front().start, last = spans.front().end;
+      double sum = 0;
+      for (const WorkerPool::Span& w : spans) {
+        first = std::min(first, w.start);
+        last = std::max(last, w.end);
+        sum += double(w.end - w.start);
+      }
+      if (sum > 0) straggle.push_back(double(last - first) * double(spans.size()) / sum);
     }
     PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     const double extra = std::max(1.0, median(after) - median(steady));
     curve.push_back({std::uint64_t(bytes), extra});
     line += " " + sizeText(bytes) + "=" + fmt(extra / 1e3);
+    spanLine += " " + sizeText(bytes) + "=" + fmt(median(straggle), 2);
   }
-  if (log) log(line + " (steady calls beside them)");
+  if (log) {
+    log(line + " (steady calls beside them)");
+    log(spanLine);
+  }
   return curve;
 }
 
