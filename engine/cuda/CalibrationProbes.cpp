@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include <cublas_v2.h>
 
@@ -302,6 +303,59 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
   if (log) log("mapped (zero-copy) read and write by one kernel at once (32 MiB each way): " + fmt(gbps, 2) +
                " GB/s together");
   return gbps;
+}
+
+std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+                                                            bool quick, const CalibrationLog& log) {
+  // Four workers, as in the middle of the CPU fitting runs; never more than the host
+  // has cores beside the submit thread.
+  const int cores = int(std::thread::hardware_concurrency());
+  WorkerPool pool(std::clamp(cores - 1, 1, 4));
+  const std::vector<std::size_t> sizes =
+      quick ? std::vector<std::size_t>{kMiB, 64 * kMiB}
+            : std::vector<std::size_t>{256 * kKiB, 2 * kMiB, 8 * kMiB, 32 * kMiB, 128 * kMiB};
+  const int reps = quick ? 7 : 15;
+  auto timedCalls = [&] {
+    const std::int64_t a = steadyNowNs();
+    calls();
+    return double(steadyNowNs() - a);
+  };
+  std::vector<CallAfterStagePoint> curve;
+  std::string line = "first CUDA calls after a CPU stage (" + std::to_string(pool.size()) + " workers), extra us:";
+  std::string spanLine = "the same stages' span over their workers' mean time:";
+  for (std::size_t bytes : sizes) {
+    const std::size_t n = bytes / sizeof(float);
+    std::vector<float> host(n, 1.0f);  // touched once: no first-touch faults in the stage
+    std::vector<double> steady, after, straggle;
+    for (int r = 0; r < reps; ++r) {
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+      calls();  // the driver's state warm again
+      steady.push_back(timedCalls());
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+      const auto& spans = pool.run([&](int w, int ws) { preprocessShare(host.data(), n, r, 1.0, w, ws); });
+      after.push_back(timedCalls());
+      // The stage's span over its workers' mean time (logged only: how far the last
+      // worker ends after the others on this host).
+      std::int64_t first = spans.front().start, last = spans.front().end;
+      double sum = 0;
+      for (const WorkerPool::Span& w : spans) {
+        first = std::min(first, w.start);
+        last = std::max(last, w.end);
+        sum += double(w.end - w.start);
+      }
+      if (sum > 0) straggle.push_back(double(last - first) * double(spans.size()) / sum);
+    }
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const double extra = std::max(1.0, median(after) - median(steady));
+    curve.push_back({std::uint64_t(bytes), extra});
+    line += " " + sizeText(bytes) + "=" + fmt(extra / 1e3);
+    spanLine += " " + sizeText(bytes) + "=" + fmt(median(straggle), 2);
+  }
+  if (log) {
+    log(line + " (steady calls beside them)");
+    log(spanLine);
+  }
+  return curve;
 }
 
 }  // namespace pipescope::cuda

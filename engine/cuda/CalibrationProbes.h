@@ -66,4 +66,13 @@ double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const Cali
 /// directions at once: all bytes moved (read + written) per second, GB/s.
 double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);
 
+/// The submit thread's first CUDA calls after a CPU stage, against the same calls in a
+/// steady stream of calls: the backend's WorkerPool runs preprocessing over a host
+/// buffer of each size (the stage's bytes), then `calls` (the calls a pipeline makes
+/// after its stage) are timed on the host; the same calls timed right after a first
+/// round of them are the steady figure. Extra ns by stage bytes (median of the
+/// repetitions, at least 1 ns): the profile's callAfterCpuStage.
+std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+                                                            bool quick, const CalibrationLog& log);
+
 }  // namespace pipescope::cuda

@@ -127,14 +127,15 @@ class Calibrator {
     // What drifts with the host (API calls, wake-ups) or the whole device model.
     using Step = void (Calibrator::*)();
     const std::vector<Step> steps =
-        hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts}
+        hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts, &Calibrator::callAfterCpuStage}
                  : std::vector<Step>{&Calibrator::hostApiCosts,     &Calibrator::kernelRates,
                                      &Calibrator::pinnedCopies,     &Calibrator::syncCosts,
                                      &Calibrator::streamDependency, &Calibrator::pinnedBlockingCopies,
                                      &Calibrator::pageableCopies,   &Calibrator::pageableStaging,
                                      &Calibrator::bidirectional,
                                      &Calibrator::mappedAndManaged, &Calibrator::gemm,
-                                     &Calibrator::cpuWork,          &Calibrator::syncModeWakes,
+                                     &Calibrator::cpuWork,          &Calibrator::callAfterCpuStage,
+                                     &Calibrator::syncModeWakes,
                                      &Calibrator::severalGpus};
     if (hostOnly) tinyPeriodNs_ = p_.kernelGapNs + p_.kernelFixedNs;  // kernelRates' figure, from the base
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -817,6 +818,26 @@ class Calibrator {
     log(line + " -> " + fmt(p_.cpuNsPerOp, 4) +
         " ns per op-byte on one worker, speed-up on 8: " + fmt(p_.cpuWorkerSpeedup.back().speedup, 2));
     checksumSink_ = sink;  // keeps the postprocessing from being optimised away
+  }
+
+  void callAfterCpuStage() {
+    // What an async pipeline calls after preprocessing a batch: its H2D copy, a
+    // kernel, its D2H copy and the batch's event, each correlated as the backend does.
+    const std::size_t bytes = 64 * kKiB;
+    auto* host = static_cast<std::uint8_t*>(pinned_.host());
+    const auto calls = [&] {
+      {
+        Correlated c(tracer_, ++nextId_);
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(devA_.get(), host, bytes, cudaMemcpyHostToDevice, st()));
+      }
+      launchTiny();
+      {
+        Correlated c(tracer_, ++nextId_);
+        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(host + bytes, devB_.get(), bytes, cudaMemcpyDeviceToHost, st()));
+      }
+      PIPESCOPE_CUDA_CHECK(cudaEventRecord(evB_.get(), st()));
+    };
+    p_.callAfterCpuStage = calibrateCallAfterCpuStage(st(), calls, options_.quick, options_.log);
   }
 
   /// Marks the calls in its scope with an external correlation id, as the backend does.

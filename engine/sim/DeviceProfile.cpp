@@ -136,6 +136,9 @@ class FieldReader {
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
+  void callsAfterStage(const char* key, std::vector<CallAfterStagePoint>& out) {
+    points(key, out, "bytes", &CallAfterStagePoint::bytes, 1, INT64_MAX, "ns", &CallAfterStagePoint::ns);
+  }
   void roundsCurve(const char* key, std::vector<CpuRoundsPoint>& out) {
     points(key, out, "rounds", &CpuRoundsPoint::rounds, 0, 1 << 20, "nsPerByte", &CpuRoundsPoint::nsPerByte);
   }
@@ -284,6 +287,9 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.cpuStageHandoff.empty())
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
+  if (!p.callAfterCpuStage.empty())
+    j["callAfterCpuStage"] =
+        pointsToJson(p.callAfterCpuStage, "bytes", &CallAfterStagePoint::bytes, "ns", &CallAfterStagePoint::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   if (!p.multiGpuSource.empty()) j["multiGpuSource"] = p.multiGpuSource;
   j["peerAccess"] = p.peerAccess;
@@ -382,6 +388,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
+  r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);

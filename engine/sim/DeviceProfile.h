@@ -45,6 +45,14 @@ struct WorkerHandoff {
   bool operator==(const WorkerHandoff&) const = default;
 };
 
+/// Extra host time of the submit thread's first CUDA call after a CPU stage that
+/// touched `bytes` bytes, beyond the call's own cost.
+struct CallAfterStagePoint {
+  std::uint64_t bytes = 0;
+  double ns = 0;
+  bool operator==(const CallAfterStagePoint&) const = default;
+};
+
 /// Measured speed-up of the CPU stages on `workers` threads over one thread.
 struct WorkerSpeedup {
   int workers = 1;
@@ -201,6 +209,13 @@ struct DeviceProfile {
   /// thread). 15-35 us each way on the GPU hosts, so a pipeline with pre- and
   /// postprocessing on small batches spent 50-100 us per batch the model left out.
   std::vector<WorkerHandoff> cpuStageHandoff;
+  /// The submit thread's first CUDA call after a CPU stage runs slower than the same
+  /// call in a steady stream of calls, by more the more memory the stage touched (the
+  /// stage's traffic leaves the driver's state cold in the caches): in the traces of
+  /// a random set on an H200 host, 12-100 us where the steady call took 4-12 us. By the
+  /// stage's bytes (sorted; linear in log(bytes) between points, flat beyond them);
+  /// the simulator adds it to the first call after each stage. Empty = none.
+  std::vector<CallAfterStagePoint> callAfterCpuStage;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 

@@ -180,6 +180,11 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     trace_.ops().append(op);
   }
   hostT_ += cost + handoff;
+  // The submit thread's next CUDA call runs with the driver's state cold after the
+  // stage's memory traffic.
+  AfterStageCost& after = afterStageCache_[pre ? 0 : 1];
+  if (after.bytes != bytes) after = {bytes, callAfterCpuStageNs(profile_, bytes)};
+  callAfterStageNs_ = after.ns;
 }
 
 Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch, int device) {
@@ -195,6 +200,8 @@ bool Simulator::isManagedMemory() const {
 }
 
 void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlation) {
+  cost += callAfterStageNs_;
+  callAfterStageNs_ = 0;
   Op op;
   op.kind = OpKind::ApiCall;
   op.lane = submitLane_;
@@ -723,6 +730,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   bytes_ = {cfg_.batchBytes(), cfg_.outputBytes(), cfg_.d2hBytes(), copiesRotateHostBuffers(cfg_),
             cfg_.preprocessOpsPerByte > 0};
   copyCache_[0] = copyCache_[1] = CopyCost{};
+  afterStageCache_[0] = afterStageCache_[1] = AfterStageCost{};
+  callAfterStageNs_ = 0;
   const auto streams = std::size_t(gpus_ * kStreamsPerGpu);
   streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.

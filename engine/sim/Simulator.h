@@ -140,6 +140,14 @@ class Simulator {
   std::vector<ManagedPages> managed_;  // per GPU, per host slot
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
+  // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),
+  // and the last stage size it was looked up for (every batch's stages have the same sizes).
+  double callAfterStageNs_ = 0;
+  struct AfterStageCost {
+    std::uint64_t bytes = 0;
+    double ns = 0;
+  };
+  AfterStageCost afterStageCache_[2];  // preprocessing, postprocessing
   // Several GPUs: each GPU's last all-reduce (the next step's kernels wait for it),
   // the ops the model kernels' buckets follow, and a pipeline step's last ops.
   std::vector<std::uint64_t> lastCollective_;

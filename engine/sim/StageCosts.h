@@ -115,6 +115,11 @@ double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, boo
 /// its points, the nearest point outside them; 0 without a curve.
 double cpuStageHandoffNs(const DeviceProfile& p, int workers);
 
+/// Extra host time of the submit thread's first CUDA call after a CPU stage that
+/// touched `bytes` bytes: the profile's curve, linear in log(bytes) between its
+/// points, flat beyond them; 0 without a curve or for 0 bytes.
+double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes);
+
 /// One CPU stage of a batch on `workers` threads in parallel (fork-join).
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess);
 

@@ -298,6 +298,32 @@ TEST(CpuHandoffFit, RecoversTheSubmitThreadsTimeAroundEachStage) {
   for (const WorkerHandoff& h : fitCpuHandoff(*free, none, 1).handoff) EXPECT_LT(h.ns, 100);
 }
 
+TEST(CpuHandoffFit, LeavesTheFirstCallAfterAStageToItsOwnTerm) {
+  // calibrate measures callAfterCpuStage before the hand-off fit; the fit simulates
+  // with it, so it recovers the hand-off alone instead of counting that call twice.
+  DeviceProfile truth = h200();
+  truth.cpuPreprocessRoundsCurve = {{0, 0.5}, {4, 1.7}};
+  truth.cpuPostprocessRoundsCurve = {{0, 0.3}, {4, 1.0}};
+  truth.cpuWorkerSpeedup = {{1, 1.0}, {8, 4.0}};
+  truth.cpuStageHandoff = {{1, 25000}, {8, 45000}};
+  truth.callAfterCpuStage = {{262144, 10000}};
+  DeviceProfile start = truth;
+  start.cpuStageHandoff.clear();
+  auto measured = makeSimulatorBackend(truth);
+  const CpuHandoffResult r = fitCpuHandoff(*measured, start, 1);
+  ASSERT_EQ(r.handoff.size(), 2u);
+  EXPECT_NEAR(r.handoff[0].ns, 25000, 25000 * 0.03);
+  EXPECT_NEAR(r.handoff[1].ns, 45000, 45000 * 0.03);
+  // Started without the term, the fit takes it into the hand-off: the fitting runs'
+  // batches pre- and postprocess, and only the call after the second stage pays it,
+  // so each stage's hand-off grows by about half of it.
+  start.callAfterCpuStage.clear();
+  const CpuHandoffResult absorbed = fitCpuHandoff(*measured, start, 1);
+  ASSERT_EQ(absorbed.handoff.size(), 2u);
+  EXPECT_NEAR(absorbed.handoff[0].ns, 30000, 30000 * 0.03);
+  EXPECT_NEAR(absorbed.handoff[1].ns, 50000, 50000 * 0.03);
+}
+
 DeviceProfile hostTruth() {
   DeviceProfile t = h200();
   t.hostOpOverheadNs = 1500;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/StageCosts.h"
@@ -541,6 +543,69 @@ TEST(SimulatorTiming, TheSubmitThreadHandsEachCpuStageOverAndIsWokenAfterIt) {
   c.cpuWorkers = 1;
   EXPECT_EQ(firstCallAfterStage(c, start, end), 1000);
   EXPECT_EQ(start, 0);
+}
+
+TEST(SimulatorTiming, TheFirstCallAfterACpuStagePaysTheAfterStageCostOfItsBytes) {
+  // Blocking batches of 1000 B, preprocessing at 1 ns/B on one worker, no hand-off;
+  // after a 1000-byte stage the first call costs 300 ns more, after 1 MB 900 ns.
+  DeviceProfile p = roundProfile();
+  p.cpuPreprocessRoundsCurve = {{0, 1.0}};
+  p.callAfterCpuStage = {{1000, 300}, {1000000, 900}};
+  PipelineConfig c = roundConfig(1000, 2);
+  c.mode = TransferMode::Blocking;
+  c.preprocessOpsPerByte = 0.25;
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  // Batch 0: stage 0..1000; the cudaMemcpy H2D call 1000..1300, its copy
+  // 1300..2300; the launch (no extra: not the first call) at 2300, the kernel
+  // 2300..3300; the D2H call at 3300, its copy 3300..4300. Batch 1's stage
+  // 4300..5300, its H2D call 5300..5600 and copy 5600..6600.
+  auto calls = r.of(OpKind::ApiCall);
+  ASSERT_GE(calls.size(), 4u);
+  EXPECT_EQ(calls[0].start, 1000);
+  EXPECT_EQ(calls[0].end, 1300);
+  EXPECT_EQ(calls[1].start, 2300);
+  EXPECT_EQ(calls[1].end, 2300);
+  EXPECT_EQ(calls[3].start, 5300);
+  EXPECT_EQ(calls[3].end, 5600);
+  auto h2d = r.of(OpKind::CopyH2D);
+  ASSERT_EQ(h2d.size(), 2u);
+  EXPECT_EQ(h2d[0].start, 1300);
+  EXPECT_EQ(h2d[1].start, 5600);
+  // 10 kB: a third of the way from 1000 to 1000000 in log(size): 500 ns.
+  c = roundConfig(10000, 1);
+  c.mode = TransferMode::Blocking;
+  c.preprocessOpsPerByte = 0.25;
+  r = runSim(c, p);
+  calls = r.of(OpKind::ApiCall);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls[0].start, 10000);
+  EXPECT_EQ(calls[0].end, 10500);
+  // Flat beyond the curve's ends; no curve, no extra cost.
+  c = roundConfig(100, 1);
+  c.mode = TransferMode::Blocking;
+  c.preprocessOpsPerByte = 0.25;
+  calls = runSim(c, p).of(OpKind::ApiCall);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls[0].end - calls[0].start, 300);
+  p.callAfterCpuStage.clear();
+  calls = runSim(c, p).of(OpKind::ApiCall);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls[0].end - calls[0].start, 0);
+}
+
+TEST(SimulatorTiming, TheAfterStageCurveRoundTripsThroughJsonAndOldProfilesLeaveItEmpty) {
+  DeviceProfile p = roundProfile();
+  p.callAfterCpuStage = {{262144, 4000}, {8388608, 100000}};
+  nlohmann::json j = profileToJson(p);
+  EXPECT_EQ(profileFromJson(j).callAfterCpuStage, p.callAfterCpuStage);
+  // A profile written before the field: none, and the first call costs what it did.
+  j.erase("callAfterCpuStage");
+  EXPECT_TRUE(profileFromJson(j).callAfterCpuStage.empty());
+  EXPECT_TRUE(builtinProfile("h200")->callAfterCpuStage.empty());
+  EXPECT_EQ(callAfterCpuStageNs(profileFromJson(j), 1 << 20), 0);
+  j["callAfterCpuStage"] = nlohmann::json::array({{{"bytes", 4096}, {"ns", 10}}, {{"bytes", 1024}, {"ns", 20}}});
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);  // not sorted by size
 }
 
 TEST(SimulatorTiming, APrefetchOfPagesAlreadyOnTheDeviceTakesNoShareOfTheLink) {

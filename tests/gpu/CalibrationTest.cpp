@@ -88,6 +88,16 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     EXPECT_GT(p.syncSleepWakeNs, p.syncWakeNs);
   }
   EXPECT_GT(p.cpuNsPerOp, 0.0);
+  // The first calls after a CPU stage: at least the 1 ns floor, at most milliseconds
+  // (a few calls), by increasing stage size.
+  ASSERT_FALSE(p.callAfterCpuStage.empty());
+  for (std::size_t i = 0; i < p.callAfterCpuStage.size(); ++i) {
+    EXPECT_GE(p.callAfterCpuStage[i].ns, 1.0);
+    EXPECT_LT(p.callAfterCpuStage[i].ns, 5e6);
+    if (i > 0) {
+      EXPECT_GT(p.callAfterCpuStage[i].bytes, p.callAfterCpuStage[i - 1].bytes);
+    }
+  }
   EXPECT_GE(p.deviceMemoryBytes, device.memoryBytes / 2);
   EXPECT_FALSE(lines.empty());
   // What calibrate writes, the simulator reads back unchanged.
