@@ -56,6 +56,11 @@ TEST_F(SweepGpuTest, ReusedBuffersMeasureLikeFreshOnes) {
   const SweepResult r = runSweep(reusedSpec, *backend_);
   ASSERT_EQ(r.points.size(), 6u);
   expectComplete(r);
+  // Under compute-sanitizer every op is timed by events and slowed by the tool's own
+  // bookkeeping, which differs between fresh and reused buffers (fresh ones 1.29x
+  // slower under memcheck on an H200): the throughputs say nothing about the cache.
+  if (!sanitizerTool().empty())
+    GTEST_SKIP() << "throughput of reused against fresh buffers is not compared under " << sanitizerTool();
   // Each point again on its own, on a new backend with buffers of exactly its size:
   // the same throughput within the run-to-run spread both sides measured. The new
   // backend's first sweep is discarded: it pays for loading the kernels and CUPTI's
