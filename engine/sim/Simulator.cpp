@@ -46,7 +46,9 @@ double Simulator::wakeNs(double waitedNs) const {
   return blockingSyncWakeNs(profile_, waitedNs);
 }
 
-std::string Simulator::gpuName(int device) const { return "GPU" + std::to_string(ordinals_[std::size_t(device)]); }
+std::string Simulator::gpuName(int device) const {
+  return "GPU" + std::to_string(ordinals_[std::size_t(device)]);
+}
 
 void Simulator::setupLanes() {
   submitLane_ = trace_.lane(LaneKind::HostSubmit, 0, "submit thread");
@@ -403,8 +405,8 @@ void Simulator::planKernels(const KernelWork& w) {
   // kernel (in pieces), or the GEMM layers of a cuBLAS preset and their head kernel.
   planned_.clear();
   if (w.normalize)
-    planned_.push_back(
-        {names_.normalize, names_.launch, profile_.kernelLaunchNs, normalizeKernelNs(profile_, w.in), w.in, false});
+    planned_.push_back({names_.normalize, names_.launch, profile_.kernelLaunchNs, normalizeKernelNs(profile_, w.in), w.in,
+                        false});
   const GemmShape g = gemmShape(cfg_.model);
   if (g.width == 0) {
     const double piece = w.customFlopsPerByte / w.customPieces;
@@ -658,8 +660,7 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
   pipelineWaits_.clear();
   for (int s = 0; s < std::min(micro, cfg_.streams); ++s)
     pipelineWaits_.push_back(streamLastOp_[std::size_t(globalStream(last, s))]);
-  inFlight_.push_back(
-      InFlightBatch{batch, last, *std::min_element(pipelineWaits_.begin(), pipelineWaits_.end()), true});
+  inFlight_.push_back(InFlightBatch{batch, last, *std::min_element(pipelineWaits_.begin(), pipelineWaits_.end()), true});
   ++inFlightOn_[std::size_t(last)];
 }
 

@@ -41,16 +41,16 @@ class Simulator {
   struct KernelWork {
     std::uint64_t in = 0, out = 0;  ///< bytes read (the batch or micro-batch input) and written (its output)
     bool normalize = false;
-    double customFlopsPerByte = 0;     ///< custom model: its work on this GPU, FLOP per input byte
-    int customPieces = 1;              ///< ... launched as this many equal pieces
+    double customFlopsPerByte = 0;  ///< custom model: its work on this GPU, FLOP per input byte
+    int customPieces = 1;           ///< ... launched as this many equal pieces
     int firstLayer = 0, endLayer = 0;  ///< GEMM presets: the layers run here
     bool head = false;                 ///< GEMM presets: the head kernel runs here
   };
   struct Planned {
     std::uint16_t name, apiName;
     double apiCost, ns;
-    std::uint64_t bytes;             // what the backend records: the data the kernel works on
-    bool model;                      // a model kernel (what all-reduce buckets follow)
+    std::uint64_t bytes;  // what the backend records: the data the kernel works on
+    bool model;           // a model kernel (what all-reduce buckets follow)
     LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
   };
 
@@ -126,23 +126,23 @@ class Simulator {
   std::vector<int> ordinals_;
   struct BatchBytes {
     std::uint64_t in = 0, out = 0, d2h = 0;
-    bool rotatingHost = false;    ///< copies rotate over host slots (the rotating pageable curves)
+    bool rotatingHost = false;  ///< copies rotate over host slots (the rotating pageable curves)
     bool cpuWritesInput = false;  ///< preprocessing writes the input just before the GPU reads it
-  } bytes_;                       // cfg_'s sizes, computed once per configuration (outputBytes() rounds through libm)
+  } bytes_;  // cfg_'s sizes, computed once per configuration (outputBytes() rounds through libm)
   GpuModel gpu_;
   double hostT_ = 0;
   std::int64_t completed_ = 0;
   std::int64_t publishedCompleted_ = 0;
   RingBuffer<InFlightBatch> inFlight_;
-  std::vector<int> inFlightOn_;      // per GPU: its batches in flight
-  std::vector<bool> streamHasData_;  // by global stream: resident data already on the device
+  std::vector<int> inFlightOn_;       // per GPU: its batches in flight
+  std::vector<bool> streamHasData_;   // by global stream: resident data already on the device
   // Where a host slot's managed buffers live now: the host, or the device. Touching
   // pages on the other side faults them over (docs/simulator.md).
   struct ManagedPages {
     bool inputOnDevice = false;
     std::uint64_t outputBytesOnHost = 0;
   };
-  std::vector<ManagedPages> managed_;        // per GPU, per host slot
+  std::vector<ManagedPages> managed_;  // per GPU, per host slot
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
   // Several GPUs: each GPU's last all-reduce (the next step's kernels wait for it),
