@@ -301,6 +301,7 @@ json profileToJson(const DeviceProfile& p) {
   if (p.hostLinksH2dGBps > 0) j["hostLinksH2dGBps"] = p.hostLinksH2dGBps;
   if (p.hostLinksD2hGBps > 0) j["hostLinksD2hGBps"] = p.hostLinksD2hGBps;
   j["collectiveSmShare"] = p.collectiveSmShare;
+  if (p.collectiveYieldShare > 0) j["collectiveYieldShare"] = p.collectiveYieldShare;
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -404,6 +405,11 @@ DeviceProfile profileFromJson(const json& j) {
   if (p.collectiveSmShare >= 1)
     throw std::invalid_argument("device profile field 'collectiveSmShare' = " + std::to_string(p.collectiveSmShare) +
                                 ": allowed 0 to below 1 (the share of the SMs NCCL's kernels take)");
+  r.number("collectiveYieldShare", p.collectiveYieldShare, true);
+  if (p.collectiveYieldShare > 1)
+    throw std::invalid_argument(
+        "device profile field 'collectiveYieldShare' = " + std::to_string(p.collectiveYieldShare) +
+        ": allowed 0 to 1 (0: kernels give way to NCCL, 1: NCCL gives way to kernels)");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

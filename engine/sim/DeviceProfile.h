@@ -250,6 +250,12 @@ struct DeviceProfile {
   /// (they occupy SMs): kernels beside it run at (1 - share) of their speed. On the
   /// H200s, model kernels that fill every SM and NCCL's barely ran side by side (0.9).
   double collectiveSmShare = 0.9;
+  /// Which side gives way when they meet: 0, the kernels run at (1 - share) of their
+  /// speed beside a collective and the collective at full speed; 1, the kernels keep
+  /// their SMs and the collective moves at (1 - share) while any of its GPUs runs a
+  /// kernel (an NCCL call issued beside a kernel that fills the GPU). Measured by
+  /// launching a kernel first, then the all-reduces (0 when not measured).
+  double collectiveYieldShare = 0;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

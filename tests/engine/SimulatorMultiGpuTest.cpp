@@ -3,6 +3,8 @@
 // numbers, and the peer-link and all-reduce cost model.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/InterconnectCosts.h"
@@ -124,6 +126,48 @@ TEST(SimulatorMultiGpu, TheCollectiveSlowsTheKernelsBesideIt) {
   ASSERT_GE(kernels.size(), 2u);
   EXPECT_EQ(kernels[1], (Span{3000, 5500}));
   EXPECT_EQ(spansOn(r, OpKind::Collective, 0).at(1), (Span{5500, 6500}));
+}
+
+TEST(SimulatorMultiGpu, ACollectiveThatYieldsWaitsForTheKernelsSMs) {
+  // collectiveYieldShare 1: the second piece (3000-5000) keeps its full speed and
+  // bucket 0, issued beside it at 3000, moves at 1 - 0.75 = a quarter of its speed
+  // until the piece ends: 500 of its 1000 ns by 5000, the rest alone: 5000-5500.
+  // Bucket 1 follows it on the NCCL stream: 5500-6500.
+  DeviceProfile p = roundLinks();
+  p.collectiveSmShare = 0.75;
+  p.collectiveYieldShare = 1.0;
+  const auto r = runSim(bucketCase(2), p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    const auto kernels = spansOn(r, OpKind::Kernel, g);
+    ASSERT_GE(kernels.size(), 2u);
+    EXPECT_EQ(kernels[1], (Span{3000, 5000}));
+    const auto collectives = spansOn(r, OpKind::Collective, g);
+    ASSERT_GE(collectives.size(), 2u);
+    EXPECT_EQ(collectives[0], (Span{3000, 5500}));
+    EXPECT_EQ(collectives[1], (Span{5500, 6500}));
+  }
+  // Half and half (0.5): the kernel at 1 - 0.75 x 0.5 = 0.625 of its speed beside the
+  // collective, the collective at 1 - 0.75 x 0.5 = 0.625 beside the kernel: the bucket's
+  // 1000 ns take 1600 (3000-4600); the piece has done 1000 of 2000 by then (1600 x
+  // 0.625), the other 1000 alone: it ends at 5600.
+  p.collectiveYieldShare = 0.5;
+  const auto h = runSim(bucketCase(2), p);
+  ASSERT_EQ(h.outcome.state, RunState::Finished) << h.outcome.message;
+  EXPECT_EQ(spansOn(h, OpKind::Kernel, 0).at(1), (Span{3000, 5600}));
+  EXPECT_EQ(spansOn(h, OpKind::Collective, 0).at(0), (Span{3000, 4600}));
+}
+
+TEST(SimulatorMultiGpu, TheYieldShareRoundTripsAndOlderProfilesLoadWithout) {
+  DeviceProfile p = roundLinks();
+  p.collectiveYieldShare = 0.8;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(roundLinks());
+  EXPECT_FALSE(j.contains("collectiveYieldShare"));
+  EXPECT_EQ(profileFromJson(j).collectiveYieldShare, 0.0);  // today's model: kernels give way
+  j["collectiveYieldShare"] = 1.5;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
 TEST(SimulatorMultiGpu, ACollectiveEndsOnceTheLastGpuHasJoined) {

@@ -130,6 +130,8 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   EXPECT_GE(p.allreduceStepLatencyNs, 0);
   EXPECT_GE(p.collectiveSmShare, 0);
   EXPECT_LT(p.collectiveSmShare, 1);
+  EXPECT_GE(p.collectiveYieldShare, 0);
+  EXPECT_LE(p.collectiveYieldShare, 1);
   // A group call costs the host at least a kernel launch and less than a millisecond;
   // the host links move bytes each way, and both ways together about as much as either.
   EXPECT_GT(p.allreduceCallNs, 1000);
@@ -141,6 +143,9 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   bool logged = false;
   for (const std::string& l : lines) logged = logged || l.find("all-reduce over 2 GPUs") != std::string::npos;
   EXPECT_TRUE(logged);
+  bool yieldLogged = false;
+  for (const std::string& l : lines) yieldLogged = yieldLogged || l.find("-> yield share") != std::string::npos;
+  EXPECT_TRUE(yieldLogged);
   bool hostLinksLogged = false;
   for (const std::string& l : lines)
     hostLinksLogged = hostLinksLogged || l.find("host links, every GPU") != std::string::npos;
