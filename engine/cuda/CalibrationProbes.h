@@ -66,4 +66,11 @@ double calibrateMappedWrite(cudaStream_t stream, double tinyPeriodNs, const Cali
 /// directions at once: all bytes moved (read + written) per second, GB/s.
 double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const CalibrationLog& log);
 
+/// How much of its mapped write a model kernel hides behind its own work: the model
+/// kernel over 4 MiB at about as much work as its write, writing device memory (W),
+/// writing mapped memory with no work (X), then both (B): (W + X - B) / min(W, X),
+/// clamped to 0..1 (DeviceProfile::mappedWriteOverlap).
+double calibrateMappedWriteOverlap(cudaStream_t stream, double tinyPeriodNs, double modelGflops, double mappedWriteGBps,
+                                   const CalibrationLog& log);
+
 }  // namespace pipescope::cuda

@@ -706,6 +706,8 @@ class Calibrator {
     }
     p_.mappedWriteGBps = calibrateMappedWrite(st(), tinyPeriodNs_, options_.log);
     p_.mappedDuplexGBps = calibrateMappedDuplex(st(), tinyPeriodNs_, options_.log);
+    p_.mappedWriteOverlap =
+        calibrateMappedWriteOverlap(st(), tinyPeriodNs_, p_.modelGflops, p_.mappedWriteGBps, options_.log);
     const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
                                                         options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;

@@ -231,6 +231,7 @@ json profileToJson(const DeviceProfile& p) {
   j["mappedReadGBps"] = p.mappedReadGBps;
   j["mappedWriteGBps"] = p.mappedWriteGBps;
   if (p.mappedDuplexGBps > 0) j["mappedDuplexGBps"] = p.mappedDuplexGBps;
+  if (p.mappedWriteOverlap != 1.0) j["mappedWriteOverlap"] = p.mappedWriteOverlap;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
   if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
@@ -347,6 +348,10 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("mappedReadGBps", p.mappedReadGBps, false);
   r.number("mappedWriteGBps", p.mappedWriteGBps, true);
   r.number("mappedDuplexGBps", p.mappedDuplexGBps, true);
+  r.number("mappedWriteOverlap", p.mappedWriteOverlap, true);
+  if (p.mappedWriteOverlap > 1)
+    throw std::invalid_argument("device profile field 'mappedWriteOverlap' = " + std::to_string(p.mappedWriteOverlap) +
+                                ": allowed 0 to 1 (the share of a mapped write a kernel hides behind its work)");
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);

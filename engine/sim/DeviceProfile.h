@@ -113,6 +113,10 @@ struct DeviceProfile {
   /// together (GB/s): the link's two directions do not both reach their own rate
   /// then (H100: ~84 GB/s together against ~51 + 52 alone). 0 = unknown: no cap.
   double mappedDuplexGBps = 0;
+  /// How much of a mapped write a kernel hides behind its own work: a model kernel
+  /// doing work W and writing its output in time X takes max(W, X) + (1 - this) x
+  /// min(W, X). 1 (the default, and profiles without the field): the longer alone.
+  double mappedWriteOverlap = 1.0;
   /// Managed memory. A kernel touching pages that live on the host faults them over
   /// (GPU side), and a CPU stage touching pages that live on the device faults them
   /// back (CPU side). Effective rates by size (fault handling included), like the

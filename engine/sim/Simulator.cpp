@@ -455,7 +455,7 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
       const bool writes = k + 1 == planned_.size() || piece;
       const double compute = kernel.ns;
       if (reads) kernel.ns = std::max(kernel.ns, read);
-      if (writes) kernel.ns = std::max(kernel.ns, write);
+      if (writes) kernel.ns = mappedWriteKernelNs(profile_, kernel.ns, write);
       if (reads && writes && profile_.mappedDuplexGBps > 0)
         kernel.ns = std::max(kernel.ns, double(in + out) / profile_.mappedDuplexGBps);
       // A kernel the link holds back (longer than its own work) overlaps other streams' ones.

@@ -8,6 +8,7 @@
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/InterconnectCosts.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 namespace {
@@ -366,6 +367,45 @@ TEST(SimulatorMultiGpu, MappedModelPiecesEachWriteTheWholeOutput) {
   EXPECT_EQ(kernels[0].end - kernels[0].start, 2000);
   EXPECT_EQ(kernels[1].end - kernels[1].start, 4000);
   EXPECT_EQ(kernels[2].end - kernels[2].start, 4000);
+}
+
+TEST(SimulatorMultiGpu, AKernelThatComputesThenWritesMappedMemoryPaysBoth) {
+  // The mapped pipeline above with mappedWriteOverlap 0: the last stage's kernels
+  // compute 500 ns, then write 500 bytes at 0.5 bytes/ns (1000 ns): 1500 ns each, not
+  // the longer alone. Stage 0 reads (the first kernel, not a write): unchanged.
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.memory = HostMemory::Mapped;
+  c.batchSamples = 2;
+  c.sampleBytes = 500;
+  c.microBatches = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  DeviceProfile p = roundLinks();
+  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
+  p.mappedDuplexGBps = 0;
+  p.mappedStreamsSpeedup.clear();
+  p.mappedReadCpuWrittenCurve.clear();
+  p.mappedWriteOverlap = 0;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{0, 1000}, {2000, 3000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 3500}, {4000, 5500}}));
+  EXPECT_EQ(r.makespan(), 5500);
+  // Half hidden: 1000 + 0.5 x 500.
+  p.mappedWriteOverlap = 0.5;
+  EXPECT_DOUBLE_EQ(mappedWriteKernelNs(p, 500, 1000), 1250.0);
+  p.mappedWriteOverlap = 1.0;
+  EXPECT_DOUBLE_EQ(mappedWriteKernelNs(p, 500, 1000), 1000.0);
+  // The field round-trips, and a profile without it keeps the longer alone.
+  p.mappedWriteOverlap = 0.25;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(roundLinks());
+  EXPECT_FALSE(j.contains("mappedWriteOverlap"));
+  EXPECT_EQ(profileFromJson(j).mappedWriteOverlap, 1.0);
+  j["mappedWriteOverlap"] = 2.0;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
 /// Two micro-batches of 500 bytes through 2 stages on one stream over managed memory:
