@@ -71,6 +71,8 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_GT(p.mappedWriteGBps, 0.5);
   EXPECT_GT(p.mappedDuplexGBps, 0.9 * std::min(p.mappedReadGBps, p.mappedWriteGBps));
   EXPECT_LT(p.mappedDuplexGBps, 1.1 * (p.mappedReadGBps + p.mappedWriteGBps));
+  EXPECT_GE(p.mappedWriteOverlap, 0);
+  EXPECT_LE(p.mappedWriteOverlap, 1);
   EXPECT_GT(p.modelGflops, 10.0);
   EXPECT_GT(p.deviceMemoryGBps, 10.0);
   EXPECT_GT(p.gemmTflops, 0.01);
