@@ -358,4 +358,29 @@ std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream,
   return curve;
 }
 
+double calibrateMappedWriteOverlap(cudaStream_t stream, double tinyPeriodNs, double modelGflops, double mappedWriteGBps,
+                                   const CalibrationLog& log) {
+  const std::size_t bytes = 4 * kMiB, n = bytes / sizeof(float);
+  HostBuffer mapped(HostMemory::Mapped, bytes, "mapped host buffer");
+  DeviceBuffer in(bytes, "device buffer"), out(bytes, "device buffer");
+  PIPESCOPE_CUDA_CHECK(cudaMemset(in.get(), 0, bytes));
+  const auto* src = static_cast<const float*>(in.get());
+  auto* host = static_cast<float*>(mapped.device());
+  auto* dev = static_cast<float*>(out.get());
+  // Work about as long as the write: flop/byte = write time x GFLOP/s / bytes.
+  const double writeNs = double(bytes) / std::max(1.0, mappedWriteGBps);
+  const std::uint32_t fmas = modelFmasPerElement(std::clamp(writeNs * modelGflops / double(bytes), 4.0, 20000.0));
+  auto period = [&](float* dst, std::uint32_t f) {
+    return std::max(1.0, gpuPeriodNs(stream, 5, [&] { PIPESCOPE_CUDA_CHECK(launchModel(src, n, dst, n, f, stream)); }) -
+                             tinyPeriodNs);
+  };
+  const double work = period(dev, fmas), write = period(host, 0), both = period(host, fmas);
+  const double overlap = std::clamp((work + write - both) / std::min(work, write), 0.0, 1.0);
+  if (log)
+    log("mapped write beside a kernel's work (4 MiB): work " + fmt(work / 1e3, 1) + " us, write " +
+        fmt(write / 1e3, 1) + " us, both " + fmt(both / 1e3, 1) + " us -> write overlap " + fmt(overlap, 3) +
+        " (1: the longer alone; 0: one after the other)");
+  return overlap;
+}
+
 }  // namespace pipescope::cuda

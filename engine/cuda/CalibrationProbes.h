@@ -75,4 +75,11 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
 std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
                                                             bool quick, const CalibrationLog& log);
 
+/// How much of its mapped write a model kernel hides behind its own work: the model
+/// kernel over 4 MiB at about as much work as its write, writing device memory (W),
+/// writing mapped memory with no work (X), then both (B): (W + X - B) / min(W, X),
+/// clamped to 0..1 (DeviceProfile::mappedWriteOverlap).
+double calibrateMappedWriteOverlap(cudaStream_t stream, double tinyPeriodNs, double modelGflops, double mappedWriteGBps,
+                                   const CalibrationLog& log);
+
 }  // namespace pipescope::cuda

@@ -386,6 +386,7 @@ class Calibrator {
       p_.allreduceStepLatencyNs = std::max(0.0, small.ns - bandwidthNs) / (2.0 * double(n - 1));
     }
     p_.collectiveSmShare = ar.smShare;
+    p_.collectiveYieldShare = ar.yieldShare;
     p_.allreduceCallNs = ar.groupCallNs;
     const HostLinksCalibration links = calibrateHostLinks(devices, options_.quick, options_.log);
     p_.hostLinksGBps = links.togetherGBps;
@@ -397,7 +398,8 @@ class Calibrator {
         " each way at once), latency " + fmt(p_.peerLatencyNs) + " ns; all-reduce over " + std::to_string(n) +
         " GPUs (NCCL " + ar.ncclVersion + ") " + fmt(p_.allreduceBusGBps, 1) + " GB/s bus bandwidth, " +
         fmt(p_.allreduceStepLatencyNs) + " ns per ring step, kernels beside it lose " +
-        fmt(100 * p_.collectiveSmShare, 1) + "% of their speed, a group call costs the host " +
+        fmt(100 * p_.collectiveSmShare, 1) + "% of their speed (yield share " + fmt(p_.collectiveYieldShare, 2) +
+        ": the part NCCL pays when a kernel holds the SMs first), a group call costs the host " +
         fmt(p_.allreduceCallNs / 1e3, 1) + " us; host links of all GPUs together " + fmt(p_.hostLinksH2dGBps, 1) +
         " GB/s H2D, " + fmt(p_.hostLinksD2hGBps, 1) + " D2H, " + fmt(p_.hostLinksGBps, 1) + " both ways");
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
@@ -705,6 +707,8 @@ class Calibrator {
     }
     p_.mappedWriteGBps = calibrateMappedWrite(st(), tinyPeriodNs_, options_.log);
     p_.mappedDuplexGBps = calibrateMappedDuplex(st(), tinyPeriodNs_, options_.log);
+    p_.mappedWriteOverlap =
+        calibrateMappedWriteOverlap(st(), tinyPeriodNs_, p_.modelGflops, p_.mappedWriteGBps, options_.log);
     const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
                                                         options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;

@@ -234,6 +234,7 @@ json profileToJson(const DeviceProfile& p) {
   j["mappedReadGBps"] = p.mappedReadGBps;
   j["mappedWriteGBps"] = p.mappedWriteGBps;
   if (p.mappedDuplexGBps > 0) j["mappedDuplexGBps"] = p.mappedDuplexGBps;
+  if (p.mappedWriteOverlap != 1.0) j["mappedWriteOverlap"] = p.mappedWriteOverlap;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
   if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
@@ -307,6 +308,7 @@ json profileToJson(const DeviceProfile& p) {
   if (p.hostLinksH2dGBps > 0) j["hostLinksH2dGBps"] = p.hostLinksH2dGBps;
   if (p.hostLinksD2hGBps > 0) j["hostLinksD2hGBps"] = p.hostLinksD2hGBps;
   j["collectiveSmShare"] = p.collectiveSmShare;
+  if (p.collectiveYieldShare > 0) j["collectiveYieldShare"] = p.collectiveYieldShare;
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -352,6 +354,10 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("mappedReadGBps", p.mappedReadGBps, false);
   r.number("mappedWriteGBps", p.mappedWriteGBps, true);
   r.number("mappedDuplexGBps", p.mappedDuplexGBps, true);
+  r.number("mappedWriteOverlap", p.mappedWriteOverlap, true);
+  if (p.mappedWriteOverlap > 1)
+    throw std::invalid_argument("device profile field 'mappedWriteOverlap' = " + std::to_string(p.mappedWriteOverlap) +
+                                ": allowed 0 to 1 (the share of a mapped write a kernel hides behind its work)");
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);
@@ -411,6 +417,11 @@ DeviceProfile profileFromJson(const json& j) {
   if (p.collectiveSmShare >= 1)
     throw std::invalid_argument("device profile field 'collectiveSmShare' = " + std::to_string(p.collectiveSmShare) +
                                 ": allowed 0 to below 1 (the share of the SMs NCCL's kernels take)");
+  r.number("collectiveYieldShare", p.collectiveYieldShare, true);
+  if (p.collectiveYieldShare > 1)
+    throw std::invalid_argument(
+        "device profile field 'collectiveYieldShare' = " + std::to_string(p.collectiveYieldShare) +
+        ": allowed 0 to 1 (0: kernels give way to NCCL, 1: NCCL gives way to kernels)");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

@@ -121,6 +121,10 @@ struct DeviceProfile {
   /// together (GB/s): the link's two directions do not both reach their own rate
   /// then (H100: ~84 GB/s together against ~51 + 52 alone). 0 = unknown: no cap.
   double mappedDuplexGBps = 0;
+  /// How much of a mapped write a kernel hides behind its own work: a model kernel
+  /// doing work W and writing its output in time X takes max(W, X) + (1 - this) x
+  /// min(W, X). 1 (the default, and profiles without the field): the longer alone.
+  double mappedWriteOverlap = 1.0;
   /// Managed memory. A kernel touching pages that live on the host faults them over
   /// (GPU side), and a CPU stage touching pages that live on the device faults them
   /// back (CPU side). Effective rates by size (fault handling included), like the
@@ -265,6 +269,12 @@ struct DeviceProfile {
   /// (they occupy SMs): kernels beside it run at (1 - share) of their speed. On the
   /// H200s, model kernels that fill every SM and NCCL's barely ran side by side (0.9).
   double collectiveSmShare = 0.9;
+  /// Which side gives way when they meet: 0, the kernels run at (1 - share) of their
+  /// speed beside a collective and the collective at full speed; 1, the kernels keep
+  /// their SMs and the collective moves at (1 - share) while any of its GPUs runs a
+  /// kernel (an NCCL call issued beside a kernel that fills the GPU). Measured by
+  /// launching a kernel first, then the all-reduces (0 when not measured).
+  double collectiveYieldShare = 0;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

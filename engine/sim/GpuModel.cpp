@@ -273,6 +273,7 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     s.lastUpdate = t;
     linkRunning_[std::size_t(e.device)].push_back(id);
     rescheduleLinkKernels(slot, t);
+    if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
     return;
   }
   e.busy = true;
@@ -307,8 +308,9 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
   s.start = start;
   s.lastUpdate = start;
-  s.rateFactor = collectivesRunning_[std::size_t(device)] > 0 ? 1.0 - profile_.collectiveSmShare : 1.0;
+  s.rateFactor = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
   scheduleDone(slot, start + s.cmd.soloNs / s.rateFactor);
+  if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
 }
 
 void GpuModel::joinCollective(std::uint64_t id, double t) {
@@ -322,12 +324,47 @@ void GpuModel::joinCollective(std::uint64_t id, double t) {
     return;
   }
   // The last GPU has joined: the data moves now, and every GPU's op ends together.
-  const double end = c.lastJoin + s.cmd.soloNs;
   for (std::uint64_t m : c.joined) {
-    const int slot = op(m).engineSlot;
-    engines_[std::size_t(slot)].waiting = false;
-    scheduleDone(slot, end);
+    engines_[std::size_t(op(m).engineSlot)].waiting = false;
+    movingCollective_[std::size_t(op(m).cmd.device)] = s.cmd.collective;
   }
+  c.remaining = s.cmd.soloNs;
+  c.lastUpdate = c.lastJoin;
+  c.rate = 1;
+  retimeCollectiveOn(s.cmd.device, c.lastJoin);
+}
+
+bool GpuModel::kernelRunningOn(int device) const {
+  if (!linkRunning_[std::size_t(device)].empty()) return true;
+  for (const Engine& e : engines_)
+    if (e.device == device && e.busy && !e.link && op(e.current).cmd.kind == OpKind::Kernel) return true;
+  return false;
+}
+
+void GpuModel::retimeCollectiveOn(int device, double t) {
+  const int call = movingCollective_[std::size_t(device)];
+  if (call < 0) return;
+  Collective& c = collectives_[std::size_t(call - collectiveBase_)];
+  if (t > c.lastUpdate) {
+    c.remaining = std::max(0.0, c.remaining - (t - c.lastUpdate) * c.rate);
+    c.lastUpdate = t;
+  }
+  // A collective is as slow as its slowest GPU: held back wherever a kernel keeps SMs.
+  // Members already ended (at this same instant) are left alone.
+  auto moving = [&](std::uint64_t m) { return m >= base_ && op(m).end < 0; };
+  double rate = 1;
+  if (profile_.collectiveYieldShare > 0)
+    for (std::uint64_t m : c.joined)
+      if (moving(m) && kernelRunningOn(op(m).cmd.device))
+        rate = 1.0 - profile_.collectiveSmShare * profile_.collectiveYieldShare;
+  c.rate = std::max(rate, 1e-6);
+  const double end = c.lastUpdate + c.remaining / c.rate;
+  for (std::uint64_t m : c.joined)
+    if (moving(m)) scheduleDone(op(m).engineSlot, end);
+}
+
+double GpuModel::kernelRateBesideCollective() const {
+  return 1.0 - profile_.collectiveSmShare * (1.0 - profile_.collectiveYieldShare);
 }
 
 void GpuModel::setComputeRate(int device, double t) {
@@ -338,7 +375,7 @@ void GpuModel::setComputeRate(int device, double t) {
   const Engine& e = engines_[std::size_t(slot)];
   if (!e.busy) return;
   GpuOpState& s = mut(e.current);
-  const double rate = collectivesRunning_[std::size_t(device)] > 0 ? 1.0 - profile_.collectiveSmShare : 1.0;
+  const double rate = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
   if (rate == s.rateFactor) return;
   // The kernel's progress so far at the old rate; it may not have started yet.
   if (t > s.lastUpdate) {
@@ -469,6 +506,7 @@ void GpuModel::onEngineDone(int slot, double t) {
     advanceLinkKernels(slot, t);
     running.erase(std::find(running.begin(), running.end(), id));
     rescheduleLinkKernels(slot, t);
+    if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
     signal(id, t);
     return;
   }
@@ -483,9 +521,11 @@ void GpuModel::onEngineDone(int slot, double t) {
     e.lastCopyStream = s.cmd.stream;
   } else if (s.cmd.kind == OpKind::Collective) {
     --collectivesRunning_[std::size_t(device)];
+    movingCollective_[std::size_t(device)] = -1;
     setComputeRate(device, t);
   } else if (s.cmd.kind == OpKind::Kernel) {
     e.lastKernelEnd = t;
+    if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
   }
   if (s.kernelGroup >= 0) {
     KernelGroup& g = groups_[std::size_t(s.kernelGroup - groupBase_)];

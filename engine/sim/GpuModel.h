@@ -128,6 +128,9 @@ class GpuModel {
     int gpus = 0;
     std::vector<std::uint64_t> joined;
     double lastJoin = 0;
+    // Once every GPU has joined: its solo time still to go as of lastUpdate, at `rate`
+    // (below 1 while kernels hold SMs on a member GPU and the collective yields to them).
+    double remaining = 0, lastUpdate = 0, rate = 1;
   };
   struct Waiter {
     std::uint64_t on, op;
@@ -159,6 +162,12 @@ class GpuModel {
   void advanceHostCopies(int device, double t);
   void rescheduleHostCopies(int device, double t);
   void setComputeRate(int device, double t);
+  /// A kernel's rate while a collective runs on its GPU: 1 - share x (1 - yield).
+  double kernelRateBesideCollective() const;
+  /// The collective running on `device` (all joined) re-timed at `t`: its progress so
+  /// far at the old rate, then the rate its GPUs' kernels leave it (collectiveYieldShare).
+  void retimeCollectiveOn(int device, double t);
+  bool kernelRunningOn(int device) const;
   void advanceLinkKernels(int slot, double t);
   void rescheduleLinkKernels(int slot, double t);
 
@@ -175,6 +184,12 @@ class GpuModel {
   std::array<std::vector<std::uint64_t>, kMaxModelGpus> transferring_;  // per GPU: host-link copies moving bytes
   std::array<std::vector<std::uint64_t>, kMaxModelGpus> linkRunning_;   // per GPU: link kernels running side by side
   std::array<int, kMaxModelGpus> collectivesRunning_{};                  // per GPU: collective ops on its SMs
+  std::array<int, kMaxModelGpus> movingCollective_ = filledMinusOne();   // per GPU: the call moving data, -1 none
+  static std::array<int, kMaxModelGpus> filledMinusOne() {
+    std::array<int, kMaxModelGpus> a{};
+    a.fill(-1);
+    return a;
+  }
   std::vector<Waiter> waiters_;   // ops at their stream's head waiting for an op of another stream
   std::deque<KernelGroup> groups_;
   int groupBase_ = 0;

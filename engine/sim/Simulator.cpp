@@ -155,7 +155,8 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers, pre);
   if (isManagedMemory()) {
     // The CPU touching managed pages that live on the device faults them over first.
-    ManagedPages& pages = managedPages(batch, gpus_ > 1 ? batch % gpus_ : 0);
+    ManagedPages& pages =
+        cfg_.isPipelineParallel() ? pipelinePages(batch) : managedPages(batch, gpus_ > 1 ? batch % gpus_ : 0);
     if (pre) {
       if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
       pages.inputOnDevice = false;
@@ -193,6 +194,11 @@ Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch, int device)
   const int slots = std::max(cfg_.hostSlots(), 1);
   const std::int32_t local = gpus_ > 1 ? batch / gpus_ : batch;
   return managed_[std::size_t(device * slots + local % slots)];
+}
+
+Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
+  // Pipeline parallel: one host slot per batch in flight, whichever GPUs its stages use.
+  return managed_[std::size_t(batch % std::max(cfg_.hostSlots(), 1))];
 }
 
 bool Simulator::isManagedMemory() const {
@@ -305,6 +311,24 @@ void Simulator::issueCopies(OpKind kind, std::int32_t batch, int device, int str
   }
 }
 
+void Simulator::issuePrefetch(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
+                              std::uint64_t moving) {
+  // A prefetch of pages already where it sends them is a no-op: a nanosecond, so the
+  // op still has an extent on the timeline, and no bytes over the link (its bytes over
+  // 1 ns would claim ~100 TB/s of the bidirectional cap and slow every copy beside it).
+  const bool toDevice = kind == OpKind::CopyH2D;
+  const double t = moving > 0 ? prefetchNs(profile_, moving, toDevice) : 1.0;
+  GpuCommand cmd;
+  cmd.kind = kind;
+  cmd.stream = globalStream(device, stream);
+  cmd.engine = toDevice ? EngineId::H2D : EngineId::D2H;
+  cmd.soloNs = t;
+  cmd.gbps = double(moving) / std::max(t, 1.0);
+  cmd.device = device;
+  issueGpu(cmd, batch, bytes, toDevice ? names_.prefetchIn : names_.prefetchOut, kOpManaged, names_.prefetchCall,
+           profile_.memcpyAsyncCallNs);
+}
+
 void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int device, int stream) {
   const bool blockingCopies = !cfg_.isAsync() || cfg_.memory == HostMemory::Pageable;
   const auto s = std::size_t(globalStream(device, stream));
@@ -315,21 +339,8 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int device, int
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
         // Pages already on the device make the prefetch a no-op.
         ManagedPages& pages = managedPages(batch, device);
-        // (a nanosecond, so the op still has an extent on the timeline).
-        // A no-op moves nothing over the link: it must not take a share of the
-        // bidirectional cap (its bytes over 1 ns claimed ~100 TB/s and slowed every
-        // copy beside it a thousandfold).
-        const bool moves = !pages.inputOnDevice;
-        const double t = moves ? prefetchNs(profile_, bytes_.in, true) : 1.0;
+        issuePrefetch(OpKind::CopyH2D, batch, device, stream, bytes_.in, pages.inputOnDevice ? 0 : bytes_.in);
         pages.inputOnDevice = true;
-        GpuCommand cmd;
-        cmd.kind = OpKind::CopyH2D;
-        cmd.stream = int(s);
-        cmd.engine = EngineId::H2D;
-        cmd.soloNs = t;
-        cmd.gbps = moves ? double(bytes_.in) / std::max(t, 1.0) : 0.0;
-        cmd.device = device;
-        issueGpu(cmd, batch, bytes_.in, names_.prefetchIn, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         streamHasData_[s] = true;
         return;
       }
@@ -359,17 +370,8 @@ void Simulator::issueAsyncStage(Stage stage, std::int32_t batch, int device, int
       if (cfg_.memory == HostMemory::Mapped || cfg_.memory == HostMemory::Managed || total == 0) return;
       if (cfg_.memory == HostMemory::ManagedPrefetch) {
         ManagedPages& pages = managedPages(batch, device);
-        const std::uint64_t moving = total - std::min(total, pages.outputBytesOnHost);
-        const double t = moving > 0 ? prefetchNs(profile_, moving, false) : 1.0;
+        issuePrefetch(OpKind::CopyD2H, batch, device, stream, total, total - std::min(total, pages.outputBytesOnHost));
         pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, total);
-        GpuCommand cmd;
-        cmd.kind = OpKind::CopyD2H;
-        cmd.stream = int(s);
-        cmd.engine = EngineId::D2H;
-        cmd.soloNs = t;
-        cmd.gbps = double(moving) / std::max(t, 1.0);
-        cmd.device = device;
-        issueGpu(cmd, batch, total, names_.prefetchOut, kOpManaged, names_.prefetchCall, profile_.memcpyAsyncCallNs);
         return;
       }
       issueCopies(OpKind::CopyD2H, batch, device, stream, total, blockingCopies);
@@ -439,31 +441,48 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
   Planned& first = planned_.front();
   Planned& last = planned_.back();
   if (cfg_.memory == HostMemory::Mapped) {
-    // Zero-copy: the first kernel reads the input and the last writes the output over
-    // PCIe; one kernel doing both reads and writes at once, each direction at its own
-    // rate, the two together within the link's duplex rate for kernels.
+    // Zero-copy: the kernels read the input and write the output over PCIe, each
+    // direction at its own rate, a kernel doing both within the link's duplex rate for
+    // kernels. As the CUDA backend launches them: the first kernel reads the input
+    // (the normalize kernel, or the model); the custom model's pieces (one per bucket)
+    // each read it when nothing normalized it onto the device, and each write the whole
+    // output; otherwise the last kernel writes it.
     flags = kOpMapped;
     const std::uint64_t in = hostBytes ? hostBytes->in : bytes_.in;
     const std::uint64_t out = hostBytes ? hostBytes->out : bytes_.out;
     const double read = in > 0 ? double(in) / mappedReadGBps(profile_, in, bytes_.cpuWritesInput) : 0.0;
     const double write =
         double(out) / (profile_.mappedWriteGBps > 0 ? profile_.mappedWriteGBps : profile_.mappedReadGBps);
-    const double firstCompute = first.ns, lastCompute = last.ns;
-    first.ns = std::max(first.ns, read);
-    last.ns = std::max(last.ns, write);
-    if (planned_.size() == 1 && profile_.mappedDuplexGBps > 0)
-      first.ns = std::max(first.ns, double(in + out) / profile_.mappedDuplexGBps);
-    // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
-    if (!profile_.mappedStreamsSpeedup.empty()) {
-      if (first.ns > firstCompute) first.link = LinkKind::Mapped;
-      if (last.ns > lastCompute) last.link = LinkKind::Mapped;
+    const bool customPieces = gemmShape(cfg_.model).width == 0;
+    const bool modelReadsHost = customPieces && planned_.front().name == names_.model;
+    for (std::size_t k = 0; k < planned_.size(); ++k) {
+      Planned& kernel = planned_[k];
+      const bool piece = customPieces && kernel.name == names_.model;
+      const bool reads = k == 0 || (piece && modelReadsHost);
+      const bool writes = k + 1 == planned_.size() || piece;
+      const double compute = kernel.ns;
+      if (reads) kernel.ns = std::max(kernel.ns, read);
+      if (writes) kernel.ns = mappedWriteKernelNs(profile_, kernel.ns, write);
+      if (reads && writes && profile_.mappedDuplexGBps > 0)
+        kernel.ns = std::max(kernel.ns, double(in + out) / profile_.mappedDuplexGBps);
+      // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
+      if (!profile_.mappedStreamsSpeedup.empty() && kernel.ns > compute) kernel.link = LinkKind::Mapped;
     }
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
-    ManagedPages& pages = managedPages(batch, device);
-    const double faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
-    const double faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+    double faultIn = 0, faultOut = 0;
+    if (hostBytes) {
+      // A pipeline stage: the caller worked out which of its pages are on the host.
+      faultIn = managedFaultNs(profile_, hostBytes->in, ManagedTouch::Kernel);
+      faultOut = managedFaultNs(profile_, hostBytes->out, ManagedTouch::Kernel);
+    } else {
+      ManagedPages& pages = managedPages(batch, device);
+      faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
+      faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+      pages.inputOnDevice = true;
+      pages.outputBytesOnHost = 0;
+    }
     first.ns += faultIn;
     last.ns += faultOut;
     // Faulting kernels of several streams overlap (the driver serves their faults together).
@@ -471,8 +490,6 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
       if (faultIn > 0) first.link = LinkKind::ManagedFault;
       if (faultOut > 0) last.link = LinkKind::ManagedFault;
     }
-    pages.inputOnDevice = true;
-    pages.outputBytesOnHost = 0;
   }
   std::uint64_t id = kNoGpuOp;
   for (std::size_t k = 0; k < planned_.size(); ++k) {
@@ -566,6 +583,16 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
   const int micro = cfg_.microBatches, last = gpus_ - 1;
   const bool pageable = cfg_.memory == HostMemory::Pageable;
   const bool mapped = cfg_.memory == HostMemory::Mapped;
+  const bool managed = isManagedMemory(), prefetch = cfg_.memory == HostMemory::ManagedPrefetch;
+  // Managed memory, as the backend has it: stage 0 reads the input from the batch's
+  // managed buffer (prefetched to GPU 0 per micro-batch, or faulted over by the first
+  // kernel), the last stage's kernels write each micro-batch's output straight into
+  // the managed output buffer, faulting over the pages the host holds (all of them in
+  // a fresh slot, which the host filled; the prefetched-back ROI in a reused one).
+  ManagedPages* pages = managed ? &pipelinePages(batch) : nullptr;
+  const bool inputOnHost = managed && !pages->inputOnDevice;
+  const double outputOnHost =
+      managed && bytes_.out > 0 ? std::min(1.0, double(pages->outputBytesOnHost) / double(bytes_.out)) : 0.0;
   handoff_.assign(std::size_t(micro), kNoGpuOp);
   // Phases of one micro-batch in order: H2D to GPU 0, stage 0's kernels, the copy to
   // GPU 1, stage 1's kernels, ..., the last stage's kernels, D2H from the last GPU.
@@ -577,12 +604,21 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
     if (phase == 0) {
       const auto s = std::size_t(globalStream(0, stream));
       if (cfg_.residency == DataResidency::KeepResident && streamHasData_[s]) return;
-      if (mapped) return;  // the first stage's kernels read the input from host memory
-      issueCopies(OpKind::CopyH2D, batch, 0, stream, in, pageable);
+      // Mapped and managed: the first stage's kernels read the input from host memory.
+      if (mapped || cfg_.memory == HostMemory::Managed) return;
+      if (prefetch)
+        issuePrefetch(OpKind::CopyH2D, batch, 0, stream, in, inputOnHost ? in : 0);
+      else
+        issueCopies(OpKind::CopyH2D, batch, 0, stream, in, pageable);
     } else if (phase == phases - 1) {
-      if (mapped) return;  // the last stage's kernels wrote the output to host memory
-      issueCopies(OpKind::CopyD2H, batch, last, stream, std::uint64_t(std::llround(double(out) * cfg_.roiFraction)),
-                  pageable);
+      // Mapped and managed: the last stage's kernels wrote the output to host memory.
+      if (mapped || cfg_.memory == HostMemory::Managed) return;
+      const auto back = std::uint64_t(std::llround(double(out) * cfg_.roiFraction));
+      if (prefetch) {
+        if (back > 0) issuePrefetch(OpKind::CopyD2H, batch, last, stream, back, back);
+      } else {
+        issueCopies(OpKind::CopyD2H, batch, last, stream, back, pageable);
+      }
     } else if (phase % 2 == 1) {
       const int stage = phase / 2;
       const std::uint64_t after = handoff_[std::size_t(m)];
@@ -591,8 +627,13 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
       // With mapped memory only the first stage reads host memory (its micro-batch's
       // input) and only the last writes it (its micro-batch's output); the stages
       // between work on device buffers.
-      const HostBytes touched{stage == 0 ? in : 0, stage == last ? out : 0};
-      const std::uint64_t id = issueKernels(batch, stage, stream, after, mapped ? &touched : nullptr);
+      HostBytes touched{stage == 0 ? in : 0, stage == last ? out : 0};
+      if (managed) {
+        // Managed: what faults over is what of those bytes the host holds.
+        touched.in = inputOnHost && !prefetch ? touched.in : 0;
+        touched.out = std::uint64_t(std::llround(double(touched.out) * outputOnHost));
+      }
+      const std::uint64_t id = issueKernels(batch, stage, stream, after, mapped || managed ? &touched : nullptr);
       if (id != kNoGpuOp) handoff_[std::size_t(m)] = id;
       if (stage == 0) streamHasData_[std::size_t(globalStream(0, stream))] = true;
     } else {
@@ -616,6 +657,10 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
   } else {
     for (int p = 0; p < phases; ++p)
       for (int m = 0; m < micro; ++m) issue(p, m);
+  }
+  if (managed) {
+    pages->inputOnDevice = true;
+    pages->outputBytesOnHost = prefetch ? bytes_.d2h : 0;
   }
   // The step ends when the last GPU's streams are done with it.
   apiCall(names_.eventRecord, profile_.eventRecordNs, 0);

@@ -93,6 +93,11 @@ class Simulator {
   bool isManagedMemory() const;
   struct ManagedPages;
   ManagedPages& managedPages(std::int32_t batch, int device);
+  ManagedPages& pipelinePages(std::int32_t batch);
+  /// A cudaMemPrefetchAsync of `bytes` on GPU `device`'s `stream`, `moving` of them
+  /// not yet where it sends them (0: a no-op).
+  void issuePrefetch(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
+                     std::uint64_t moving);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
   void hostWait(std::uint64_t opId, std::uint16_t name);
   /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA (with the
@@ -187,8 +192,8 @@ class Simulator {
   std::vector<std::uint16_t> workerLanes_;
 
   struct Names {
-    std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, eventRecord, eventSync,
-        deviceSync, prefetchCall, prefetchIn, prefetchOut;
+    std::uint16_t normalize, model, gemm, head, gemmCall, memcpyAsync, memcpy, memcpyWait, launch, eventRecord,
+        eventSync, deviceSync, prefetchCall, prefetchIn, prefetchOut;
     // Several GPUs only (a one-GPU trace's name table stays as it was).
     std::uint16_t allReduce, ncclAllReduce, streamWaitEvent, memcpyPeer, activations;
   } names_{};

@@ -76,6 +76,11 @@ double pageableStagingNs(const DeviceProfile& p, CopyDirection dir, std::uint64_
   return double(bytes) / interpolate(curve, bytes);
 }
 
+double mappedWriteKernelNs(const DeviceProfile& p, double workNs, double writeNs) {
+  const double overlap = std::clamp(p.mappedWriteOverlap, 0.0, 1.0);
+  return std::max(workNs, writeNs) + (1.0 - overlap) * std::min(workNs, writeNs);
+}
+
 double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten) {
   if (cpuWritten && !p.mappedReadCpuWrittenCurve.empty())
     return std::min(p.mappedReadGBps, interpolate(p.mappedReadCpuWrittenCurve, bytes));

@@ -57,6 +57,11 @@ double pageableStagingNs(const DeviceProfile& p, CopyDirection dir, std::uint64_
 /// A kernel reading `bytes` of mapped host memory over PCIe, GB/s; `cpuWritten`:
 /// bytes the CPU has just written (the CPU-written curve caps it when there is one).
 double mappedReadGBps(const DeviceProfile& p, std::uint64_t bytes, bool cpuWritten);
+/// A kernel that works `workNs` and writes its output to mapped host memory in
+/// `writeNs`: the longer of the two plus the part of the shorter the kernel does not
+/// overlap (mappedWriteOverlap: 1 = the longer alone, 0 = one after the other, as
+/// the model kernel's threads compute, then write).
+double mappedWriteKernelNs(const DeviceProfile& p, double workNs, double writeNs);
 
 /// Whether a pipeline's copies rotate over several host buffers (more than one host
 /// slot: every asynchronous pipeline), rather than copying one buffer again and again.

@@ -3,9 +3,12 @@
 // numbers, and the peer-link and all-reduce cost model.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/InterconnectCosts.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 namespace {
@@ -124,6 +127,48 @@ TEST(SimulatorMultiGpu, TheCollectiveSlowsTheKernelsBesideIt) {
   ASSERT_GE(kernels.size(), 2u);
   EXPECT_EQ(kernels[1], (Span{3000, 5500}));
   EXPECT_EQ(spansOn(r, OpKind::Collective, 0).at(1), (Span{5500, 6500}));
+}
+
+TEST(SimulatorMultiGpu, ACollectiveThatYieldsWaitsForTheKernelsSMs) {
+  // collectiveYieldShare 1: the second piece (3000-5000) keeps its full speed and
+  // bucket 0, issued beside it at 3000, moves at 1 - 0.75 = a quarter of its speed
+  // until the piece ends: 500 of its 1000 ns by 5000, the rest alone: 5000-5500.
+  // Bucket 1 follows it on the NCCL stream: 5500-6500.
+  DeviceProfile p = roundLinks();
+  p.collectiveSmShare = 0.75;
+  p.collectiveYieldShare = 1.0;
+  const auto r = runSim(bucketCase(2), p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    const auto kernels = spansOn(r, OpKind::Kernel, g);
+    ASSERT_GE(kernels.size(), 2u);
+    EXPECT_EQ(kernels[1], (Span{3000, 5000}));
+    const auto collectives = spansOn(r, OpKind::Collective, g);
+    ASSERT_GE(collectives.size(), 2u);
+    EXPECT_EQ(collectives[0], (Span{3000, 5500}));
+    EXPECT_EQ(collectives[1], (Span{5500, 6500}));
+  }
+  // Half and half (0.5): the kernel at 1 - 0.75 x 0.5 = 0.625 of its speed beside the
+  // collective, the collective at 1 - 0.75 x 0.5 = 0.625 beside the kernel: the bucket's
+  // 1000 ns take 1600 (3000-4600); the piece has done 1000 of 2000 by then (1600 x
+  // 0.625), the other 1000 alone: it ends at 5600.
+  p.collectiveYieldShare = 0.5;
+  const auto h = runSim(bucketCase(2), p);
+  ASSERT_EQ(h.outcome.state, RunState::Finished) << h.outcome.message;
+  EXPECT_EQ(spansOn(h, OpKind::Kernel, 0).at(1), (Span{3000, 5600}));
+  EXPECT_EQ(spansOn(h, OpKind::Collective, 0).at(0), (Span{3000, 4600}));
+}
+
+TEST(SimulatorMultiGpu, TheYieldShareRoundTripsAndOlderProfilesLoadWithout) {
+  DeviceProfile p = roundLinks();
+  p.collectiveYieldShare = 0.8;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(roundLinks());
+  EXPECT_FALSE(j.contains("collectiveYieldShare"));
+  EXPECT_EQ(profileFromJson(j).collectiveYieldShare, 0.0);  // today's model: kernels give way
+  j["collectiveYieldShare"] = 1.5;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
 TEST(SimulatorMultiGpu, ACollectiveEndsOnceTheLastGpuHasJoined) {
@@ -286,6 +331,138 @@ TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch)
   EXPECT_EQ(spansOn(r, OpKind::PeerCopy, 0), (std::vector<Span>{{1000, 2000}, {3000, 4000}}));
   EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 3000}, {4000, 5000}}));
   EXPECT_EQ(r.makespan(), 5000);
+}
+
+TEST(SimulatorMultiGpu, MappedModelPiecesEachWriteTheWholeOutput) {
+  // Data parallel over mapped memory with 2 buckets: the custom model runs as two
+  // pieces, and (as the CUDA backend launches them) each reads the batch's input and
+  // writes its whole output over PCIe. 1000 bytes: each piece computes 2000 ns, reads
+  // at 0.5 bytes/ns (2000 ns) and writes at 0.25 bytes/ns (4000 ns): 4000 ns each,
+  // not only the last. Bucket 0 (1000 ns) follows piece 0, bucket 1 piece 1.
+  PipelineConfig c = bucketCase(2);
+  c.memory = HostMemory::Mapped;
+  c.batchCount = 2;
+  DeviceProfile p = roundLinks();
+  p.mappedReadGBps = 0.5;
+  p.mappedWriteGBps = 0.25;
+  p.mappedDuplexGBps = 0;
+  p.mappedStreamsSpeedup.clear();
+  p.mappedReadCpuWrittenCurve.clear();
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  for (int g = 0; g < 2; ++g) {
+    SCOPED_TRACE(g);
+    EXPECT_EQ(spansOn(r, OpKind::Kernel, g), (std::vector<Span>{{0, 4000}, {4000, 8000}}));
+    EXPECT_EQ(spansOn(r, OpKind::Collective, g), (std::vector<Span>{{4000, 5000}, {8000, 9000}}));
+  }
+  EXPECT_EQ(r.makespan(), 9000);
+  // With the input normalized onto the device first, only the normalize kernel reads
+  // host memory (1000 bytes at 0.5: 2000 ns); the pieces still each write the output.
+  c.normalizeKernel = true;
+  p.modelGflops = 1e9;  // the pieces' compute negligible: their time is the write
+  const auto n = runSim(c, p);
+  ASSERT_EQ(n.outcome.state, RunState::Finished) << n.outcome.message;
+  const auto kernels = spansOn(n, OpKind::Kernel, 0);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0].end - kernels[0].start, 2000);
+  EXPECT_EQ(kernels[1].end - kernels[1].start, 4000);
+  EXPECT_EQ(kernels[2].end - kernels[2].start, 4000);
+}
+
+TEST(SimulatorMultiGpu, AKernelThatComputesThenWritesMappedMemoryPaysBoth) {
+  // The mapped pipeline above with mappedWriteOverlap 0: the last stage's kernels
+  // compute 500 ns, then write 500 bytes at 0.5 bytes/ns (1000 ns): 1500 ns each, not
+  // the longer alone. Stage 0 reads (the first kernel, not a write): unchanged.
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.memory = HostMemory::Mapped;
+  c.batchSamples = 2;
+  c.sampleBytes = 500;
+  c.microBatches = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  DeviceProfile p = roundLinks();
+  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
+  p.mappedDuplexGBps = 0;
+  p.mappedStreamsSpeedup.clear();
+  p.mappedReadCpuWrittenCurve.clear();
+  p.mappedWriteOverlap = 0;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{0, 1000}, {2000, 3000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 3500}, {4000, 5500}}));
+  EXPECT_EQ(r.makespan(), 5500);
+  // Half hidden: 1000 + 0.5 x 500.
+  p.mappedWriteOverlap = 0.5;
+  EXPECT_DOUBLE_EQ(mappedWriteKernelNs(p, 500, 1000), 1250.0);
+  p.mappedWriteOverlap = 1.0;
+  EXPECT_DOUBLE_EQ(mappedWriteKernelNs(p, 500, 1000), 1000.0);
+  // The field round-trips, and a profile without it keeps the longer alone.
+  p.mappedWriteOverlap = 0.25;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(roundLinks());
+  EXPECT_FALSE(j.contains("mappedWriteOverlap"));
+  EXPECT_EQ(profileFromJson(j).mappedWriteOverlap, 1.0);
+  j["mappedWriteOverlap"] = 2.0;
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
+/// Two micro-batches of 500 bytes through 2 stages on one stream over managed memory:
+/// stages compute 1 ns per byte, activations cross in 1000 ns, a kernel faults pages
+/// over at 0.25 bytes/ns, a prefetch moves 1 byte/ns to the GPU and 0.5 to the host.
+PipelineConfig managedPipeline(HostMemory memory) {
+  PipelineConfig c = roundConfig(1000, 1);
+  c.devices = {0, 1};
+  c.parallel = ParallelMode::Pipeline;
+  c.memory = memory;
+  c.batchSamples = 2;
+  c.sampleBytes = 500;
+  c.microBatches = 2;
+  c.modelFlopsPerByte = 4.0;
+  c.activationBytes = 2000;
+  return c;
+}
+DeviceProfile managedLinks() {
+  DeviceProfile p = roundLinks();
+  p.managedGpuFaultCurve = {{64, 0.25}, {1 << 20, 0.25}};
+  p.prefetchToDeviceCurve = {{64, 1.0}, {1 << 20, 1.0}};
+  p.prefetchToHostCurve = {{64, 0.5}, {1 << 20, 0.5}};
+  p.managedFaultStreamsSpeedup.clear();
+  return p;
+}
+
+TEST(SimulatorMultiGpu, ManagedPrefetchPipelinePrefetchesEachMicroBatchAndFaultsTheOutput) {
+  // GPU 0: prefetch micro-batch 0 (500 ns), stage 0 (500, its input already there),
+  // activations 1000-2000; micro-batch 1 the same behind them on the stream. GPU 1:
+  // stage 1 writes the micro-batch's output into the fresh slot's pages, which the
+  // host filled: 500 ns of work + 500 bytes faulted at 0.25 (2000 ns), 2000-4500;
+  // then the output prefetched back (500 bytes at 0.5: 1000 ns), 4500-5500; micro-batch
+  // 1's stage 1 5500-8000, its prefetch back 8000-9000.
+  const auto r = runSim(managedPipeline(HostMemory::ManagedPrefetch), managedLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spansOn(r, OpKind::CopyH2D, 0), (std::vector<Span>{{0, 500}, {2000, 2500}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{500, 1000}, {2500, 3000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{2000, 4500}, {5500, 8000}}));
+  EXPECT_EQ(spansOn(r, OpKind::CopyD2H, 1), (std::vector<Span>{{4500, 5500}, {8000, 9000}}));
+  for (const Op& op : r.gpuOps())
+    if (isCopyKind(op.kind) && op.kind != OpKind::PeerCopy) {
+      EXPECT_EQ(op.bytes, 500u);
+    }
+  EXPECT_EQ(r.makespan(), 9000);
+}
+
+TEST(SimulatorMultiGpu, ManagedPipelineFaultsTheInputOnTheFirstStageAndTheOutputOnTheLast) {
+  // No prefetch: stage 0's kernel faults its micro-batch's input over (500 + 2000 ns),
+  // 0-2500, activations 2500-3500; micro-batch 1's 3500-6000, 6000-7000. Stage 1
+  // faults the output: 3500-6000, then 7000-9500. No copies to or from the host.
+  const auto r = runSim(managedPipeline(HostMemory::Managed), managedLinks());
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
+  EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{0, 2500}, {3500, 6000}}));
+  EXPECT_EQ(spansOn(r, OpKind::Kernel, 1), (std::vector<Span>{{3500, 6000}, {7000, 9500}}));
+  EXPECT_EQ(r.makespan(), 9500);
 }
 
 TEST(SimulatorMultiGpu, APeerCopyDoesNotSlowAHostCopy) {

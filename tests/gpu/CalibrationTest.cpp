@@ -71,6 +71,8 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_GT(p.mappedWriteGBps, 0.5);
   EXPECT_GT(p.mappedDuplexGBps, 0.9 * std::min(p.mappedReadGBps, p.mappedWriteGBps));
   EXPECT_LT(p.mappedDuplexGBps, 1.1 * (p.mappedReadGBps + p.mappedWriteGBps));
+  EXPECT_GE(p.mappedWriteOverlap, 0);
+  EXPECT_LE(p.mappedWriteOverlap, 1);
   EXPECT_GT(p.modelGflops, 10.0);
   EXPECT_GT(p.deviceMemoryGBps, 10.0);
   EXPECT_GT(p.gemmTflops, 0.01);
@@ -140,6 +142,8 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   EXPECT_GE(p.allreduceStepLatencyNs, 0);
   EXPECT_GE(p.collectiveSmShare, 0);
   EXPECT_LT(p.collectiveSmShare, 1);
+  EXPECT_GE(p.collectiveYieldShare, 0);
+  EXPECT_LE(p.collectiveYieldShare, 1);
   // A group call costs the host at least a kernel launch and less than a millisecond;
   // the host links move bytes each way, and both ways together about as much as either.
   EXPECT_GT(p.allreduceCallNs, 1000);
@@ -151,6 +155,9 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   bool logged = false;
   for (const std::string& l : lines) logged = logged || l.find("all-reduce over 2 GPUs") != std::string::npos;
   EXPECT_TRUE(logged);
+  bool yieldLogged = false;
+  for (const std::string& l : lines) yieldLogged = yieldLogged || l.find("-> yield share") != std::string::npos;
+  EXPECT_TRUE(yieldLogged);
   bool hostLinksLogged = false;
   for (const std::string& l : lines)
     hostLinksLogged = hostLinksLogged || l.find("host links, every GPU") != std::string::npos;

@@ -345,6 +345,22 @@ AllReduceCalibration calibrateAllReduce(const std::vector<int>& devices, bool qu
         std::to_string(loops) + " all-reduces of " + sizeText(arBytes) + " " + fmt(arAlone / 1e3, 1) +
         " us alone, both released together " + fmt(both / 1e3, 1) + " us -> SM share " + fmt(out.smShare, 3) +
         " (0: side by side at full speed; 1: one after the other)");
+
+  // Which side gives way: the kernel issued first, the all-reduces behind it (a bucket
+  // issued while the model computes). If the kernel keeps its SMs it ends as alone
+  // and the all-reduces wait; if it gives way it ends share x T_ar later. The yield
+  // share is 1 - (the kernel's delay) / (share x T_ar).
+  release(loops + 1);
+  launchKernel();
+  launchLoop(loops);
+  finish();
+  const double kernelFirst = elapsedNs(gate, kernelEnd), arAfter = elapsedNs(gate, arEnd);
+  const double cost = out.smShare * arAlone;
+  out.yieldShare = cost > 0 ? 1.0 - std::clamp((kernelFirst - alone) / cost, 0.0, 1.0) : 0.0;
+  if (log)
+    log("kernel issued first, then the all-reduces: the kernel ended at " + fmt(kernelFirst / 1e3, 1) +
+        " us, the all-reduces at " + fmt(arAfter / 1e3, 1) + " us -> yield share " + fmt(out.yieldShare, 3) +
+        " (0: the kernel gives way to NCCL; 1: NCCL waits for the kernel's SMs)");
   return out;
 }
 

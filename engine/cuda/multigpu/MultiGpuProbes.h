@@ -44,6 +44,10 @@ struct AllReduceCalibration {
   /// (NCCL's kernels take SMs): 1 - alone / beside for a ~5 ms model kernel on the
   /// first GPU, against the same kernel with 64 MiB all-reduces looping meanwhile.
   double smShare = 0;
+  /// Which side pays that share when a kernel is already running as the all-reduces
+  /// arrive: 1 - (the kernel's delay) / (smShare x the all-reduces' time alone); 1: the
+  /// kernel keeps its SMs and NCCL waits, 0: the kernel gives way.
+  double yieldShare = 0;
   /// The host's time for one group call (ncclGroupStart, one ncclAllReduce per GPU,
   /// ncclGroupEnd) with every GPU busy meanwhile, as in a run where the calls queue
   /// behind compute: the median over bursts of calls of each burst's wall time per call.
