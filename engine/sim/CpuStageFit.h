@@ -56,8 +56,8 @@ struct CpuStageResult {
 /// Runs the fitting configuration on `measured`, `reps` times each (median): on one
 /// worker at 0, 4 and 8 rounds (config/ModelWork.h), which gives each stage's cost
 /// by rounds (a round costs more above 4), and at 2 rounds on 1, 2, 4 and 8 workers
-/// for the speed-up of the workers' mean time and the late-worker factor. Returns the profile's CPU fields. Throws std::runtime_error when
-/// a run fails.
+/// for the speed-up of the workers' mean time and the late-worker factor. Returns the
+/// profile's CPU fields. Throws std::runtime_error when a run fails.
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log = {});
 
 }  // namespace pipescope

@@ -104,6 +104,12 @@ DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& prof
         range(fits, &DeviceProfile::hostBatchOverheadNs, 1e-3, 2) + " us, light GEMM call " +
         range(fits, &DeviceProfile::lightGemmCallNs, 1e-3, 1) + " us, CPU stage " +
         range(fits, &DeviceProfile::cpuPreprocessNsPerByte, 1, 3) + " ns/B at 0 rounds");
+  if (log && !out.cpuStageLateWorker.empty()) {
+    std::string line = "CPU stages' late-worker factor (span over the workers' mean time, mean of rounds):";
+    for (const LateWorkerPoint& l : out.cpuStageLateWorker)
+      line += " " + std::to_string(l.workers) + "w=" + fmt(l.factor, 3);
+    log(line);
+  }
   return out;
 }
 

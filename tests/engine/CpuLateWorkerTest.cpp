@@ -103,7 +103,8 @@ TEST(CpuLateWorker, TheCurveRoundTripsThroughJsonAndOlderProfilesLoadWithout) {
   j.erase("cpuStageLateWorker");
   EXPECT_TRUE(profileFromJson(j).cpuStageLateWorker.empty());
   EXPECT_TRUE(builtinProfile("h200")->cpuStageLateWorker.empty());
-  j["cpuStageLateWorker"] = nlohmann::json::array({{{"workers", 4}, {"factor", 1.2}}, {{"workers", 2}, {"factor", 1.1}}});
+  j["cpuStageLateWorker"] =
+      nlohmann::json::array({{{"workers", 4}, {"factor", 1.2}}, {{"workers", 2}, {"factor", 1.1}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);  // not sorted by workers
   j["cpuStageLateWorker"] = nlohmann::json::array({{{"workers", 2}, {"factor", -1}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
@@ -121,8 +122,7 @@ TEST(CpuLateWorker, TheFitSeparatesTheWorkersMeanSpeedupFromTheLateWorkerAndCoun
   const CpuStageResult r = fitCpuStages(*measured, 1);
   ASSERT_EQ(r.speedup.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i)
-    EXPECT_NEAR(r.speedup[i].speedup, truth.cpuWorkerSpeedup[i].speedup, truth.cpuWorkerSpeedup[i].speedup * 0.02)
-        << i;
+    EXPECT_NEAR(r.speedup[i].speedup, truth.cpuWorkerSpeedup[i].speedup, truth.cpuWorkerSpeedup[i].speedup * 0.02) << i;
   ASSERT_EQ(r.lateWorker.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(r.lateWorker[i].workers, truth.cpuStageLateWorker[i].workers);
