@@ -57,32 +57,88 @@ double cpuStageNsPerByte(const Trace& trace, OpKind stage) {
 
 namespace {
 
-struct StageTimes {
-  double pre = 0, post = 0;  // ns per byte, median over repetitions
+/// Each batch's span and workers' mean time of one stage, and its bytes.
+struct BatchStage {
+  std::int64_t start = INT64_MAX, end = INT64_MIN;
+  double busyNs = 0;
+  int workers = 0;
+  std::uint64_t bytes = 0;
+  double meanNs() const { return workers > 0 ? busyNs / double(workers) : 0; }
 };
 
-/// One run of `c`; appends its stages' ns per byte to `pre` and `post`.
-void measureOnce(Backend& measured, const PipelineConfig& c, std::vector<double>& pre, std::vector<double>& post) {
+std::map<std::int32_t, BatchStage> batchStages(const Trace& trace, OpKind stage) {
+  std::map<std::int32_t, BatchStage> perBatch;
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    if (op.kind != stage || op.batch == kNoBatch) return;
+    BatchStage& s = perBatch[op.batch];
+    s.start = std::min(s.start, op.start);
+    s.end = std::max(s.end, op.end);
+    s.busyNs += double(op.end - op.start);
+    ++s.workers;
+    s.bytes += op.bytes;
+  });
+  return perBatch;
+}
+
+}  // namespace
+
+double cpuStageWorkerMeanNsPerByte(const Trace& trace, OpKind stage) {
+  std::vector<double> v;
+  for (const auto& [batch, s] : batchStages(trace, stage))
+    if (s.bytes > 0 && s.end > s.start) v.push_back(s.meanNs() / double(s.bytes));
+  return spreadOf(v).median;
+}
+
+StageSpanSums cpuStageSpanSums(const Trace& trace, OpKind stage) {
+  StageSpanSums sums;
+  for (const auto& [batch, s] : batchStages(trace, stage)) {
+    if (s.end <= s.start) continue;
+    sums.spanNs += double(s.end - s.start);
+    sums.workerMeanNs += s.meanNs();
+  }
+  return sums;
+}
+
+namespace {
+
+struct StageTimes {
+  double pre = 0, post = 0;  // ns per byte of the workers' mean time, median over repetitions
+  StageSpanSums spans;       // both stages, summed over every repetition
+};
+
+struct StageRuns {
+  std::vector<double> pre, post;
+  StageSpanSums spans;
+};
+
+/// One run of `c`; adds its stages' figures to `runs`.
+void measureOnce(Backend& measured, const PipelineConfig& c, StageRuns& runs) {
   Trace trace;
   trace.setConfig(c);
   RunControl control;
   const RunOutcome o = measured.run(c, trace, control);
   trace.ops().publish();
   if (o.state == RunState::Failed) throw std::runtime_error("CPU stage fit: run failed: " + o.message);
-  pre.push_back(cpuStageNsPerByte(trace, OpKind::Preprocess));
-  post.push_back(cpuStageNsPerByte(trace, OpKind::Postprocess));
-  if (pre.back() <= 0 || post.back() <= 0) throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
+  runs.pre.push_back(cpuStageWorkerMeanNsPerByte(trace, OpKind::Preprocess));
+  runs.post.push_back(cpuStageWorkerMeanNsPerByte(trace, OpKind::Postprocess));
+  if (runs.pre.back() <= 0 || runs.post.back() <= 0)
+    throw std::runtime_error("CPU stage fit: the run recorded no CPU stages");
+  for (OpKind stage : {OpKind::Preprocess, OpKind::Postprocess}) {
+    const StageSpanSums s = cpuStageSpanSums(trace, stage);
+    runs.spans.spanNs += s.spanNs;
+    runs.spans.workerMeanNs += s.workerMeanNs;
+  }
 }
 
 /// Each configuration `reps` times, interleaved (one run of each, then again), so a
 /// slow spell of a shared host hits every configuration alike instead of one point of
 /// the speed-up curve (seen on an H100 host: 4 workers measured no faster than 2).
 std::vector<StageTimes> measureStages(Backend& measured, const std::vector<PipelineConfig>& configs, int reps) {
-  std::vector<std::vector<double>> pre(configs.size()), post(configs.size());
+  std::vector<StageRuns> runs(configs.size());
   for (int i = 0; i < std::max(reps, 1); ++i)
-    for (std::size_t k = 0; k < configs.size(); ++k) measureOnce(measured, configs[k], pre[k], post[k]);
+    for (std::size_t k = 0; k < configs.size(); ++k) measureOnce(measured, configs[k], runs[k]);
   std::vector<StageTimes> out;
-  for (std::size_t k = 0; k < configs.size(); ++k) out.push_back({spreadOf(pre[k]).median, spreadOf(post[k]).median});
+  for (const StageRuns& r : runs) out.push_back({spreadOf(r.pre).median, spreadOf(r.post).median, r.spans});
   return out;
 }
 
@@ -112,13 +168,22 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   r.postprocessNsPerOp = std::max(0.0, four.post - zero.post) / kRounds;
   r.nsPerOp = 0.5 * (r.preprocessNsPerOp + r.postprocessNsPerOp);
 
-  std::string line = "CPU stages inside the pipeline (ns per byte, pre+post at 2 rounds, median of batches):";
+  std::string line =
+      "CPU stages inside the pipeline (workers' mean ns per byte, pre+post at 2 rounds, median of batches):";
   std::vector<double> perWorkers;
   for (std::size_t i = 0; i < std::size(counts); ++i) {
     perWorkers.push_back(times[firstWorkerRun + i].pre + times[firstWorkerRun + i].post);
     line += " " + std::to_string(counts[i]) + "w=" + fmt(perWorkers.back(), 4);
   }
   for (std::size_t i = 0; i < perWorkers.size(); ++i) r.speedup.push_back({counts[i], perWorkers[0] / perWorkers[i]});
+  std::string lateLine = "CPU stages' span over their workers' mean time (all batches of all repetitions):";
+  for (std::size_t i = 0; i < std::size(counts); ++i) {
+    if (counts[i] < 2) continue;
+    const StageSpanSums& s = times[firstWorkerRun + i].spans;
+    const double factor = s.workerMeanNs > 0 ? std::max(1.0, s.spanNs / s.workerMeanNs) : 1.0;
+    r.lateWorker.push_back({counts[i], factor});
+    lateLine += " " + std::to_string(counts[i]) + "w=" + fmt(factor, 3);
+  }
   if (log) {
     log("CPU stages inside the pipeline, one worker: preprocess " + fmt(zero.pre, 4) + " ns/B at 0 rounds, " +
         fmt(four.pre, 4) + " at 4; postprocess " + fmt(zero.post, 4) + " and " + fmt(four.post, 4) + " -> " +
@@ -129,6 +194,7 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
     std::string s = line + " -> speed-up";
     for (const WorkerSpeedup& w : r.speedup) s += " " + std::to_string(w.workers) + "w=" + fmt(w.speedup, 2);
     log(s);
+    log(lateLine);
   }
   return r;
 }

@@ -23,6 +23,18 @@ PipelineConfig cpuStageConfig(int workers, double opsPerByte = 2.0);
 /// end) per byte. 0 when the trace has no such stage.
 double cpuStageNsPerByte(const Trace& trace, OpKind stage);
 
+/// Median over batches of one CPU stage's workers' mean time per byte of the stage.
+/// 0 when the trace has no such stage.
+double cpuStageWorkerMeanNsPerByte(const Trace& trace, OpKind stage);
+
+/// One CPU stage summed over a trace's batches: the spans (first worker start to last
+/// worker end) and the workers' mean times. Their ratio is the late-worker factor.
+struct StageSpanSums {
+  double spanNs = 0;
+  double workerMeanNs = 0;
+};
+StageSpanSums cpuStageSpanSums(const Trace& trace, OpKind stage);
+
 struct CpuStageResult {
   double nsPerOp = 0;            ///< one round on one byte, one worker (both stages' mean)
   double preprocessNsPerOp = 0;  ///< the same, each stage on its own
@@ -31,14 +43,21 @@ struct CpuStageResult {
   double postprocessNsPerByte = 0;
   /// Each stage per byte on one worker at 0, 4 and 8 rounds.
   std::vector<CpuRoundsPoint> preprocessRoundsCurve, postprocessRoundsCurve;
-  std::vector<WorkerSpeedup> speedup;  ///< 1, 2, 4, 8 workers
+  /// 1, 2, 4, 8 workers, of the workers' mean time (the stage's span is that over
+  /// the late-worker factor below; fitting the speed-up to the span as well would
+  /// count the late worker twice).
+  std::vector<WorkerSpeedup> speedup;
+  /// 2, 4, 8 workers: the stages' summed spans over their workers' summed mean times,
+  /// over every batch of every repetition, so a repetition whose slow worker kept
+  /// the stages long weighs by the time it cost (a median of runs would drop it).
+  std::vector<LateWorkerPoint> lateWorker;
 };
 
 /// Runs the fitting configuration on `measured`, `reps` times each (median): on one
 /// worker at 0, 4 and 8 rounds (config/ModelWork.h), which gives each stage's cost
 /// by rounds (a round costs more above 4), and at 2 rounds on 1, 2, 4 and 8 workers
-/// for the speed-up. Returns the profile's CPU fields. Throws std::runtime_error when
-/// a run fails.
+/// for the speed-up of the workers' mean time and the late-worker factor. Returns the
+/// profile's CPU fields. Throws std::runtime_error when a run fails.
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log = {});
 
 }  // namespace pipescope

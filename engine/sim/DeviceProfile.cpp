@@ -133,6 +133,9 @@ class FieldReader {
   void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
     points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
   }
+  void lateWorkers(const char* key, std::vector<LateWorkerPoint>& out) {
+    points(key, out, "workers", &LateWorkerPoint::workers, 1, 4096, "factor", &LateWorkerPoint::factor);
+  }
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
@@ -285,6 +288,9 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.mappedStreamsSpeedup.empty())
     j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
                                              &StreamSpeedup::speedup);
+  if (!p.cpuStageLateWorker.empty())
+    j["cpuStageLateWorker"] =
+        pointsToJson(p.cpuStageLateWorker, "workers", &LateWorkerPoint::workers, "factor", &LateWorkerPoint::factor);
   if (!p.cpuStageHandoff.empty())
     j["cpuStageHandoff"] =
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
@@ -393,6 +399,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.roundsCurve("cpuPreprocessRoundsCurve", p.cpuPreprocessRoundsCurve);
   r.roundsCurve("cpuPostprocessRoundsCurve", p.cpuPostprocessRoundsCurve);
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
+  r.lateWorkers("cpuStageLateWorker", p.cpuStageLateWorker);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
   r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);

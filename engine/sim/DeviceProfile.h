@@ -53,6 +53,14 @@ struct CallAfterStagePoint {
   bool operator==(const CallAfterStagePoint&) const = default;
 };
 
+/// A CPU stage's fork-join span over its workers' mean time on `workers` threads:
+/// how much later than the average worker the last one ends.
+struct LateWorkerPoint {
+  int workers = 1;
+  double factor = 1;
+  bool operator==(const LateWorkerPoint&) const = default;
+};
+
 /// Measured speed-up of the CPU stages on `workers` threads over one thread.
 struct WorkerSpeedup {
   int workers = 1;
@@ -207,6 +215,14 @@ struct DeviceProfile {
   /// Sorted by workers; empty = perfect scaling. Beyond the last point the last
   /// point's efficiency (speedup / workers) holds.
   std::vector<WorkerSpeedup> cpuWorkerSpeedup;
+  /// A CPU stage ends when its last worker does: over its workers' mean time, by
+  /// workers (sorted; linear between points, 1 at one worker, the last point's value
+  /// beyond it; empty = 1). A few workers of a run stay slower than the rest for the
+  /// whole run and which ones changes from run to run; in the traces of random sets on
+  /// two H200 hosts the span was 1.1x the mean on 2 workers, 1.2x on 3-4, 1.3x on
+  /// 5-8. With this curve present, cpuWorkerSpeedup is the speed-up of the workers'
+  /// mean time (calibrate fits both from the same runs); without it, of the span.
+  std::vector<LateWorkerPoint> cpuStageLateWorker;
   /// The submit thread's time around each CPU stage, by workers (sorted; linear
   /// between points, the nearest point outside them; empty = none): half before the
   /// workers start (waking them), half after the last one ends (waking the submit

@@ -20,10 +20,12 @@ double medianOf(const std::vector<DeviceProfile>& fits, double DeviceProfile::*f
   return spreadOf(v).median;
 }
 
+enum class CurveAverage { Median, Mean };
+
 /// Point by point, when every fit's curve has the same x values; else the first's.
 template <class Point, class X>
 std::vector<Point> medianCurve(const std::vector<DeviceProfile>& fits, std::vector<Point> DeviceProfile::*curve,
-                               X Point::*x, double Point::*y) {
+                               X Point::*x, double Point::*y, CurveAverage average = CurveAverage::Median) {
   std::vector<Point> out = fits.front().*curve;
   for (const DeviceProfile& p : fits) {
     const std::vector<Point>& c = p.*curve;
@@ -33,8 +35,12 @@ std::vector<Point> medianCurve(const std::vector<DeviceProfile>& fits, std::vect
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     std::vector<double> v;
-    for (const DeviceProfile& p : fits) v.push_back((p.*curve)[i].*y);
-    out[i].*y = spreadOf(v).median;
+    double sum = 0;
+    for (const DeviceProfile& p : fits) {
+      v.push_back((p.*curve)[i].*y);
+      sum += v.back();
+    }
+    out[i].*y = average == CurveAverage::Mean ? sum / double(v.size()) : spreadOf(v).median;
   }
   return out;
 }
@@ -67,6 +73,7 @@ void fitInPipeline(Backend& measured, DeviceProfile& profile, const FitLog& log,
   profile.cpuPreprocessRoundsCurve = cpu.preprocessRoundsCurve;
   profile.cpuPostprocessRoundsCurve = cpu.postprocessRoundsCurve;
   profile.cpuWorkerSpeedup = cpu.speedup;
+  profile.cpuStageLateWorker = cpu.lateWorker;
   done();
   applyHostOverhead(profile, fitHostOverhead(measured, profile, 9, log));
   done();
@@ -97,6 +104,12 @@ DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& prof
         range(fits, &DeviceProfile::hostBatchOverheadNs, 1e-3, 2) + " us, light GEMM call " +
         range(fits, &DeviceProfile::lightGemmCallNs, 1e-3, 1) + " us, CPU stage " +
         range(fits, &DeviceProfile::cpuPreprocessNsPerByte, 1, 3) + " ns/B at 0 rounds");
+  if (log && !out.cpuStageLateWorker.empty()) {
+    std::string line = "CPU stages' late-worker factor (span over the workers' mean time, mean of rounds):";
+    for (const LateWorkerPoint& l : out.cpuStageLateWorker)
+      line += " " + std::to_string(l.workers) + "w=" + fmt(l.factor, 3);
+    log(line);
+  }
   return out;
 }
 
@@ -116,6 +129,10 @@ DeviceProfile medianOfFits(const std::vector<DeviceProfile>& fits) {
       medianCurve(fits, &DeviceProfile::cpuPostprocessRoundsCurve, &CpuRoundsPoint::rounds, &CpuRoundsPoint::nsPerByte);
   p.cpuWorkerSpeedup =
       medianCurve(fits, &DeviceProfile::cpuWorkerSpeedup, &WorkerSpeedup::workers, &WorkerSpeedup::speedup);
+  // The mean, not the median: a round whose runs kept a slow worker counts (the
+  // factor is what stages cost on average; a median of three drops such a round).
+  p.cpuStageLateWorker = medianCurve(fits, &DeviceProfile::cpuStageLateWorker, &LateWorkerPoint::workers,
+                                     &LateWorkerPoint::factor, CurveAverage::Mean);
   p.cpuStageHandoff = medianCurve(fits, &DeviceProfile::cpuStageHandoff, &WorkerHandoff::workers, &WorkerHandoff::ns);
   return p;
 }

@@ -152,16 +152,23 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   if (opsPerByte <= 0 || bytes == 0) return;
   // Fork-join: the batch is split evenly over the workers, the submit thread waits for all.
   const bool pre = kind == OpKind::Preprocess;
-  double cost = cpuStageNs(profile_, bytes, opsPerByte, cfg_.cpuWorkers, pre);
+  const int workers = cfg_.cpuWorkers;
+  const double mean = cpuStageWorkerMeanNs(profile_, bytes, opsPerByte, workers, pre);
+  // The last worker ends late (cpuStageLateWorker); the others share the rest so the
+  // workers' mean time stays the fitted one, as in the measured traces.
+  const double late = cpuStageLateWorkerFactor(profile_, workers);
+  const double early = workers > 1 ? mean * (double(workers) - late) / double(workers - 1) : mean;
+  double cost = mean * late;
+  double extra = 0;  // time every worker spends beside its share
   if (isManagedMemory()) {
     // The CPU touching managed pages that live on the device faults them over first.
     ManagedPages& pages =
         cfg_.isPipelineParallel() ? pipelinePages(batch) : managedPages(batch, gpus_ > 1 ? batch % gpus_ : 0);
     if (pre) {
-      if (pages.inputOnDevice) cost += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
+      if (pages.inputOnDevice) extra += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
       pages.inputOnDevice = false;
     } else {
-      cost += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), ManagedTouch::CpuRead);
+      extra += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), ManagedTouch::CpuRead);
       pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, bytes);
     }
   }
@@ -169,15 +176,17 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
   // the last one wakes the submit thread (the other half).
   const double handoff = cpuStageHandoffNs(profile_, cfg_.cpuWorkers);
   const double start = hostT_ + handoff / 2;
-  const std::uint64_t part = bytes / std::uint64_t(cfg_.cpuWorkers);
-  for (int w = 0; w < cfg_.cpuWorkers; ++w) {
+  cost += extra;
+  const std::uint64_t part = bytes / std::uint64_t(workers);
+  for (int w = 0; w < workers; ++w) {
     Op op;
     op.kind = kind;
     op.lane = workerLane(w);
     op.batch = batch;
-    op.bytes = w + 1 == cfg_.cpuWorkers ? bytes - part * std::uint64_t(cfg_.cpuWorkers - 1) : part;
+    const bool last = w + 1 == workers;
+    op.bytes = last ? bytes - part * std::uint64_t(workers - 1) : part;
     op.submit = op.ready = op.start = ns(start);
-    op.end = ns(start + cost);
+    op.end = ns(start + (last ? cost : early + extra));
     trace_.ops().append(op);
   }
   hostT_ += cost + handoff;

@@ -228,8 +228,27 @@ double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes) {
   return a.ns + f * (b.ns - a.ns);
 }
 
-double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
+double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {
+  const auto& c = p.cpuStageLateWorker;
+  if (c.empty() || workers <= 1) return 1;
+  double f = 0;
+  if (workers < c.front().workers) {
+    // From 1 at one worker up to the first point.
+    const double t = double(workers - 1) / double(std::max(c.front().workers - 1, 1));
+    f = 1 + t * (c.front().factor - 1);
+  } else {
+    f = linearAt(c, workers, &LateWorkerPoint::workers, &LateWorkerPoint::factor, false);
+  }
+  return std::clamp(f, 1.0, double(workers));
+}
+
+double cpuStageWorkerMeanNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers,
+                            bool preprocess) {
   return double(bytes) * oneWorkerCpuStageNsPerByte(p, opsPerByte, preprocess) / workerSpeedup(p, workers);
+}
+
+double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess) {
+  return cpuStageWorkerMeanNs(p, bytes, opsPerByte, workers, preprocess) * cpuStageLateWorkerFactor(p, workers);
 }
 
 }  // namespace pipescope

@@ -125,7 +125,20 @@ double cpuStageHandoffNs(const DeviceProfile& p, int workers);
 /// points, flat beyond them; 0 without a curve or for 0 bytes.
 double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes);
 
-/// One CPU stage of a batch on `workers` threads in parallel (fork-join).
+/// A CPU stage's span over its workers' mean time on `workers` threads: the
+/// profile's cpuStageLateWorker curve, linear between its points (and from 1 at one
+/// worker up to its first point), its last value beyond it; 1 for one worker or an
+/// empty curve; kept within [1, workers] (the last worker cannot end later than if it
+/// had done all the work while the others did nothing).
+double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers);
+
+/// The mean time of the `workers` threads of one CPU stage of a batch.
+double cpuStageWorkerMeanNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers,
+                            bool preprocess);
+
+/// One CPU stage of a batch on `workers` threads in parallel (fork-join): from the
+/// first worker's start to the last one's end, the workers' mean time times the late
+/// worker factor.
 double cpuStageNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers, bool preprocess);
 
 }  // namespace pipescope
