@@ -17,6 +17,7 @@
 // stream count, >= 97% of the ideal bound at its best stream count, instrumentation
 // ratio (pipescope / mirror) <= 1.02 on every row, bandwidth within 2%.
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -546,6 +547,10 @@ int main(int argc, char** argv) {
   std::printf("| configuration | reference ms | pipescope ms | ratio | ideal ms | pipescope/ideal eff. |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
   PipescopeRun lastPinned;
+  struct Measured {
+    double makespanMs = 0, flushes = 0, flushMs = 0;  ///< pipescope's median, its CUPTI flushes per run
+  };
+  std::map<std::string, Measured> measured;
   backend->keepBuffersBetweenRuns(true);  // pin once per block of rows, outside every makespan
   for (const Row& row : rows) {
     Reference ref(row.config);
@@ -553,6 +558,7 @@ int main(int argc, char** argv) {
     runPipescope(*backend, row.config);   // warm-up
     std::vector<double> rt, pt, ideals, effs;
     PipescopeRun pr;
+    const CuptiFlushStats flush0 = cudaLoad.module->cuptiFlushStats();  // pipescope's flushes only
     for (int i = 0; i < reps; ++i) {
       rt.push_back(ref.run());
       pr = runPipescope(*backend, row.config);
@@ -561,7 +567,9 @@ int main(int argc, char** argv) {
       ideals.push_back(pr.idealMs);
       effs.push_back(pr.efficiency);
     }
+    const CuptiFlushStats flush1 = cudaLoad.module->cuptiFlushStats();
     const double r = median(rt), p = median(pt);
+    measured[row.name] = {p, double(flush1.count - flush0.count) / reps, double(flush1.ns - flush0.ns) / 1e6 / reps};
     // Efficiency per run, then the median: a bound from one run over another run's
     // makespan once printed 154% on an H100.
     std::printf("| %s | %.2f | %.2f | %.3f | %.2f | %.1f%% |\n", row.name.c_str(), r, p, p / r, median(ideals),
@@ -569,38 +577,6 @@ int main(int argc, char** argv) {
     if (row.name == "blocking pinned") lastPinned = pr;
     std::fflush(stdout);
   }
-  // Where the instrumentation's cost comes from: the reference with CUPTI collecting.
-  std::printf("\ninstrumentation cost breakdown, median of %d (ms)\n\n", reps);
-  std::printf("| configuration | reference | + CUPTI kernel/memcpy | + CUPTI API records | pipescope | flushes (count, ms) |\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-  for (const Row& row : rows) {
-    if (row.name != "blocking pinned" && row.name != "async pinned 4 streams" && row.name != "async pinned 8 streams")
-      continue;
-    Reference ref(row.config);
-    std::vector<double> r0, r1, r2, p;
-    const CuptiFlushStats flush0 = cudaLoad.module->cuptiFlushStats();  // pipescope's flushes only
-    for (int i = 0; i < reps; ++i) {
-      r0.push_back(ref.run());
-      for (int api = 0; api < 2; ++api) {
-        cuda::CuptiTracer tracer;
-        std::string why;
-        if (!tracer.start(why, api == 1)) {
-          std::printf("CUPTI unavailable: %s\n", why.c_str());
-          break;
-        }
-        (api ? r2 : r1).push_back(ref.run());
-        tracer.stop();
-      }
-      p.push_back(runPipescope(*backend, row.config).makespanMs);
-    }
-    const CuptiFlushStats flush1 = cudaLoad.module->cuptiFlushStats();
-    const double flushes = double(flush1.count - flush0.count) / reps;
-    const double flushMs = double(flush1.ns - flush0.ns) / 1e6 / reps;
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.1f, %.3f |\n", row.name.c_str(), median(r0), median(r1),
-                median(r2), median(p), flushes, flushMs);
-    std::fflush(stdout);
-  }
-
   std::printf("\nper-batch stage times from pipescope (blocking pinned): H2D %.3f ms, kernels %.3f ms "
               "(model kernel %.3f ms at %.0f flops/byte), D2H %.3f ms; timing source %s\n",
               lastPinned.h / 1e6, lastPinned.k / 1e6, lastPinned.modelNs / 1e6, fpb, lastPinned.d / 1e6,
@@ -627,5 +603,36 @@ int main(int argc, char** argv) {
   std::printf("| direction | plain cudaMemcpyAsync loop | pipescope reported | ratio |\n| --- | ---: | ---: | ---: |\n");
   std::printf("| H2D | %.2f | %.2f | %.3f |\n", median(lh), median(ph), median(ph) / median(lh));
   std::printf("| D2H | %.2f | %.2f | %.3f |\n", median(ld), median(pd), median(pd) / median(ld));
+  // Where the instrumentation's cost comes from: the reference with CUPTI collecting
+  // (pipescope's column from the makespan table above). Last: the bench's own CUPTI
+  // client takes CUPTI's buffer callbacks from the backend's, so no pipescope run may
+  // follow it in this process.
+  std::printf("\ninstrumentation cost breakdown, median of %d (ms)\n\n", reps);
+  std::printf("| configuration | reference | + CUPTI kernel/memcpy | + CUPTI API records | pipescope | flushes (count, ms) |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const Row& row : rows) {
+    if (row.name != "blocking pinned" && row.name != "async pinned 4 streams" && row.name != "async pinned 8 streams")
+      continue;
+    Reference ref(row.config);
+    std::vector<double> r0, r1, r2;
+    for (int i = 0; i < reps; ++i) {
+      r0.push_back(ref.run());
+      for (int api = 0; api < 2; ++api) {
+        cuda::CuptiTracer tracer;
+        std::string why;
+        if (!tracer.start(why, api == 1)) {
+          std::printf("CUPTI unavailable: %s\n", why.c_str());
+          break;
+        }
+        (api ? r2 : r1).push_back(ref.run());
+        tracer.stop();
+      }
+    }
+    const Measured& m = measured[row.name];
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.1f, %.3f |\n", row.name.c_str(), median(r0), median(r1),
+                median(r2), m.makespanMs, m.flushes, m.flushMs);
+    std::fflush(stdout);
+  }
+
   return 0;
 }
