@@ -302,13 +302,9 @@ TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
   }
 }
 
-TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch) {
-  // Mapped memory: no copies. Two micro-batches of 500 bytes on one stream; each
-  // stage computes 1 ns per byte (500 ns), the first reads its micro-batch's input
-  // from host memory at 0.5 bytes/ns (1000 ns), the last writes its output at the
-  // same rate (1000 ns); the activations cross in 1000 ns (2000 bytes at 2 per ns).
-  // Stage 0: 0-1000, 2000-3000 (behind the first copy on the same stream); copies
-  // 1000-2000, 3000-4000; stage 1: 2000-3000, 4000-5000.
+/// Two GPUs in a pipeline over mapped memory: two micro-batches of 500 bytes on one
+/// stream, 1 ns per byte of compute per stage, 2000-byte activations.
+PipelineConfig mappedPipelineConfig() {
   PipelineConfig c = roundConfig(1000, 1);
   c.devices = {0, 1};
   c.parallel = ParallelMode::Pipeline;
@@ -318,11 +314,28 @@ TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch)
   c.microBatches = 2;
   c.modelFlopsPerByte = 4.0;
   c.activationBytes = 2000;
+  return c;
+}
+
+/// roundLinks() with mapped memory read and written at 0.5 bytes/ns, nothing else mapped.
+DeviceProfile mappedPipelineLinks() {
   DeviceProfile p = roundLinks();
   p.mappedReadGBps = p.mappedWriteGBps = 0.5;
   p.mappedDuplexGBps = 0;
   p.mappedStreamsSpeedup.clear();
   p.mappedReadCpuWrittenCurve.clear();
+  return p;
+}
+
+TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch) {
+  // Mapped memory: no copies. Two micro-batches of 500 bytes on one stream; each
+  // stage computes 1 ns per byte (500 ns), the first reads its micro-batch's input
+  // from host memory at 0.5 bytes/ns (1000 ns), the last writes its output at the
+  // same rate (1000 ns); the activations cross in 1000 ns (2000 bytes at 2 per ns).
+  // Stage 0: 0-1000, 2000-3000 (behind the first copy on the same stream); copies
+  // 1000-2000, 3000-4000; stage 1: 2000-3000, 4000-5000.
+  const PipelineConfig c = mappedPipelineConfig();
+  const DeviceProfile p = mappedPipelineLinks();
   const auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
   EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
@@ -373,20 +386,8 @@ TEST(SimulatorMultiGpu, AKernelThatComputesThenWritesMappedMemoryPaysBoth) {
   // The mapped pipeline above with mappedWriteOverlap 0: the last stage's kernels
   // compute 500 ns, then write 500 bytes at 0.5 bytes/ns (1000 ns): 1500 ns each, not
   // the longer alone. Stage 0 reads (the first kernel, not a write): unchanged.
-  PipelineConfig c = roundConfig(1000, 1);
-  c.devices = {0, 1};
-  c.parallel = ParallelMode::Pipeline;
-  c.memory = HostMemory::Mapped;
-  c.batchSamples = 2;
-  c.sampleBytes = 500;
-  c.microBatches = 2;
-  c.modelFlopsPerByte = 4.0;
-  c.activationBytes = 2000;
-  DeviceProfile p = roundLinks();
-  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
-  p.mappedDuplexGBps = 0;
-  p.mappedStreamsSpeedup.clear();
-  p.mappedReadCpuWrittenCurve.clear();
+  const PipelineConfig c = mappedPipelineConfig();
+  DeviceProfile p = mappedPipelineLinks();
   p.mappedWriteOverlap = 0;
   const auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
