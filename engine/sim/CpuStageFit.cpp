@@ -36,25 +36,6 @@ PipelineConfig cpuStageConfig(int workers, double opsPerByte) {
   return c;
 }
 
-double cpuStageNsPerByte(const Trace& trace, OpKind stage) {
-  struct Span {
-    std::int64_t start = INT64_MAX, end = INT64_MIN;
-    std::uint64_t bytes = 0;
-  };
-  std::map<std::int32_t, Span> perBatch;
-  trace.ops().snapshot().forEach([&](const Op& op) {
-    if (op.kind != stage || op.batch == kNoBatch) return;
-    Span& s = perBatch[op.batch];
-    s.start = std::min(s.start, op.start);
-    s.end = std::max(s.end, op.end);
-    s.bytes += op.bytes;
-  });
-  std::vector<double> v;
-  for (const auto& [batch, s] : perBatch)
-    if (s.bytes > 0 && s.end > s.start) v.push_back(double(s.end - s.start) / double(s.bytes));
-  return spreadOf(v).median;
-}
-
 namespace {
 
 /// Each batch's span and workers' mean time of one stage, and its bytes.
@@ -81,6 +62,13 @@ std::map<std::int32_t, BatchStage> batchStages(const Trace& trace, OpKind stage)
 }
 
 }  // namespace
+
+double cpuStageNsPerByte(const Trace& trace, OpKind stage) {
+  std::vector<double> v;
+  for (const auto& [batch, s] : batchStages(trace, stage))
+    if (s.bytes > 0 && s.end > s.start) v.push_back(double(s.end - s.start) / double(s.bytes));
+  return spreadOf(v).median;
+}
 
 double cpuStageWorkerMeanNsPerByte(const Trace& trace, OpKind stage) {
   std::vector<double> v;

@@ -302,13 +302,13 @@ TEST(SimulatorMultiGpu, PipelineStagesHandActivationsOnByPeerCopies) {
   }
 }
 
-/// Two GPUs in a pipeline over mapped memory: two micro-batches of 500 bytes on one
-/// stream, 1 ns per byte of compute per stage, 2000-byte activations.
-PipelineConfig mappedPipelineConfig() {
+/// Two GPUs in a pipeline over `memory`: two micro-batches of 500 bytes on one stream,
+/// 1 ns per byte of compute per stage, 2000-byte activations.
+PipelineConfig twoStagePipeline(HostMemory memory) {
   PipelineConfig c = roundConfig(1000, 1);
   c.devices = {0, 1};
   c.parallel = ParallelMode::Pipeline;
-  c.memory = HostMemory::Mapped;
+  c.memory = memory;
   c.batchSamples = 2;
   c.sampleBytes = 500;
   c.microBatches = 2;
@@ -334,7 +334,7 @@ TEST(SimulatorMultiGpu, MappedPipelineStagesReadAndWriteHostMemoryPerMicroBatch)
   // same rate (1000 ns); the activations cross in 1000 ns (2000 bytes at 2 per ns).
   // Stage 0: 0-1000, 2000-3000 (behind the first copy on the same stream); copies
   // 1000-2000, 3000-4000; stage 1: 2000-3000, 4000-5000.
-  const PipelineConfig c = mappedPipelineConfig();
+  const PipelineConfig c = twoStagePipeline(HostMemory::Mapped);
   const DeviceProfile p = mappedPipelineLinks();
   const auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
@@ -386,7 +386,7 @@ TEST(SimulatorMultiGpu, AKernelThatComputesThenWritesMappedMemoryPaysBoth) {
   // The mapped pipeline above with mappedWriteOverlap 0: the last stage's kernels
   // compute 500 ns, then write 500 bytes at 0.5 bytes/ns (1000 ns): 1500 ns each, not
   // the longer alone. Stage 0 reads (the first kernel, not a write): unchanged.
-  const PipelineConfig c = mappedPipelineConfig();
+  const PipelineConfig c = twoStagePipeline(HostMemory::Mapped);
   DeviceProfile p = mappedPipelineLinks();
   p.mappedWriteOverlap = 0;
   const auto r = runSim(c, p);
@@ -409,21 +409,8 @@ TEST(SimulatorMultiGpu, AKernelThatComputesThenWritesMappedMemoryPaysBoth) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
-/// Two micro-batches of 500 bytes through 2 stages on one stream over managed memory:
-/// stages compute 1 ns per byte, activations cross in 1000 ns, a kernel faults pages
-/// over at 0.25 bytes/ns, a prefetch moves 1 byte/ns to the GPU and 0.5 to the host.
-PipelineConfig managedPipeline(HostMemory memory) {
-  PipelineConfig c = roundConfig(1000, 1);
-  c.devices = {0, 1};
-  c.parallel = ParallelMode::Pipeline;
-  c.memory = memory;
-  c.batchSamples = 2;
-  c.sampleBytes = 500;
-  c.microBatches = 2;
-  c.modelFlopsPerByte = 4.0;
-  c.activationBytes = 2000;
-  return c;
-}
+/// Over managed memory (twoStagePipeline): a kernel faults pages over at 0.25 bytes/ns,
+/// a prefetch moves 1 byte/ns to the GPU and 0.5 to the host.
 DeviceProfile managedLinks() {
   DeviceProfile p = roundLinks();
   p.managedGpuFaultCurve = {{64, 0.25}, {1 << 20, 0.25}};
@@ -440,7 +427,7 @@ TEST(SimulatorMultiGpu, ManagedPrefetchPipelinePrefetchesEachMicroBatchAndFaults
   // host filled: 500 ns of work + 500 bytes faulted at 0.25 (2000 ns), 2000-4500;
   // then the output prefetched back (500 bytes at 0.5: 1000 ns), 4500-5500; micro-batch
   // 1's stage 1 5500-8000, its prefetch back 8000-9000.
-  const auto r = runSim(managedPipeline(HostMemory::ManagedPrefetch), managedLinks());
+  const auto r = runSim(twoStagePipeline(HostMemory::ManagedPrefetch), managedLinks());
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
   EXPECT_EQ(spansOn(r, OpKind::CopyH2D, 0), (std::vector<Span>{{0, 500}, {2000, 2500}}));
   EXPECT_EQ(spansOn(r, OpKind::Kernel, 0), (std::vector<Span>{{500, 1000}, {2500, 3000}}));
@@ -457,7 +444,7 @@ TEST(SimulatorMultiGpu, ManagedPipelineFaultsTheInputOnTheFirstStageAndTheOutput
   // No prefetch: stage 0's kernel faults its micro-batch's input over (500 + 2000 ns),
   // 0-2500, activations 2500-3500; micro-batch 1's 3500-6000, 6000-7000. Stage 1
   // faults the output: 3500-6000, then 7000-9500. No copies to or from the host.
-  const auto r = runSim(managedPipeline(HostMemory::Managed), managedLinks());
+  const auto r = runSim(twoStagePipeline(HostMemory::Managed), managedLinks());
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
   EXPECT_TRUE(r.of(OpKind::CopyH2D).empty());
   EXPECT_TRUE(r.of(OpKind::CopyD2H).empty());
