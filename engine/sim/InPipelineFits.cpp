@@ -22,10 +22,10 @@ double medianOf(const std::vector<DeviceProfile>& fits, double DeviceProfile::*f
 
 enum class CurveAverage { Median, Mean };
 
-/// Point by point, when every fit's curve has the same x values; else the first's.
+/// Point by point (the median, or the mean), when every fit's curve has the same x values; else the first's.
 template <class Point, class X>
-std::vector<Point> medianCurve(const std::vector<DeviceProfile>& fits, std::vector<Point> DeviceProfile::*curve,
-                               X Point::*x, double Point::*y, CurveAverage average = CurveAverage::Median) {
+std::vector<Point> averageCurve(const std::vector<DeviceProfile>& fits, std::vector<Point> DeviceProfile::*curve,
+                                X Point::*x, double Point::*y, CurveAverage average = CurveAverage::Median) {
   std::vector<Point> out = fits.front().*curve;
   for (const DeviceProfile& p : fits) {
     const std::vector<Point>& c = p.*curve;
@@ -124,16 +124,16 @@ DeviceProfile medianOfFits(const std::vector<DeviceProfile>& fits) {
         &DeviceProfile::heavyGemmCallNs})
     p.*f = medianOf(fits, f);
   p.cpuPreprocessRoundsCurve =
-      medianCurve(fits, &DeviceProfile::cpuPreprocessRoundsCurve, &CpuRoundsPoint::rounds, &CpuRoundsPoint::nsPerByte);
-  p.cpuPostprocessRoundsCurve =
-      medianCurve(fits, &DeviceProfile::cpuPostprocessRoundsCurve, &CpuRoundsPoint::rounds, &CpuRoundsPoint::nsPerByte);
+      averageCurve(fits, &DeviceProfile::cpuPreprocessRoundsCurve, &CpuRoundsPoint::rounds, &CpuRoundsPoint::nsPerByte);
+  p.cpuPostprocessRoundsCurve = averageCurve(fits, &DeviceProfile::cpuPostprocessRoundsCurve, &CpuRoundsPoint::rounds,
+                                             &CpuRoundsPoint::nsPerByte);
   p.cpuWorkerSpeedup =
-      medianCurve(fits, &DeviceProfile::cpuWorkerSpeedup, &WorkerSpeedup::workers, &WorkerSpeedup::speedup);
+      averageCurve(fits, &DeviceProfile::cpuWorkerSpeedup, &WorkerSpeedup::workers, &WorkerSpeedup::speedup);
   // The mean, not the median: a round whose runs kept a slow worker counts (the
   // factor is what stages cost on average; a median of three drops such a round).
-  p.cpuStageLateWorker = medianCurve(fits, &DeviceProfile::cpuStageLateWorker, &LateWorkerPoint::workers,
-                                     &LateWorkerPoint::factor, CurveAverage::Mean);
-  p.cpuStageHandoff = medianCurve(fits, &DeviceProfile::cpuStageHandoff, &WorkerHandoff::workers, &WorkerHandoff::ns);
+  p.cpuStageLateWorker = averageCurve(fits, &DeviceProfile::cpuStageLateWorker, &LateWorkerPoint::workers,
+                                      &LateWorkerPoint::factor, CurveAverage::Mean);
+  p.cpuStageHandoff = averageCurve(fits, &DeviceProfile::cpuStageHandoff, &WorkerHandoff::workers, &WorkerHandoff::ns);
   return p;
 }
 
