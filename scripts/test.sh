@@ -5,6 +5,9 @@
 # engine tests, and a short fuzzing pass over every importer. This is the command CI
 # runs (.ci/run). Each step is one CMake workflow preset (CMakePresets.json), so a
 # developer reproduces any of them with `cmake --workflow --preset NAME`.
+# The sanitizer presets leave out a few single-threaded fitting tests that run a
+# thousand simulations (60-215 s each under a sanitizer, 2 s in release): the
+# release step runs them, and the code they drive is covered by shorter tests there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
