@@ -32,7 +32,6 @@ struct Shared {
   std::unordered_map<std::uint64_t, std::vector<GpuInterval>> watched;
   std::unordered_map<const void*, std::uint64_t> watchedKey;  ///< cudaStream_t -> its key above
   std::uint64_t dropped = 0;
-  bool callbacksRegistered = false;
 };
 Shared& shared() {
   static Shared s;
@@ -160,13 +159,12 @@ bool CuptiTracer::start(std::string& whyNot, bool apiRecords) {
     return false;
   }
   cuptiUnsubscribe(probe);
-  if (!s.callbacksRegistered) {
-    const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
-    if (r != CUPTI_SUCCESS) {
-      whyNot = "cuptiActivityRegisterCallbacks failed: " + resultText(r);
-      return false;
-    }
-    s.callbacksRegistered = true;
+  // Registered on every start, not once: CUPTI keeps one pair of buffer callbacks per
+  // process, and another client (a second copy of this tracer linked into a benchmark, a
+  // profiler library) may have put its own in since our last run.
+  if (const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS) {
+    whyNot = "cuptiActivityRegisterCallbacks failed: " + resultText(r);
+    return false;
   }
   std::size_t enabled = 0;
   for (CUpti_ActivityKind k : kKinds) {

@@ -2,8 +2,13 @@
 // CUDA's ordering and overlap rules. Every test skips cleanly without a GPU.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string>
 #include <chrono>
 #include <cstdio>
 #include <stop_token>
@@ -91,6 +96,60 @@ TEST_F(CudaBackendTest, DescribesTheDeviceAndUsesCupti) {
     GTEST_SKIP() << "under compute-sanitizer (" << sanitizerTool()
                  << ") CUPTI cannot subscribe beside the sanitizer: " << trace_->device().note;
   EXPECT_EQ(trace_->device().timingSource, "CUPTI") << trace_->device().note;
+}
+
+// Another CUPTI client in the process (a profiler library, a benchmark's own tracer)
+// may register its buffer callbacks between two runs: CUPTI has one pair per process,
+// so each run registers the backend's again, or its records would go to that client.
+std::atomic<int> gForeignBuffers{0};
+void foreignBufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, 1 << 20));
+  *size = *buffer ? 1 << 20 : 0;
+  *maxRecords = 0;
+}
+void foreignBufferCompleted(void*, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  if (valid > 0) ++gForeignBuffers;
+  std::free(buffer);
+}
+/// The libcupti the backend loaded, found among the process's objects (its file name
+/// carries a version that differs between toolkits).
+void* loadedCupti() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name && std::string(info->dlpi_name).find("libcupti.so") != std::string::npos) {
+          *static_cast<std::string*>(out) = info->dlpi_name;
+          return 1;
+        }
+        return 0;
+      },
+      &path);
+  return path.empty() ? nullptr : dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+}
+
+TEST_F(CudaBackendTest, ARunTakesCuptisRecordsBackFromAnotherClient) {
+  run(small());
+  if (trace_->device().timingSource != "CUPTI") GTEST_SKIP() << "timed with " << trace_->device().timingSource;
+  void* cupti = loadedCupti();
+  ASSERT_NE(cupti, nullptr) << "the run was timed by CUPTI, so libcupti is loaded";
+  using Register = int (*)(decltype(&foreignBufferRequested), decltype(&foreignBufferCompleted));
+  const auto registerCallbacks = reinterpret_cast<Register>(dlsym(cupti, "cuptiActivityRegisterCallbacks"));
+  ASSERT_NE(registerCallbacks, nullptr);
+  ASSERT_EQ(registerCallbacks(foreignBufferRequested, foreignBufferCompleted), 0);  // CUPTI_SUCCESS
+  gForeignBuffers = 0;
+  const std::vector<Op> ops = run(small());
+  dlclose(cupti);
+  EXPECT_EQ(trace_->device().timingSource, "CUPTI");
+  EXPECT_EQ(gForeignBuffers.load(), 0) << "the other client got this run's records";
+  // Every kernel and copy has its engine time from CUPTI's records.
+  std::size_t timed = 0, gpuOps = 0;
+  for (const Op& op : ops) {
+    if (!isGpuKind(op.kind)) continue;
+    ++gpuOps;
+    if (op.end > op.start) ++timed;
+  }
+  EXPECT_GT(gpuOps, 0u);
+  EXPECT_EQ(timed, gpuOps);
 }
 
 TEST_F(CudaBackendTest, BlockingPinnedRecordsEveryStageInOrder) {
