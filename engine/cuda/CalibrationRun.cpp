@@ -469,9 +469,15 @@ class Calibrator {
     // Blocking cudaMemcpy: call cost beyond the copy and the wake-up.
     const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
     const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
-    p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - p_.syncWakeNs);
+    // A copy this short wakes the thread quickly, unless the driver put it to sleep in
+    // the call at once (an H100 host: 63 us against a 29 us kernel round trip): when
+    // the copy took longer than the slow wake-up, it slept, and the call is the rest.
+    p_.memcpySyncSleeps = p_.syncSleepWakeNs > 0 && t4k - copy4k > p_.syncSleepWakeNs;
+    const double wake = p_.memcpySyncSleeps ? p_.syncSleepWakeNs : p_.syncWakeNs;
+    p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - wake);
     log("sync: launch+sync round trip " + fmt(median(rt)) + " ns -> wake-up " + fmt(p_.syncWakeNs) +
-        " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns");
+        " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns" +
+        (p_.memcpySyncSleeps ? " (the thread slept in it: its wake-up is the slow one)" : ""));
   }
 
   /// A blocking sync that waits long enough for the thread to sleep wakes up more
@@ -524,6 +530,7 @@ class Calibrator {
 
   /// What the simulator adds after a blocking copy whose host call took `callNs`.
   double copyWakeNs(double callNs) const {
+    if (p_.memcpySyncSleeps) return p_.syncSleepWakeNs;  // as the simulator charges it
     return blockingSyncWakeNs(p_, callNs - p_.memcpySyncCallNs - p_.syncWakeNs);
   }
 

@@ -264,6 +264,7 @@ json profileToJson(const DeviceProfile& p) {
   j["syncWakeNs"] = p.syncWakeNs;
   j["syncSleepWakeNs"] = p.syncSleepWakeNs;
   j["syncSleepAfterNs"] = p.syncSleepAfterNs;
+  if (p.memcpySyncSleeps) j["memcpySyncSleeps"] = true;
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
@@ -387,6 +388,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncWakeNs", p.syncWakeNs, true);
   r.number("syncSleepWakeNs", p.syncSleepWakeNs, true);
   r.number("syncSleepAfterNs", p.syncSleepAfterNs, true);
+  r.boolean("memcpySyncSleeps", p.memcpySyncSleeps);
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);

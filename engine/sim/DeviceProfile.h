@@ -185,6 +185,11 @@ struct DeviceProfile {
   /// measured on a short wait. 0 = always syncWakeNs.
   double syncSleepWakeNs = 0;
   double syncSleepAfterNs = 0;  ///< waits longer than this wake up in syncSleepWakeNs
+  /// A blocking cudaMemcpy under blocking sync puts the thread to sleep however short
+  /// the copy, so it always wakes up in syncSleepWakeNs (on an H100 host a 4 KiB one
+  /// took 63 us where a tiny kernel's sync took 29: the driver sleeps in the copy call
+  /// at once). calibrate sets it when the 4 KiB copy took longer than the slow wake-up.
+  bool memcpySyncSleeps = false;
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch

@@ -228,10 +228,13 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
   hostT_ += cost;
 }
 
-void Simulator::hostWait(std::uint64_t opId, std::uint16_t name) {
+void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
-  const double end = std::max(hostT_, signal + wakeNs(signal - hostT_));
+  const double wake = sleeps && cfg_.sync == SyncMode::Blocking && profile_.syncSleepWakeNs > 0
+                          ? profile_.syncSleepWakeNs
+                          : wakeNs(signal - hostT_);
+  const double end = std::max(hostT_, signal + wake);
   if (end > hostT_) {
     Op op;
     op.kind = OpKind::HostSync;
@@ -307,7 +310,7 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
                                     call, staged && !toDevice ? std::max(cache.stagingNs, 1e-9) : 0.0);
   // A blocking cudaMemcpy, and (without a staging curve) a cudaMemcpyAsync from
   // pageable memory, return only once the copy is done.
-  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait);
+  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && profile_.memcpySyncSleeps);
   return id;
 }
 

@@ -99,7 +99,9 @@ class Simulator {
   void issuePrefetch(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                      std::uint64_t moving);
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
-  void hostWait(std::uint64_t opId, std::uint16_t name);
+  /// The host waits for op `opId`; `sleeps`: a blocking cudaMemcpy on a host whose
+  /// driver sleeps in it (DeviceProfile::memcpySyncSleeps).
+  void hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps = false);
   /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA (with the
   /// sync mode's wake-up), then copies the bytes out of the driver's staging buffer.
   void copyOutOfStaging(std::uint64_t opId, double stagingNs);

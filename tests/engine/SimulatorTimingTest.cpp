@@ -196,6 +196,30 @@ TEST(SimulatorTiming, ALongSyncWakesUpSlowerThanAShortOne) {
   EXPECT_EQ(fast[1].end, 5020);
 }
 
+TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
+  DeviceProfile p = roundProfile();
+  p.syncWakeNs = 10;
+  p.syncSleepWakeNs = 100;
+  p.syncSleepAfterNs = 2000;
+  p.memcpySyncSleeps = true;
+  PipelineConfig c = roundConfig(1000, 2);
+  c.mode = TransferMode::Blocking;
+  c.modelFlopsPerByte = 6.0;
+  // Batch 0: the H2D copy 0-1000 waited only 1000, yet the thread slept in the call:
+  // slow wake-up to 1100; kernel 1100-4100 (its own sync needs no copy), copy back
+  // 4100-5100, slow wake-up to 5200.
+  const auto sync = runSim(c, p).of(OpKind::HostSync);
+  ASSERT_GE(sync.size(), 2u);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1100}, {1100, 5200}}));
+  // With yield sync the driver spins in the call: the flag changes nothing.
+  c.sync = SyncMode::Yield;
+  const auto yield = runSim(c, p).of(OpKind::HostSync);
+  p.memcpySyncSleeps = false;
+  const auto yieldPlain = runSim(c, p).of(OpKind::HostSync);
+  ASSERT_EQ(yield.size(), yieldPlain.size());
+  EXPECT_EQ(spans(yield), spans(yieldPlain));
+}
+
 TEST(SimulatorTiming, BlockingSyncWakeUpFollowsTheWait) {
   DeviceProfile p = roundProfile();
   p.syncWakeNs = 10;

@@ -56,16 +56,28 @@ TEST(CalibratedProfile, LatencyFieldsRoundTripAndOldProfilesLeaveThemOff) {
   p.streamDependencyNs = 5400;
   p.syncSleepWakeNs = 38000;
   p.syncSleepAfterNs = 15000;
+  p.memcpySyncSleeps = true;
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   // Profiles written before these fields existed still read, with the terms off.
   auto j = profileToJson(p);
-  for (const char* key : {"kernelFixedNs", "streamDependencyNs", "syncSleepWakeNs", "syncSleepAfterNs"}) j.erase(key);
+  for (const char* key :
+       {"kernelFixedNs", "streamDependencyNs", "syncSleepWakeNs", "syncSleepAfterNs", "memcpySyncSleeps"})
+    j.erase(key);
   const DeviceProfile old = profileFromJson(j);
   EXPECT_EQ(old.kernelFixedNs, 0);
   EXPECT_EQ(old.streamDependencyNs, 0);
   EXPECT_EQ(old.syncSleepWakeNs, 0);
+  EXPECT_FALSE(old.memcpySyncSleeps);
   j["streamDependencyNs"] = -1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+  j = profileToJson(p);
+  j["memcpySyncSleeps"] = "yes";
+  try {
+    profileFromJson(j);
+    FAIL() << "a string for a flag accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("memcpySyncSleeps"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CalibratedProfile, BuiltInH200CalibratedIsMeasuredAndComplete) {

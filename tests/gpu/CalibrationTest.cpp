@@ -89,6 +89,12 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   if (p.syncSleepWakeNs > 0) {
     EXPECT_GT(p.syncSleepWakeNs, p.syncWakeNs);
   }
+  // A blocking cudaMemcpy's own cost, beyond its 4 KiB copy and the wake-up it paid,
+  // is a call's, less than a sleep: a figure above it still holds a sleep the host
+  // thread took in the call (memcpySyncSleeps).
+  EXPECT_GE(p.memcpySyncCallNs, 0.0);
+  EXPECT_LT(p.memcpySyncCallNs, std::max(p.syncWakeNs, p.syncSleepWakeNs));
+  if (p.memcpySyncSleeps) EXPECT_GT(p.syncSleepWakeNs, 0.0);
   EXPECT_GT(p.cpuNsPerOp, 0.0);
   // The first calls after a CPU stage: at least the 1 ns floor, at most milliseconds
   // (a few calls), by increasing stage size.
