@@ -94,7 +94,9 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // thread took in the call (memcpySyncSleeps).
   EXPECT_GE(p.memcpySyncCallNs, 0.0);
   EXPECT_LT(p.memcpySyncCallNs, std::max(p.syncWakeNs, p.syncSleepWakeNs));
-  if (p.memcpySyncSleeps) EXPECT_GT(p.syncSleepWakeNs, 0.0);
+  if (p.memcpySyncSleeps) {
+    EXPECT_GT(p.syncSleepWakeNs, 0.0);
+  }
   EXPECT_GT(p.cpuNsPerOp, 0.0);
   // The first calls after a CPU stage: at least the 1 ns floor, at most milliseconds
   // (a few calls), by increasing stage size.
