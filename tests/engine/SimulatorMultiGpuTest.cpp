@@ -204,6 +204,28 @@ TEST(SimulatorMultiGpu, ACopyAfterACallOfAnotherKindCostsTheSwitchOverSeveralGpu
                                                      "cudaMemcpyAsync 500-800", "cudaEventRecord 800-800"}));
 }
 
+TEST(SimulatorMultiGpu, ACopyAfterACopyTheSameWayPaysNoSwitch) {
+  // As above with each copy in two chunks: each GPU's second H2D and second D2H follow
+  // a copy the same way and cost 300. GPU 0: H2D 0-1300, 1300-1600, launch 1600-1800,
+  // D2H 1800-3100, 3100-3400; GPU 1: H2D 3400-4700 (after a D2H), 4700-5000, launch
+  // 5000-5200, D2H 5200-6500, 6500-6800.
+  PipelineConfig c = dataParallel(2, 1000, 2);
+  c.transferChunks = 2;
+  DeviceProfile p = roundLinks();
+  p.memcpyAsyncCallNs = 300;
+  p.kernelLaunchNs = 200;
+  p.multiGpuCopySwitchNs = 1000;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(apiCalls(r),
+            (std::vector<std::string>{"cudaMemcpyAsync 0-1300", "cudaMemcpyAsync 1300-1600", "cudaLaunchKernel 1600-1800",
+                                      "cudaMemcpyAsync 1800-3100", "cudaMemcpyAsync 3100-3400",
+                                      "cudaMemcpyAsync 3400-4700", "cudaMemcpyAsync 4700-5000",
+                                      "cudaLaunchKernel 5000-5200", "cudaMemcpyAsync 5200-6500",
+                                      "cudaMemcpyAsync 6500-6800", "cudaEventRecord 6800-6800",
+                                      "cudaEventRecord 6800-6800"}));
+}
+
 TEST(SimulatorMultiGpu, TheCallSwitchCostRoundTripsAndIsChecked) {
   DeviceProfile p = roundLinks();
   p.multiGpuCopySwitchNs = 4200;
