@@ -432,10 +432,10 @@ DeviceProfile profileFromJson(const json& j) {
         ": allowed 0 to 1 (0: kernels give way to NCCL, 1: NCCL gives way to kernels)");
   r.number("multiGpuCopySwitchNs", p.multiGpuCopySwitchNs, true);
   if (p.multiGpuCopySwitchNs > 1e6)
-    throw std::invalid_argument("device profile field 'multiGpuCopySwitchNs' = " +
-                                std::to_string(p.multiGpuCopySwitchNs) +
-                                " ns: allowed 0 to 1000000 (a few microseconds per call; recalibrate with "
-                                "'pipescope-cli calibrate --gpus N')");
+    throw std::invalid_argument(
+        "device profile field 'multiGpuCopySwitchNs' = " + std::to_string(p.multiGpuCopySwitchNs) +
+        " ns: allowed 0 to 1000000 (a few microseconds per call; recalibrate with "
+        "'pipescope-cli calibrate --gpus N')");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

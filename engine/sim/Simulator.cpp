@@ -222,8 +222,8 @@ double Simulator::callSwitchNs(std::uint16_t name, std::uint32_t kindKey) {
   const bool switched = key != lastCallKind_;
   lastCallKind_ = key;
   if (!switched || gpus_ <= 1 || profile_.multiGpuCopySwitchNs <= 0) return 0;
-  const bool copy = name == names_.memcpyAsync || name == names_.memcpy || name == names_.prefetchCall ||
-                    name == names_.memcpyPeer;
+  const bool copy =
+      name == names_.memcpyAsync || name == names_.memcpy || name == names_.prefetchCall || name == names_.memcpyPeer;
   return copy ? profile_.multiGpuCopySwitchNs : 0;
 }
 
@@ -265,7 +265,8 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   const auto stream = std::size_t(cmd.stream);
   if (stream >= streamLanes_.size() || streamLanes_[stream] == kNoLane) streamLane(cmd.stream);
   if (apiName != 0)
-    apiCall(apiName, apiCost, std::uint32_t(id + 1), (std::uint32_t(apiName) << 2) | (cmd.kind == OpKind::CopyD2H ? 1u : 0u));
+    apiCall(apiName, apiCost, std::uint32_t(id + 1),
+            (std::uint32_t(apiName) << 2) | (cmd.kind == OpKind::CopyD2H ? 1u : 0u));
   gpu_.submit(cmd, hostT_);
   meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
   streamLastOp_[stream] = id;

@@ -217,13 +217,11 @@ TEST(SimulatorMultiGpu, ACopyAfterACopyTheSameWayPaysNoSwitch) {
   p.multiGpuCopySwitchNs = 1000;
   const auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
-  EXPECT_EQ(apiCalls(r),
-            (std::vector<std::string>{"cudaMemcpyAsync 0-1300", "cudaMemcpyAsync 1300-1600", "cudaLaunchKernel 1600-1800",
-                                      "cudaMemcpyAsync 1800-3100", "cudaMemcpyAsync 3100-3400",
-                                      "cudaMemcpyAsync 3400-4700", "cudaMemcpyAsync 4700-5000",
-                                      "cudaLaunchKernel 5000-5200", "cudaMemcpyAsync 5200-6500",
-                                      "cudaMemcpyAsync 6500-6800", "cudaEventRecord 6800-6800",
-                                      "cudaEventRecord 6800-6800"}));
+  EXPECT_EQ(apiCalls(r), (std::vector<std::string>{
+                             "cudaMemcpyAsync 0-1300", "cudaMemcpyAsync 1300-1600", "cudaLaunchKernel 1600-1800",
+                             "cudaMemcpyAsync 1800-3100", "cudaMemcpyAsync 3100-3400", "cudaMemcpyAsync 3400-4700",
+                             "cudaMemcpyAsync 4700-5000", "cudaLaunchKernel 5000-5200", "cudaMemcpyAsync 5200-6500",
+                             "cudaMemcpyAsync 6500-6800", "cudaEventRecord 6800-6800", "cudaEventRecord 6800-6800"}));
 }
 
 TEST(SimulatorMultiGpu, TheCallSwitchCostRoundTripsAndIsChecked) {

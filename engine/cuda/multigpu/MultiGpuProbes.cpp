@@ -492,15 +492,13 @@ CallSwitchCalibration calibrateCallSwitch(const std::vector<int>& devices, int s
     const std::size_t n = bytes / sizeof(float);
     const auto t0 = std::chrono::steady_clock::now();
     switch (c) {
-      case H2D:
-        PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(in, g.src.host(), bytes, cudaMemcpyHostToDevice, st));
-        break;
+      case H2D: PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(in, g.src.host(), bytes, cudaMemcpyHostToDevice, st)); break;
       case Kernel: PIPESCOPE_CUDA_CHECK(launchModel(in, n, o, n, modelFmasPerElement(16), st)); break;
       case D2H: PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.dst.host(), o, bytes, cudaMemcpyDeviceToHost, st)); break;
       case Record: PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.done[std::size_t(s)].get(), st)); return;
     }
-    const double ns = double(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    const double ns =
+        double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     (c == Kernel ? launches : copies)[interleaved ? 1 : 0].push_back(ns);
   };
   // `rounds` batches on every stream of the first `n` GPUs: a batch's four calls in
@@ -554,8 +552,8 @@ CallSwitchCalibration calibrateCallSwitch(const std::vector<int>& devices, int s
   if (log)
     log("call switch: a copy call after a call of another kind costs " + fmt(several.copyNs / 1e3, 2) +
         " us more than in a run of copies over " + std::to_string(devices.size()) + " GPUs x " +
-        std::to_string(streams) + " streams, " + fmt(one.copyNs / 1e3, 2) + " us on one GPU (a launch: " +
-        fmt(several.launchNs / 1e3, 2) + " and " + fmt(one.launchNs / 1e3, 2) + " us)");
+        std::to_string(streams) + " streams, " + fmt(one.copyNs / 1e3, 2) +
+        " us on one GPU (a launch: " + fmt(several.launchNs / 1e3, 2) + " and " + fmt(one.launchNs / 1e3, 2) + " us)");
   PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
   return out;
 }
