@@ -62,9 +62,10 @@ if [ "$PRESENT" -lt 2 ] || [ "$N" -lt 2 ]; then
 fi
 DEV=$(seq -s, 0 $((N - 1)))
 
-# 1. gpu tests over several GPUs (they use the first 2, or 4 when there are), and NCCL's loader.
+# 1. gpu tests over several GPUs (they use the first 2, or 4 when there are), the quick
+#    calibration with the multi-GPU probes, and NCCL's loader.
 if want tests; then
-part tests 150 "$B/tests/pipescope_gpu_tests" --gtest_filter='MultiGpu*' >"$OUT/tests.log" 2>&1
+part tests 150 "$B/tests/pipescope_gpu_tests" --gtest_filter='MultiGpu*:CalibrationTest.SeveralGpus*' >"$OUT/tests.log" 2>&1
 part multigpu-tests 30 "$B/tests/pipescope_multigpu_tests" >>"$OUT/tests.log" 2>&1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Expected|Which is|NOTE" "$OUT/tests.log" | head -30 >>"$OUT/summary.log"
 fi
@@ -79,7 +80,7 @@ fi
 #    all-reduce curve over the N GPUs), saved as a profile.
 if want calibrate; then
 part calibrate 200 "$CLI" calibrate --gpus "$N" --repeat 1 --out "$OUT/profile.json" >"$OUT/calibrate.log" 2>&1
-grep -E "peer copy|all-reduce|both ways|beside|wrote profile|failed" "$OUT/calibrate.log" >>"$OUT/summary.log"
+grep -E "peer copy|all-reduce|both ways|beside|call switch|wrote profile|failed" "$OUT/calibrate.log" >>"$OUT/summary.log"
 fi
 
 # 3b. The simulator with that fresh profile on a random set over the N GPUs of a seed

@@ -392,6 +392,10 @@ class Calibrator {
     p_.hostLinksGBps = links.togetherGBps;
     p_.hostLinksH2dGBps = links.h2dGBps;
     p_.hostLinksD2hGBps = links.d2hGBps;
+    // What several GPUs add to a copy call issued after one of another kind; one GPU's share
+    // is already in the in-pipeline host overhead fitted on the first GPU.
+    const CallSwitchCalibration sw = calibrateCallSwitch(devices, 8, options_.quick, options_.log);
+    p_.multiGpuCopySwitchNs = std::max(0.0, sw.severalGpusNs - sw.oneGpuNs);
     p_.multiGpuSource = "calibrated on " + std::to_string(n) + " x " + p_.deviceName + " (" + peer.linkName +
                         ", NCCL " + ar.ncclVersion + "), " + utcDate();
     log("multi-GPU: peer " + fmt(p_.peerGBps, 1) + " GB/s one way (" + fmt(p_.peerBidirectionalGBps, 1) +
@@ -401,7 +405,9 @@ class Calibrator {
         fmt(100 * p_.collectiveSmShare, 1) + "% of their speed (yield share " + fmt(p_.collectiveYieldShare, 2) +
         ": the part NCCL pays when a kernel holds the SMs first), a group call costs the host " +
         fmt(p_.allreduceCallNs / 1e3, 1) + " us; host links of all GPUs together " + fmt(p_.hostLinksH2dGBps, 1) +
-        " GB/s H2D, " + fmt(p_.hostLinksD2hGBps, 1) + " D2H, " + fmt(p_.hostLinksGBps, 1) + " both ways");
+        " GB/s H2D, " + fmt(p_.hostLinksD2hGBps, 1) + " D2H, " + fmt(p_.hostLinksGBps, 1) +
+        " both ways; a copy call after a call of another kind costs " + fmt(p_.multiGpuCopySwitchNs / 1e3, 2) +
+        " us more than on one GPU");
     PIPESCOPE_CUDA_CHECK(cudaSetDevice(options_.device));
 #else
     log("multi-GPU probes: skipped (this build has no NCCL; " + std::to_string(count) + " GPUs present)");

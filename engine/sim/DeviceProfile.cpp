@@ -316,6 +316,7 @@ json profileToJson(const DeviceProfile& p) {
   if (p.hostLinksD2hGBps > 0) j["hostLinksD2hGBps"] = p.hostLinksD2hGBps;
   j["collectiveSmShare"] = p.collectiveSmShare;
   if (p.collectiveYieldShare > 0) j["collectiveYieldShare"] = p.collectiveYieldShare;
+  if (p.multiGpuCopySwitchNs > 0) j["multiGpuCopySwitchNs"] = p.multiGpuCopySwitchNs;
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -431,6 +432,12 @@ DeviceProfile profileFromJson(const json& j) {
     throw std::invalid_argument(
         "device profile field 'collectiveYieldShare' = " + std::to_string(p.collectiveYieldShare) +
         ": allowed 0 to 1 (0: kernels give way to NCCL, 1: NCCL gives way to kernels)");
+  r.number("multiGpuCopySwitchNs", p.multiGpuCopySwitchNs, true);
+  if (p.multiGpuCopySwitchNs > 1e6)
+    throw std::invalid_argument(
+        "device profile field 'multiGpuCopySwitchNs' = " + std::to_string(p.multiGpuCopySwitchNs) +
+        " ns: allowed 0 to 1000000 (a few microseconds per call; recalibrate with "
+        "'pipescope-cli calibrate --gpus N')");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;

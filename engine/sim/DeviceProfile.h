@@ -296,6 +296,13 @@ struct DeviceProfile {
   /// kernel (an NCCL call issued beside a kernel that fills the GPU). Measured by
   /// launching a kernel first, then the all-reduces (0 when not measured).
   double collectiveYieldShare = 0;
+  /// Extra host time of a copy call (cudaMemcpyAsync, cudaMemcpy, a prefetch, a peer
+  /// copy) issued right after a call of another kind (an H2D after an event record, a
+  /// D2H after a launch), over several GPUs beyond what the same switch costs on one.
+  /// Over 4 H200s the pipelines' copies after another kind took 7.3 us where copies in
+  /// a run of copies took 3.5 (launches 8.5 either way); over 2, 0-1 us more. Measured
+  /// by calibrate over its GPUs (0 when not measured, and on one GPU).
+  double multiGpuCopySwitchNs = 0;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

@@ -214,7 +214,21 @@ bool Simulator::isManagedMemory() const {
   return cfg_.memory == HostMemory::Managed || cfg_.memory == HostMemory::ManagedPrefetch;
 }
 
-void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlation) {
+double Simulator::callSwitchNs(std::uint16_t name, std::uint32_t kindKey) {
+  // Over several GPUs a copy call right after a call of another kind costs more than
+  // in a run of copies (docs/simulator.md); any call ends a run, a copy in the other
+  // direction too.
+  const std::uint32_t key = kindKey != 0 ? kindKey : std::uint32_t(name) << 2;
+  const bool switched = key != lastCallKind_;
+  lastCallKind_ = key;
+  if (!switched || gpus_ <= 1 || profile_.multiGpuCopySwitchNs <= 0) return 0;
+  const bool copy =
+      name == names_.memcpyAsync || name == names_.memcpy || name == names_.prefetchCall || name == names_.memcpyPeer;
+  return copy ? profile_.multiGpuCopySwitchNs : 0;
+}
+
+void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlation, std::uint32_t kindKey) {
+  cost += callSwitchNs(name, kindKey);
   cost += callAfterStageNs_;
   callAfterStageNs_ = 0;
   Op op;
@@ -253,7 +267,9 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   const std::uint64_t id = gpu_.nextId();
   const auto stream = std::size_t(cmd.stream);
   if (stream >= streamLanes_.size() || streamLanes_[stream] == kNoLane) streamLane(cmd.stream);
-  if (apiName != 0) apiCall(apiName, apiCost, std::uint32_t(id + 1));
+  if (apiName != 0)
+    apiCall(apiName, apiCost, std::uint32_t(id + 1),
+            (std::uint32_t(apiName) << 2) | (cmd.kind == OpKind::CopyD2H ? 1u : 0u));
   gpu_.submit(cmd, hostT_);
   meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
   streamLastOp_[stream] = id;
@@ -267,7 +283,7 @@ void Simulator::copyOutOfStaging(std::uint64_t opId, double stagingNs) {
   // (a 14-21 KiB copy spent 17-20 us after its DMA with blocking sync, 5 us with
   // yield, on an H200 host), then copies the bytes out.
   hostWait(opId, names_.memcpyWait);
-  apiCall(names_.memcpyAsync, stagingNs, 0);
+  apiCall(names_.memcpyAsync, stagingNs, 0, lastCallKind_);  // the same call, continued
 }
 
 std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,

@@ -98,7 +98,10 @@ class Simulator {
   /// not yet where it sends them (0: a no-op).
   void issuePrefetch(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                      std::uint64_t moving);
-  void apiCall(std::uint16_t name, double cost, std::uint32_t correlation);
+  /// kindKey tells calls of one kind apart for multiGpuCopySwitchNs (a copy's direction
+  /// counts); 0 = the name alone.
+  void apiCall(std::uint16_t name, double cost, std::uint32_t correlation, std::uint32_t kindKey = 0);
+  double callSwitchNs(std::uint16_t name, std::uint32_t kindKey);
   /// The host waits for op `opId`; `sleeps`: a blocking cudaMemcpy on a host whose
   /// driver sleeps in it (DeviceProfile::memcpySyncSleeps).
   void hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps = false);
@@ -150,6 +153,7 @@ class Simulator {
   // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),
   // and the last stage size it was looked up for (every batch's stages have the same sizes).
   double callAfterStageNs_ = 0;
+  std::uint32_t lastCallKind_ = 0;  // the submit thread's last API call (multiGpuCopySwitchNs)
   struct AfterStageCost {
     std::uint64_t bytes = 0;
     double ns = 0;

@@ -171,6 +171,79 @@ TEST(SimulatorMultiGpu, TheYieldShareRoundTripsAndOlderProfilesLoadWithout) {
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
+/// The submit thread's API calls as "name start-end".
+std::vector<std::string> apiCalls(const simtest::SimRun& r) {
+  std::vector<std::string> calls;
+  for (const Op& op : r.of(OpKind::ApiCall))
+    calls.push_back(std::string(r.trace->opName(op)) + " " + std::to_string(op.start) + "-" + std::to_string(op.end));
+  return calls;
+}
+
+TEST(SimulatorMultiGpu, ACopyAfterACallOfAnotherKindCostsTheSwitchOverSeveralGpus) {
+  // Two GPUs, a batch each; copies cost the host 300 ns, launches 200, event records
+  // nothing, and a copy after a call of another kind (or a copy the other way) 1000
+  // more; launches never. GPU 0's H2D 0-1300 (the first call), launch 1300-1500, D2H
+  // 1500-2800 (after the launch); GPU 1's H2D 2800-4100 (after a D2H), launch
+  // 4100-4300, D2H 4300-5600; both event records at 5600. Without the term every copy
+  // takes 300 and the calls end at 1600.
+  PipelineConfig c = dataParallel(2, 1000, 2);
+  DeviceProfile p = roundLinks();
+  p.memcpyAsyncCallNs = 300;
+  p.kernelLaunchNs = 200;
+  p.multiGpuCopySwitchNs = 1000;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(apiCalls(r), (std::vector<std::string>{"cudaMemcpyAsync 0-1300", "cudaLaunchKernel 1300-1500",
+                                                   "cudaMemcpyAsync 1500-2800", "cudaMemcpyAsync 2800-4100",
+                                                   "cudaLaunchKernel 4100-4300", "cudaMemcpyAsync 4300-5600",
+                                                   "cudaEventRecord 5600-5600", "cudaEventRecord 5600-5600"}));
+  // One GPU: its share of the switch is in hostOpOverheadNs, the term is not charged.
+  const auto one = runSim(roundConfig(1000, 1), p);
+  ASSERT_EQ(one.outcome.state, RunState::Finished) << one.outcome.message;
+  EXPECT_EQ(apiCalls(one), (std::vector<std::string>{"cudaMemcpyAsync 0-300", "cudaLaunchKernel 300-500",
+                                                     "cudaMemcpyAsync 500-800", "cudaEventRecord 800-800"}));
+}
+
+TEST(SimulatorMultiGpu, ACopyAfterACopyTheSameWayPaysNoSwitch) {
+  // As above with each copy in two chunks: each GPU's second H2D and second D2H follow
+  // a copy the same way and cost 300. GPU 0: H2D 0-1300, 1300-1600, launch 1600-1800,
+  // D2H 1800-3100, 3100-3400; GPU 1: H2D 3400-4700 (after a D2H), 4700-5000, launch
+  // 5000-5200, D2H 5200-6500, 6500-6800.
+  PipelineConfig c = dataParallel(2, 1000, 2);
+  c.transferChunks = 2;
+  DeviceProfile p = roundLinks();
+  p.memcpyAsyncCallNs = 300;
+  p.kernelLaunchNs = 200;
+  p.multiGpuCopySwitchNs = 1000;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(apiCalls(r), (std::vector<std::string>{
+                             "cudaMemcpyAsync 0-1300", "cudaMemcpyAsync 1300-1600", "cudaLaunchKernel 1600-1800",
+                             "cudaMemcpyAsync 1800-3100", "cudaMemcpyAsync 3100-3400", "cudaMemcpyAsync 3400-4700",
+                             "cudaMemcpyAsync 4700-5000", "cudaLaunchKernel 5000-5200", "cudaMemcpyAsync 5200-6500",
+                             "cudaMemcpyAsync 6500-6800", "cudaEventRecord 6800-6800", "cudaEventRecord 6800-6800"}));
+}
+
+TEST(SimulatorMultiGpu, TheCallSwitchCostRoundTripsAndIsChecked) {
+  DeviceProfile p = roundLinks();
+  p.multiGpuCopySwitchNs = 4200;
+  EXPECT_EQ(profileFromJson(profileToJson(p)), p);
+  auto j = profileToJson(roundLinks());
+  EXPECT_FALSE(j.contains("multiGpuCopySwitchNs"));  // one-GPU profiles stay as they were
+  EXPECT_EQ(profileFromJson(j).multiGpuCopySwitchNs, 0.0);
+  for (const double bad : {-1.0, 2e6}) {
+    j["multiGpuCopySwitchNs"] = bad;
+    try {
+      profileFromJson(j);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("multiGpuCopySwitchNs"), std::string::npos) << e.what();
+    }
+  }
+  j["multiGpuCopySwitchNs"] = "fast";
+  EXPECT_THROW(profileFromJson(j), std::invalid_argument);
+}
+
 TEST(SimulatorMultiGpu, ACollectiveEndsOnceTheLastGpuHasJoined) {
   // Each cudaMemcpyAsync call costs the host 300 ns, so GPU 1's batch is issued 600 ns
   // after GPU 0's: H2D 300-1300 and 900-1900, kernels 1300-5300 and 1900-5900. GPU 0's

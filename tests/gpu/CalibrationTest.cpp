@@ -160,6 +160,13 @@ TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
   EXPECT_GT(p.hostLinksD2hGBps, 1);
   EXPECT_GE(p.hostLinksGBps, 0.9 * std::min(p.hostLinksH2dGBps, p.hostLinksD2hGBps));
   EXPECT_NE(p.multiGpuSource.find("calibrated on 2 x"), std::string::npos) << p.multiGpuSource;
+  // Switching call kinds over two GPUs: measured (the probe's line) and a few
+  // microseconds at most per call, not the cost of a whole call many times over.
+  EXPECT_GE(p.multiGpuCopySwitchNs, 0);
+  EXPECT_LT(p.multiGpuCopySwitchNs, 20000);
+  bool switchLogged = false;
+  for (const std::string& l : lines) switchLogged = switchLogged || l.find("call switch: ") != std::string::npos;
+  EXPECT_TRUE(switchLogged);
   bool logged = false;
   for (const std::string& l : lines) logged = logged || l.find("all-reduce over 2 GPUs") != std::string::npos;
   EXPECT_TRUE(logged);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -449,6 +450,110 @@ HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool qu
   out.h2dGBps = best(true, false, "host-to-device");
   out.d2hGBps = best(false, true, "device-to-host");
   out.togetherGBps = best(true, true, "both ways");
+  PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
+  return out;
+}
+
+CallSwitchCalibration calibrateCallSwitch(const std::vector<int>& devices, int streams, bool quick,
+                                          const CalibrationLog& log) {
+  CallSwitchCalibration out;
+  out.devices = devices;
+  out.streams = streams;
+  constexpr std::size_t bytes = 64 * kKiB;
+  const int rounds = quick ? 4 : 8;  // batches per stream per measurement
+  struct Gpu {
+    std::vector<Stream> streams;
+    std::vector<Event> done;
+    DeviceBuffer in, out;
+    HostBuffer src, dst;
+  };
+  std::vector<Gpu> gpus(devices.size());
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+    Gpu& g = gpus[k];
+    for (int s = 0; s < streams; ++s) {
+      g.streams.push_back(Stream::create());
+      g.done.push_back(Event::create(false));
+    }
+    g.in = DeviceBuffer(bytes, "call-switch probe buffer");
+    g.out = DeviceBuffer(bytes, "call-switch probe buffer");
+    g.src = HostBuffer(HostMemory::Pinned, bytes, "pinned host buffer");
+    g.dst = HostBuffer(HostMemory::Pinned, bytes, "pinned host buffer");
+    std::memset(g.src.host(), 1, bytes);
+    PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  enum Call { H2D, Kernel, D2H, Record };
+  // Each copy and launch call's host time, by pattern: what the submit thread sees.
+  std::vector<double> copies[2], launches[2];
+  auto issue = [&](Gpu& g, int s, Call c, bool interleaved) {
+    cudaStream_t st = g.streams[std::size_t(s)].get();
+    auto* in = static_cast<float*>(g.in.get());
+    auto* o = static_cast<float*>(g.out.get());
+    const std::size_t n = bytes / sizeof(float);
+    const auto t0 = std::chrono::steady_clock::now();
+    switch (c) {
+      case H2D: PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(in, g.src.host(), bytes, cudaMemcpyHostToDevice, st)); break;
+      case Kernel: PIPESCOPE_CUDA_CHECK(launchModel(in, n, o, n, modelFmasPerElement(16), st)); break;
+      case D2H: PIPESCOPE_CUDA_CHECK(cudaMemcpyAsync(g.dst.host(), o, bytes, cudaMemcpyDeviceToHost, st)); break;
+      case Record: PIPESCOPE_CUDA_CHECK(cudaEventRecord(g.done[std::size_t(s)].get(), st)); return;
+    }
+    const double ns =
+        double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    (c == Kernel ? launches : copies)[interleaved ? 1 : 0].push_back(ns);
+  };
+  // `rounds` batches on every stream of the first `n` GPUs: a batch's four calls in
+  // turn, the next batch on the next GPU (a data-parallel pipeline's issue order), or
+  // the same calls grouped by kind on each GPU.
+  auto measure = [&](std::size_t n, bool interleaved) {
+    for (int r = 0; r < rounds; ++r) {
+      if (interleaved) {
+        for (int s = 0; s < streams; ++s)
+          for (std::size_t k = 0; k < n; ++k) {
+            PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+            for (Call c : {H2D, Kernel, D2H, Record}) issue(gpus[k], s, c, true);
+          }
+      } else {
+        for (std::size_t k = 0; k < n; ++k) {
+          PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+          for (Call c : {H2D, Kernel, D2H, Record})
+            for (int s = 0; s < streams; ++s) issue(gpus[k], s, c, false);
+        }
+      }
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices[k]));
+      PIPESCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  };
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  // The median call after a call of another kind (every copy of the interleaved
+  // pattern) over the median in a run of its kind, the patterns alternating.
+  struct Switch {
+    double copyNs, launchNs;
+  };
+  auto measureSwitch = [&](std::size_t n) {
+    for (auto* v : {&copies[0], &copies[1], &launches[0], &launches[1]}) v->clear();
+    const int reps = quick ? 3 : 6;
+    for (int i = 0; i < reps; ++i) {
+      measure(n, true);
+      measure(n, false);
+    }
+    return Switch{median(copies[1]) - median(copies[0]), median(launches[1]) - median(launches[0])};
+  };
+  measureSwitch(devices.size());  // warm-up: the driver's first calls on each stream
+  const Switch several = measureSwitch(devices.size());
+  const Switch one = measureSwitch(1);
+  out.severalGpusNs = several.copyNs;
+  out.oneGpuNs = one.copyNs;
+  if (log)
+    log("call switch: a copy call after a call of another kind costs " + fmt(several.copyNs / 1e3, 2) +
+        " us more than in a run of copies over " + std::to_string(devices.size()) + " GPUs x " +
+        std::to_string(streams) + " streams, " + fmt(one.copyNs / 1e3, 2) +
+        " us on one GPU (a launch: " + fmt(several.launchNs / 1e3, 2) + " and " + fmt(one.launchNs / 1e3, 2) + " us)");
   PIPESCOPE_CUDA_CHECK(cudaSetDevice(devices.front()));
   return out;
 }

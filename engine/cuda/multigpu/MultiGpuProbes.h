@@ -75,6 +75,21 @@ struct HostLinksCalibration {
 /// memory and root complex carry for all the GPUs' links together.
 HostLinksCalibration calibrateHostLinks(const std::vector<int>& devices, bool quick, const CalibrationLog& log);
 
+struct CallSwitchCalibration {
+  std::vector<int> devices;
+  int streams = 0;  ///< per GPU
+  /// A copy call's host time right after a call of another kind over the same call in
+  /// a run of copies (medians over every call), with the calls spread over every GPU
+  /// of `devices` as a data-parallel pipeline issues them, and on the first GPU alone.
+  double severalGpusNs = 0, oneGpuNs = 0;
+};
+/// The cost of switching call kinds on the submit thread: `streams` streams per GPU
+/// each get an H2D (64 KiB, pinned), a small kernel, a D2H and an event record per
+/// round, issued batch by batch (H2D, kernel, D2H, record, the next batch on the next
+/// GPU) against the same calls grouped by kind, each call timed on the host; once over
+/// every GPU, once on the first. Launches are timed and logged too.
+CallSwitchCalibration calibrateCallSwitch(const std::vector<int>& devices, int streams, bool quick,
+                                          const CalibrationLog& log);
 /// nccl-tests' bus bandwidth for an all-reduce of `bytes` in `ns` over `gpus` GPUs.
 double allReduceBusGBps(std::uint64_t bytes, double ns, int gpus);
 
