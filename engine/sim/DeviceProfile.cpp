@@ -133,6 +133,9 @@ class FieldReader {
   void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
     points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
   }
+  void slotsSlowdown(const char* key, std::vector<ManagedSlotsPoint>& out) {
+    points(key, out, "slots", &ManagedSlotsPoint::slots, 1, 65536, "factor", &ManagedSlotsPoint::factor);
+  }
   void lateWorkers(const char* key, std::vector<LateWorkerPoint>& out) {
     points(key, out, "workers", &LateWorkerPoint::workers, 1, 4096, "factor", &LateWorkerPoint::factor);
   }
@@ -285,6 +288,9 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedFaultStreamsSpeedup.empty())
     j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
                                                    "speedup", &StreamSpeedup::speedup);
+  if (!p.managedSlotsSlowdown.empty())
+    j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::slots, "factor",
+                                             &ManagedSlotsPoint::factor);
   if (!p.mappedStreamsSpeedup.empty())
     j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
                                              &StreamSpeedup::speedup);
@@ -404,6 +410,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
+  r.slotsSlowdown("managedSlotsSlowdown", p.managedSlotsSlowdown);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.text("multiGpuSource", p.multiGpuSource);
   r.boolean("peerAccess", p.peerAccess);
