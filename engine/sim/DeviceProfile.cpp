@@ -291,6 +291,9 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedSlotsSlowdown.empty())
     j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::slots, "factor",
                                              &ManagedSlotsPoint::factor);
+  if (!p.managedSlotsCpuSlowdown.empty())
+    j["managedSlotsCpuSlowdown"] = pointsToJson(p.managedSlotsCpuSlowdown, "slots", &ManagedSlotsPoint::slots, "factor",
+                                                &ManagedSlotsPoint::factor);
   if (!p.mappedStreamsSpeedup.empty())
     j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
                                              &StreamSpeedup::speedup);
@@ -411,6 +414,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.slotsSlowdown("managedSlotsSlowdown", p.managedSlotsSlowdown);
+  r.slotsSlowdown("managedSlotsCpuSlowdown", p.managedSlotsCpuSlowdown);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.text("multiGpuSource", p.multiGpuSource);
   r.boolean("peerAccess", p.peerAccess);

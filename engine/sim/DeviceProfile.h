@@ -163,11 +163,12 @@ struct DeviceProfile {
   /// value beyond it); empty = such kernels run one at a time like any other.
   std::vector<StreamSpeedup> managedFaultStreamsSpeedup, mappedStreamsSpeedup;
   /// Managed page moves grow with the buffers the pipeline rotates over (its host
-  /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time faulting
-  /// a CPU write back and 1.8x prefetching the output (docs/fidelity.md). By slots
+  /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time on a CPU
+  /// stage's write fault and 1.8x prefetching the output (docs/fidelity.md). By slots
   /// (sorted; linear between points, from 1 at one slot, the last point's value beyond
-  /// it); empty = every slot count moves pages as one buffer does.
-  std::vector<ManagedSlotsPoint> managedSlotsSlowdown;
+  /// it): the GPU side (kernels faulting pages in, prefetches that move pages) and the
+  /// CPU stages' faults; empty = every slot count moves pages as one buffer does.
+  std::vector<ManagedSlotsPoint> managedSlotsSlowdown, managedSlotsCpuSlowdown;
 
   // Compute.
   double modelGflops = 45000;      ///< custom model kernel rate, GFLOP/s

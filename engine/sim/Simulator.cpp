@@ -212,7 +212,7 @@ Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
 
 double Simulator::managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const {
   // The fault curves are one buffer's; the pipeline's slots take turns (managedSlotsSlowdown).
-  return managedFaultNs(profile_, bytes, touch) * managedSlotsFactor_;
+  return managedFaultNs(profile_, bytes, touch) * (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
 }
 
 bool Simulator::isManagedMemory() const {
@@ -795,7 +795,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.
   managed_.assign(std::size_t(gpus_ * std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
-  managedSlotsFactor_ = managedSlotsFactor(profile_, cfg_.hostSlots());
+  managedSlotsFactor_ = managedSlotsFactor(profile_.managedSlotsSlowdown, cfg_.hostSlots());
+  managedSlotsCpuFactor_ = managedSlotsFactor(profile_.managedSlotsCpuSlowdown, cfg_.hostSlots());
   if (streamLastOp_.size() < streams) streamLastOp_.resize(streams, 0);
   inFlightOn_.resize(std::size_t(gpus_), 0);
   if (lastCollective_.empty() && cfg_.allReduces()) lastCollective_.assign(std::size_t(gpus_), kNoGpuOp);

@@ -146,7 +146,8 @@ class Simulator {
     std::uint64_t outputBytesOnHost = 0;
   };
   std::vector<ManagedPages> managed_;  // per GPU, per host slot
-  double managedSlotsFactor_ = 1;      // managedSlotsFactor() of the config's host slots
+  // managedSlotsFactor() of the config's host slots: GPU side, CPU stages.
+  double managedSlotsFactor_ = 1, managedSlotsCpuFactor_ = 1;
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
   // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),

@@ -242,8 +242,7 @@ double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {
   return std::clamp(f, 1.0, double(workers));
 }
 
-double managedSlotsFactor(const DeviceProfile& p, int slots) {
-  const auto& c = p.managedSlotsSlowdown;
+double managedSlotsFactor(const std::vector<ManagedSlotsPoint>& c, int slots) {
   if (c.empty() || slots <= 1) return 1;
   if (slots < c.front().slots) {
     const double t = double(slots - 1) / double(std::max(c.front().slots - 1, 1));
