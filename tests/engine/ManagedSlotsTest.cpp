@@ -8,6 +8,7 @@
 #include <string>
 
 #include "SimulatorTestSupport.h"
+#include "sim/ProfileMerge.h"
 #include "sim/StageCosts.h"
 
 namespace pipescope {
@@ -107,6 +108,18 @@ TEST(ManagedSlots, CurvesSurviveJsonAndBadPointsSayWhatIsWrong) {
                 .find("strictly increasing slots"),
             std::string::npos);
   EXPECT_NE(message("managedSlotsSlowdown", "fast").find("managedSlotsSlowdown"), std::string::npos);
+}
+
+TEST(ManagedSlots, MergedCalibrationsTakeEachSlotCountsMedianFactor) {
+  DeviceProfile a = roundProfile(), b = roundProfile();
+  a.deviceName = b.deviceName = "NVIDIA H200";
+  a.managedSlotsSlowdown = {{4, 1.2}, {32, 2.0}};
+  b.managedSlotsSlowdown = {{4, 1.4}, {32, 3.0}};
+  a.managedSlotsCpuSlowdown = {{4, 2.0}, {32, 4.0}};
+  b.managedSlotsCpuSlowdown = {{4, 3.0}, {32, 5.0}};
+  const DeviceProfile m = mergeProfiles({a, b}, "h200-merged");
+  EXPECT_EQ(m.managedSlotsSlowdown, (std::vector<ManagedSlotsPoint>{{4, 1.3}, {32, 2.5}}));
+  EXPECT_EQ(m.managedSlotsCpuSlowdown, (std::vector<ManagedSlotsPoint>{{4, 2.5}, {32, 4.5}}));
 }
 
 }  // namespace
