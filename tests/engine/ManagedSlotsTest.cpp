@@ -118,8 +118,15 @@ TEST(ManagedSlots, MergedCalibrationsTakeEachSlotCountsMedianFactor) {
   a.managedSlotsCpuSlowdown = {{4, 2.0}, {32, 4.0}};
   b.managedSlotsCpuSlowdown = {{4, 3.0}, {32, 5.0}};
   const DeviceProfile m = mergeProfiles({a, b}, "h200-merged");
-  EXPECT_EQ(m.managedSlotsSlowdown, (std::vector<ManagedSlotsPoint>{{4, 1.3}, {32, 2.5}}));
-  EXPECT_EQ(m.managedSlotsCpuSlowdown, (std::vector<ManagedSlotsPoint>{{4, 2.5}, {32, 4.5}}));
+  auto expectCurve = [](const std::vector<ManagedSlotsPoint>& got, const std::vector<ManagedSlotsPoint>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].slots, want[i].slots);
+      EXPECT_NEAR(got[i].factor, want[i].factor, 1e-12);
+    }
+  };
+  expectCurve(m.managedSlotsSlowdown, {{4, 1.3}, {32, 2.5}});
+  expectCurve(m.managedSlotsCpuSlowdown, {{4, 2.5}, {32, 4.5}});
 }
 
 }  // namespace
