@@ -212,7 +212,8 @@ Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
 
 double Simulator::managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const {
   // The fault curves are one buffer's; the pipeline's slots take turns (managedSlotsSlowdown).
-  return managedFaultNs(profile_, bytes, touch) * (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
+  return managedFaultNs(profile_, bytes, touch) *
+         (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
 }
 
 bool Simulator::isManagedMemory() const {
