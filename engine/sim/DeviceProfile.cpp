@@ -134,7 +134,7 @@ class FieldReader {
     points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
   }
   void slotsSlowdown(const char* key, std::vector<ManagedSlotsPoint>& out) {
-    points(key, out, "slots", &ManagedSlotsPoint::slots, 1, 65536, "factor", &ManagedSlotsPoint::factor);
+    points(key, out, "slots", &ManagedSlotsPoint::hostSlots, 1, 65536, "factor", &ManagedSlotsPoint::factor);
   }
   void lateWorkers(const char* key, std::vector<LateWorkerPoint>& out) {
     points(key, out, "workers", &LateWorkerPoint::workers, 1, 4096, "factor", &LateWorkerPoint::factor);
@@ -289,10 +289,10 @@ json profileToJson(const DeviceProfile& p) {
     j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
                                                    "speedup", &StreamSpeedup::speedup);
   if (!p.managedSlotsSlowdown.empty())
-    j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::slots, "factor",
+    j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
                                              &ManagedSlotsPoint::factor);
   if (!p.managedSlotsCpuSlowdown.empty())
-    j["managedSlotsCpuSlowdown"] = pointsToJson(p.managedSlotsCpuSlowdown, "slots", &ManagedSlotsPoint::slots, "factor",
+    j["managedSlotsCpuSlowdown"] = pointsToJson(p.managedSlotsCpuSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
                                                 &ManagedSlotsPoint::factor);
   if (!p.mappedStreamsSpeedup.empty())
     j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",

@@ -81,7 +81,7 @@ struct StreamSpeedup {
 /// move pages) when a pipeline rotates over `slots` managed buffers, against the one
 /// buffer the fault and prefetch curves were measured on.
 struct ManagedSlotsPoint {
-  int slots = 1;
+  int hostSlots = 1;  // not "slots": Qt defines that word as a macro
   double factor = 1;
   bool operator==(const ManagedSlotsPoint&) const = default;
 };

@@ -244,11 +244,11 @@ double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {
 
 double managedSlotsFactor(const std::vector<ManagedSlotsPoint>& c, int slots) {
   if (c.empty() || slots <= 1) return 1;
-  if (slots < c.front().slots) {
-    const double t = double(slots - 1) / double(std::max(c.front().slots - 1, 1));
+  if (slots < c.front().hostSlots) {
+    const double t = double(slots - 1) / double(std::max(c.front().hostSlots - 1, 1));
     return 1 + t * (c.front().factor - 1);
   }
-  return linearAt(c, slots, &ManagedSlotsPoint::slots, &ManagedSlotsPoint::factor, false);
+  return linearAt(c, slots, &ManagedSlotsPoint::hostSlots, &ManagedSlotsPoint::factor, false);
 }
 
 double cpuStageWorkerMeanNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers,

@@ -121,7 +121,7 @@ TEST(ManagedSlots, MergedCalibrationsTakeEachSlotCountsMedianFactor) {
   auto expectCurve = [](const std::vector<ManagedSlotsPoint>& got, const std::vector<ManagedSlotsPoint>& want) {
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i) {
-      EXPECT_EQ(got[i].slots, want[i].slots);
+      EXPECT_EQ(got[i].hostSlots, want[i].hostSlots);
       EXPECT_NEAR(got[i].factor, want[i].factor, 1e-12);
     }
   };

@@ -105,11 +105,11 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // up to 4.8x on 30 slots).
   for (const auto* curve : {&p.managedSlotsSlowdown, &p.managedSlotsCpuSlowdown}) {
     ASSERT_EQ(curve->size(), 4u);
-    EXPECT_EQ(curve->front().slots, 4);
-    EXPECT_EQ(curve->back().slots, 32);
+    EXPECT_EQ(curve->front().hostSlots, 4);
+    EXPECT_EQ(curve->back().hostSlots, 32);
     for (const ManagedSlotsPoint& s : *curve) {
-      EXPECT_GE(s.factor, 1.0) << s.slots << " slots";
-      EXPECT_LT(s.factor, 50.0) << s.slots << " slots";
+      EXPECT_GE(s.factor, 1.0) << s.hostSlots << " slots";
+      EXPECT_LT(s.factor, 50.0) << s.hostSlots << " slots";
     }
   }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
