@@ -78,7 +78,7 @@ struct StreamSpeedup {
 };
 
 /// How much longer managed pages take to move (faults on either side, prefetches that
-/// move pages) when a pipeline rotates over `slots` managed buffers, against the one
+/// move pages) when a pipeline rotates over `hostSlots` managed buffers, against the one
 /// buffer the fault and prefetch curves were measured on.
 struct ManagedSlotsPoint {
   int hostSlots = 1;  // not "slots": Qt defines that word as a macro
