@@ -28,6 +28,7 @@
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
 #include "cuda/LinkStreamsCalibration.h"
+#include "cuda/ManagedSlotsCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
 #if PIPESCOPE_HAVE_NCCL
@@ -732,6 +733,10 @@ class Calibrator {
     const LinkStreamsCalibration streams = calibrateLinkStreams(options_.log);
     p_.managedFaultStreamsSpeedup = streams.managedFault;
     p_.mappedStreamsSpeedup = streams.mapped;
+    const ManagedSlotsCalibration slots =
+        calibrateManagedSlots(2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.log);
+    p_.managedSlotsSlowdown = slots.gpuSide;
+    p_.managedSlotsCpuSlowdown = slots.cpuWrite;
     const CpuWrittenCalibration written = calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
     p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
     p_.mappedReadCpuWrittenCurve = written.mappedRead;

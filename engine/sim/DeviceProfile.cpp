@@ -133,6 +133,9 @@ class FieldReader {
   void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
     points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
   }
+  void slotsSlowdown(const char* key, std::vector<ManagedSlotsPoint>& out) {
+    points(key, out, "slots", &ManagedSlotsPoint::hostSlots, 1, 65536, "factor", &ManagedSlotsPoint::factor);
+  }
   void lateWorkers(const char* key, std::vector<LateWorkerPoint>& out) {
     points(key, out, "workers", &LateWorkerPoint::workers, 1, 4096, "factor", &LateWorkerPoint::factor);
   }
@@ -286,6 +289,12 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedFaultStreamsSpeedup.empty())
     j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
                                                    "speedup", &StreamSpeedup::speedup);
+  if (!p.managedSlotsSlowdown.empty())
+    j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
+                                             &ManagedSlotsPoint::factor);
+  if (!p.managedSlotsCpuSlowdown.empty())
+    j["managedSlotsCpuSlowdown"] = pointsToJson(p.managedSlotsCpuSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
+                                                &ManagedSlotsPoint::factor);
   if (!p.mappedStreamsSpeedup.empty())
     j["mappedStreamsSpeedup"] = pointsToJson(p.mappedStreamsSpeedup, "streams", &StreamSpeedup::streams, "speedup",
                                              &StreamSpeedup::speedup);
@@ -407,6 +416,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
+  r.slotsSlowdown("managedSlotsSlowdown", p.managedSlotsSlowdown);
+  r.slotsSlowdown("managedSlotsCpuSlowdown", p.managedSlotsCpuSlowdown);
   r.bytes("deviceMemoryBytes", p.deviceMemoryBytes);
   r.text("multiGpuSource", p.multiGpuSource);
   r.boolean("peerAccess", p.peerAccess);

@@ -77,6 +77,15 @@ struct StreamSpeedup {
   bool operator==(const StreamSpeedup&) const = default;
 };
 
+/// How much longer managed pages take to move (faults on either side, prefetches that
+/// move pages) when a pipeline rotates over `hostSlots` managed buffers, against the one
+/// buffer the fault and prefetch curves were measured on.
+struct ManagedSlotsPoint {
+  int hostSlots = 1;  // not "slots": Qt defines that word as a macro
+  double factor = 1;
+  bool operator==(const ManagedSlotsPoint&) const = default;
+};
+
 struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
@@ -153,6 +162,13 @@ struct DeviceProfile {
   /// (docs/fidelity.md). By streams (sorted; linear between points, the last point's
   /// value beyond it); empty = such kernels run one at a time like any other.
   std::vector<StreamSpeedup> managedFaultStreamsSpeedup, mappedStreamsSpeedup;
+  /// Managed page moves grow with the buffers the pipeline rotates over (its host
+  /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time on a CPU
+  /// stage's write fault and 1.8x prefetching the output (docs/fidelity.md). By slots
+  /// (sorted; linear between points, from 1 at one slot, the last point's value beyond
+  /// it): the GPU side (kernels faulting pages in, prefetches that move pages) and the
+  /// CPU stages' faults; empty = every slot count moves pages as one buffer does.
+  std::vector<ManagedSlotsPoint> managedSlotsSlowdown, managedSlotsCpuSlowdown;
 
   // Compute.
   double modelGflops = 45000;      ///< custom model kernel rate, GFLOP/s

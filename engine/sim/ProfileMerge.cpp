@@ -19,7 +19,7 @@ double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 
 /// The value of a point (what is measured), as opposed to where it was measured.
 bool isValueKey(const std::string& key) {
-  return key == "gbps" || key == "ns" || key == "nsPerByte" || key == "speedup";
+  return key == "gbps" || key == "ns" || key == "nsPerByte" || key == "speedup" || key == "factor";
 }
 
 /// A curve (an array of {x, value} points): the median value at each x that at least

@@ -165,10 +165,10 @@ void Simulator::cpuStage(OpKind kind, std::int32_t batch, std::uint64_t bytes, d
     ManagedPages& pages =
         cfg_.isPipelineParallel() ? pipelinePages(batch) : managedPages(batch, gpus_ > 1 ? batch % gpus_ : 0);
     if (pre) {
-      if (pages.inputOnDevice) extra += managedFaultNs(profile_, bytes_.in, ManagedTouch::CpuWrite);
+      if (pages.inputOnDevice) extra += managedMoveNs(bytes_.in, ManagedTouch::CpuWrite);
       pages.inputOnDevice = false;
     } else {
-      extra += managedFaultNs(profile_, bytes - std::min(bytes, pages.outputBytesOnHost), ManagedTouch::CpuRead);
+      extra += managedMoveNs(bytes - std::min(bytes, pages.outputBytesOnHost), ManagedTouch::CpuRead);
       pages.outputBytesOnHost = std::max(pages.outputBytesOnHost, bytes);
     }
   }
@@ -208,6 +208,12 @@ Simulator::ManagedPages& Simulator::managedPages(std::int32_t batch, int device)
 Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
   // Pipeline parallel: one host slot per batch in flight, whichever GPUs its stages use.
   return managed_[std::size_t(batch % std::max(cfg_.hostSlots(), 1))];
+}
+
+double Simulator::managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const {
+  // The fault curves are one buffer's; the pipeline's slots take turns (managedSlotsSlowdown).
+  return managedFaultNs(profile_, bytes, touch) *
+         (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
 }
 
 bool Simulator::isManagedMemory() const {
@@ -345,7 +351,7 @@ void Simulator::issuePrefetch(OpKind kind, std::int32_t batch, int device, int s
   // op still has an extent on the timeline, and no bytes over the link (its bytes over
   // 1 ns would claim ~100 TB/s of the bidirectional cap and slow every copy beside it).
   const bool toDevice = kind == OpKind::CopyH2D;
-  const double t = moving > 0 ? prefetchNs(profile_, moving, toDevice) : 1.0;
+  const double t = moving > 0 ? prefetchNs(profile_, moving, toDevice) * managedSlotsFactor_ : 1.0;
   GpuCommand cmd;
   cmd.kind = kind;
   cmd.stream = globalStream(device, stream);
@@ -502,12 +508,12 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     double faultIn = 0, faultOut = 0;
     if (hostBytes) {
       // A pipeline stage: the caller worked out which of its pages are on the host.
-      faultIn = managedFaultNs(profile_, hostBytes->in, ManagedTouch::Kernel);
-      faultOut = managedFaultNs(profile_, hostBytes->out, ManagedTouch::Kernel);
+      faultIn = managedMoveNs(hostBytes->in, ManagedTouch::Kernel);
+      faultOut = managedMoveNs(hostBytes->out, ManagedTouch::Kernel);
     } else {
       ManagedPages& pages = managedPages(batch, device);
-      faultIn = pages.inputOnDevice ? 0.0 : managedFaultNs(profile_, bytes_.in, ManagedTouch::Kernel);
-      faultOut = managedFaultNs(profile_, pages.outputBytesOnHost, ManagedTouch::Kernel);
+      faultIn = pages.inputOnDevice ? 0.0 : managedMoveNs(bytes_.in, ManagedTouch::Kernel);
+      faultOut = managedMoveNs(pages.outputBytesOnHost, ManagedTouch::Kernel);
       pages.inputOnDevice = true;
       pages.outputBytesOnHost = 0;
     }
@@ -809,6 +815,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.
   managed_.assign(std::size_t(gpus_ * std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
+  managedSlotsFactor_ = managedSlotsFactor(profile_.managedSlotsSlowdown, cfg_.hostSlots());
+  managedSlotsCpuFactor_ = managedSlotsFactor(profile_.managedSlotsCpuSlowdown, cfg_.hostSlots());
   if (streamLastOp_.size() < streams) streamLastOp_.resize(streams, 0);
   inFlightOn_.resize(std::size_t(gpus_), 0);
   if (lastCollective_.empty() && cfg_.allReduces()) lastCollective_.assign(std::size_t(gpus_), kNoGpuOp);

@@ -12,6 +12,7 @@
 #include "sim/DeviceProfile.h"
 #include "sim/GpuModel.h"
 #include "sim/RingBuffer.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 
@@ -90,6 +91,8 @@ class Simulator {
   };
   std::uint64_t issueKernels(std::int32_t batch, int device, int stream, std::uint64_t after,
                              const HostBytes* hostBytes = nullptr);
+  /// Managed pages moving over (a fault), as the config's host slots slow them.
+  double managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const;
   bool isManagedMemory() const;
   struct ManagedPages;
   ManagedPages& managedPages(std::int32_t batch, int device);
@@ -148,6 +151,8 @@ class Simulator {
     std::uint64_t outputBytesOnHost = 0;
   };
   std::vector<ManagedPages> managed_;  // per GPU, per host slot
+  // managedSlotsFactor() of the config's host slots: GPU side, CPU stages.
+  double managedSlotsFactor_ = 1, managedSlotsCpuFactor_ = 1;
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
   // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),

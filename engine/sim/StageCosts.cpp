@@ -242,6 +242,15 @@ double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {
   return std::clamp(f, 1.0, double(workers));
 }
 
+double managedSlotsFactor(const std::vector<ManagedSlotsPoint>& c, int slots) {
+  if (c.empty() || slots <= 1) return 1;
+  if (slots < c.front().hostSlots) {
+    const double t = double(slots - 1) / double(std::max(c.front().hostSlots - 1, 1));
+    return 1 + t * (c.front().factor - 1);
+  }
+  return linearAt(c, slots, &ManagedSlotsPoint::hostSlots, &ManagedSlotsPoint::factor, false);
+}
+
 double cpuStageWorkerMeanNs(const DeviceProfile& p, std::uint64_t bytes, double opsPerByte, int workers,
                             bool preprocess) {
   return double(bytes) * oneWorkerCpuStageNsPerByte(p, opsPerByte, preprocess) / workerSpeedup(p, workers);

@@ -90,6 +90,11 @@ enum class ManagedTouch {
 };
 /// Managed pages faulted over on first touch; 0 for 0 bytes.
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch);
+/// How much longer managed pages take to move when the pipeline rotates over `slots`
+/// managed buffers: a managedSlotsSlowdown curve, linear between its points (and from 1
+/// at one slot to the first point), its last value beyond it; 1 for one slot or an
+/// empty curve.
+double managedSlotsFactor(const std::vector<ManagedSlotsPoint>& curve, int slots);
 /// A cudaMemPrefetchAsync that moves `bytes` to the device (`toDevice`) or the host.
 double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice);
 

@@ -108,6 +108,20 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
       EXPECT_GT(p.callAfterCpuStage[i].bytes, p.callAfterCpuStage[i - 1].bytes);
     }
   }
+  // Managed page moves on 4-32 slots against one buffer: never below one (noise is
+  // clamped there); above 50 would be a probe gone wrong (the pipeline traces showed
+  // up to 4.8x on 30 slots).
+  for (const auto* curve : {&p.managedSlotsSlowdown, &p.managedSlotsCpuSlowdown}) {
+    ASSERT_EQ(curve->size(), 4u);
+    EXPECT_EQ(curve->front().hostSlots, 4);
+    EXPECT_EQ(curve->back().hostSlots, 32);
+    for (const ManagedSlotsPoint& s : *curve) {
+      EXPECT_GE(s.factor, 1.0) << s.hostSlots << " slots";
+      EXPECT_LT(s.factor, 50.0) << s.hostSlots << " slots";
+    }
+  }
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.find("managed slots (256 KiB each)") != std::string::npos; }));
   EXPECT_GE(p.deviceMemoryBytes, device.memoryBytes / 2);
   EXPECT_FALSE(lines.empty());
   // What calibrate writes, the simulator reads back unchanged.
