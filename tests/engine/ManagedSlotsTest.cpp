@@ -18,16 +18,8 @@ using simtest::roundConfig;
 using simtest::roundProfile;
 using simtest::runSim;
 
-struct Span {
-  std::int64_t start, end;
-  bool operator==(const Span&) const = default;
-};
-
-std::vector<Span> spans(const std::vector<Op>& ops) {
-  std::vector<Span> s;
-  for (const Op& op : ops) s.push_back({op.start, op.end});
-  return s;
-}
+using simtest::Span;
+using simtest::spans;
 
 TEST(ManagedSlots, FactorRisesFromOneAtOneSlotAndStaysAtTheLastPoint) {
   const std::vector<ManagedSlotsPoint> c = {{4, 1.5}, {32, 3.0}};

@@ -17,11 +17,7 @@ using simtest::roundConfig;
 using simtest::roundProfile;
 using simtest::runSim;
 
-struct Span {
-  std::int64_t start, end;
-  bool operator==(const Span&) const = default;
-};
-void PrintTo(const Span& s, std::ostream* os) { *os << "{" << s.start << ", " << s.end << "}"; }
+using simtest::Span;
 
 /// roundProfile() with links of round numbers: a peer copy moves 2 bytes per ns, an
 /// all-reduce over 2 GPUs of B bytes takes B ns (bus bandwidth 1 GB/s), nothing fixed.

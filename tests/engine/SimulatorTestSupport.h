@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <vector>
 
 #include "backend/Backend.h"
@@ -90,6 +91,18 @@ inline PipelineConfig roundConfig(std::uint64_t bytes, int batches) {
   c.normalizeKernel = false;
   c.modelFlopsPerByte = 2.0;
   return c;
+}
+
+/// An op's start and end: what the hand-computed timelines compare.
+struct Span {
+  std::int64_t start, end;
+  bool operator==(const Span&) const = default;
+};
+inline void PrintTo(const Span& s, std::ostream* os) { *os << "{" << s.start << ", " << s.end << "}"; }
+inline std::vector<Span> spans(const std::vector<Op>& ops) {
+  std::vector<Span> s;
+  for (const Op& op : ops) s.push_back({op.start, op.end});
+  return s;
 }
 
 }  // namespace pipescope::simtest

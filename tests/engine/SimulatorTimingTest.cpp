@@ -17,15 +17,8 @@ using simtest::roundConfig;
 using simtest::roundProfile;
 using simtest::runSim;
 
-struct Span {
-  std::int64_t start, end;
-  bool operator==(const Span&) const = default;
-};
-std::vector<Span> spans(const std::vector<Op>& ops) {
-  std::vector<Span> s;
-  for (const Op& op : ops) s.push_back({op.start, op.end});
-  return s;
-}
+using simtest::Span;
+using simtest::spans;
 
 TEST(SimulatorTiming, OneStreamBlockingIsStrictlySequential) {
   PipelineConfig c = roundConfig(1000, 2);
