@@ -269,10 +269,10 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceLinkKernels(slot, t);
+    advanceHostTraffic(e.device, t);
     s.lastUpdate = t;
     linkRunning_[std::size_t(e.device)].push_back(id);
-    rescheduleLinkKernels(slot, t);
+    rescheduleHostTraffic(e.device, t, true);
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
     return;
   }
@@ -286,10 +286,10 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     const double wait = std::max(0.0, s.notBefore - t);
     s.remainingSoloNs += wait;
     s.start = t + wait;
-    advanceHostCopies(device, t);
+    advanceHostTraffic(device, t);
     s.lastUpdate = t;
     transferring_[std::size_t(device)].push_back(id);
-    rescheduleHostCopies(device, t);
+    rescheduleHostTraffic(device, t, false);
     return;
   }
   if (s.cmd.kind == OpKind::Collective) {
@@ -411,31 +411,46 @@ bool GpuModel::hostLinksShared() const {
   return profile_.hostLinksGBps > 0 || profile_.hostLinksH2dGBps > 0 || profile_.hostLinksD2hGBps > 0;
 }
 
-void GpuModel::advanceHostCopies(int device, double t) {
+void GpuModel::advanceHostTraffic(int device, double t) {
   if (!hostLinksShared()) {
     advanceCopies(device, t);
+    advanceLinkKernels(device, t);
     return;
   }
-  for (int d = 0; d < kMaxModelGpus; ++d) advanceCopies(d, t);
+  for (int d = 0; d < kMaxModelGpus; ++d) {
+    advanceCopies(d, t);
+    advanceLinkKernels(d, t);
+  }
 }
 
-void GpuModel::rescheduleHostCopies(int device, double t) {
-  if (!hostLinksShared()) {
-    rescheduleCopies(device, t, {1.0, 1.0});
-    return;
-  }
+GpuModel::HostShare GpuModel::hostShare() const {
   // The host's side of every GPU's link together: while more than one GPU moves
-  // bytes, each direction's copies (each within its own link's cap) slow by the same
-  // factor to fit that direction's figure, then all of them to fit the figure for
-  // both. One GPU alone is bound by its own link only, so one-GPU runs never see this.
+  // bytes, each direction's traffic (each within its own link's cap) slows by the same
+  // factor to fit that direction's figure, then all of it to fit the figure for both.
+  // One GPU alone is bound by its own link only, so one-GPU runs never see this.
+  // Link kernels (mapped memory, managed faults) count at their average rate alone.
   int devices = 0;
   double h2d = 0, d2h = 0;
   for (int d = 0; d < kMaxModelGpus; ++d) {
+    bool moves = false;
     const auto& moving = transferring_[std::size_t(d)];
-    if (moving.empty()) continue;
-    ++devices;
-    const double factor = linkFactor(d);
-    for (std::uint64_t id : moving) (op(id).cmd.kind == OpKind::CopyH2D ? h2d : d2h) += op(id).cmd.gbps * factor;
+    if (!moving.empty()) {
+      moves = true;
+      const double factor = linkFactor(d);
+      for (std::uint64_t id : moving) (op(id).cmd.kind == OpKind::CopyH2D ? h2d : d2h) += op(id).cmd.gbps * factor;
+    }
+    const auto& kernels = linkRunning_[std::size_t(d)];
+    if (!kernels.empty()) {
+      const double rate = linkStreamsRate(d);
+      for (std::uint64_t id : kernels) {
+        const GpuCommand& c = op(id).cmd;
+        if (c.soloNs <= 0 || (c.hostInBytes == 0 && c.hostOutBytes == 0)) continue;
+        moves = true;
+        h2d += double(c.hostInBytes) / c.soloNs * rate;
+        d2h += double(c.hostOutBytes) / c.soloNs * rate;
+      }
+    }
+    if (moves) ++devices;
   }
   HostShare shared{1.0, 1.0};
   if (devices > 1) {
@@ -446,47 +461,90 @@ void GpuModel::rescheduleHostCopies(int device, double t) {
     shared.h2d *= both;
     shared.d2h *= both;
   }
-  for (int d = 0; d < kMaxModelGpus; ++d)
-    if (d == device || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared);
+  return shared;
 }
 
-void GpuModel::rescheduleCopies(int device, double t, HostShare shared) {
+void GpuModel::rescheduleHostTraffic(int device, double t, bool linkKernel) {
+  if (!hostLinksShared()) {
+    if (linkKernel)
+      rescheduleLinkKernels(device, t, {1.0, 1.0});
+    else
+      rescheduleCopies(device, t, {1.0, 1.0});
+    return;
+  }
+  const HostShare shared = hostShare();
+  for (int d = 0; d < kMaxModelGpus; ++d) {
+    // The kind that changed is re-timed on every GPU, the other kind where its rate moved.
+    const bool own = d == device;
+    if (own || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared, linkKernel);
+    if (own || !linkRunning_[std::size_t(d)].empty()) rescheduleLinkKernels(d, t, shared, !(own && linkKernel));
+  }
+}
+
+void GpuModel::rescheduleCopies(int device, double t, HostShare shared, bool ifChanged) {
   const auto& moving = transferring_[std::size_t(device)];
   const double link = linkFactor(device);
+  auto factorOf = [&](const GpuOpState& s) { return link * (s.cmd.kind == OpKind::CopyH2D ? shared.h2d : shared.d2h); };
+  if (ifChanged &&
+      std::all_of(moving.begin(), moving.end(), [&](std::uint64_t id) { return op(id).rateFactor == factorOf(op(id)); }))
+    return;
   for (std::uint64_t id : moving) {
     GpuOpState& s = mut(id);
-    const double factor = link * (s.cmd.kind == OpKind::CopyH2D ? shared.h2d : shared.d2h);
+    const double factor = factorOf(s);
     s.rateFactor = factor;
     scheduleDone(s.engineSlot, t + s.remainingSoloNs / factor);
   }
 }
 
-void GpuModel::advanceLinkKernels(int slot, double t) {
-  for (std::uint64_t id : linkRunning_[std::size_t(engines_[std::size_t(slot)].device)]) {
+int GpuModel::linkSlot(int device) const {
+  if (singleQueue_) return -1;
+  return slotOf_[std::size_t((int(EngineId::Link) * kMaxModelGpus + device) * kMaxModelGpus)];
+}
+
+double GpuModel::linkStreamsRate(int device) const {
+  // n link kernels running together reach speedup(n) times one kernel's throughput:
+  // each progresses at speedup(n) / n of its own rate alone.
+  const auto& running = linkRunning_[std::size_t(device)];
+  if (running.empty()) return 1.0;
+  const int n = int(running.size());
+  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
+                                                                       : profile_.managedFaultStreamsSpeedup;
+  return streamsSpeedup(curve, n) / n;
+}
+
+void GpuModel::advanceLinkKernels(int device, double t) {
+  for (std::uint64_t id : linkRunning_[std::size_t(device)]) {
     GpuOpState& s = mut(id);
     s.remainingSoloNs = std::max(0.0, s.remainingSoloNs - (t - s.lastUpdate) * s.rateFactor);
     s.lastUpdate = t;
   }
 }
 
-void GpuModel::rescheduleLinkKernels(int slot, double t) {
-  // n link kernels running together reach speedup(n) times one kernel's throughput:
-  // each progresses at speedup(n) / n of its own rate alone.
+void GpuModel::rescheduleLinkKernels(int device, double t, HostShare shared, bool ifChanged) {
+  const int slot = linkSlot(device);
+  if (slot < 0) return;
   Engine& e = engines_[std::size_t(slot)];
-  const auto& running = linkRunning_[std::size_t(e.device)];
+  const auto& running = linkRunning_[std::size_t(device)];
   if (running.empty()) {
     e.busy = false;
     return;
   }
-  const int n = int(running.size());
-  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
-                                                                       : profile_.managedFaultStreamsSpeedup;
-  const double rate = streamsSpeedup(curve, n) / n;
+  const double rate = linkStreamsRate(device);
+  // Held back by the more crowded of the host directions it uses.
+  auto factorOf = [&](const GpuOpState& s) {
+    double share = 1.0;
+    if (s.cmd.hostInBytes > 0) share = std::min(share, shared.h2d);
+    if (s.cmd.hostOutBytes > 0) share = std::min(share, shared.d2h);
+    return rate * share;
+  };
+  if (ifChanged &&
+      std::all_of(running.begin(), running.end(), [&](std::uint64_t id) { return op(id).rateFactor == factorOf(op(id)); }))
+    return;
   double finish = std::numeric_limits<double>::infinity();
   for (std::uint64_t id : running) {
     GpuOpState& s = mut(id);
-    s.rateFactor = rate;
-    const double f = t + s.remainingSoloNs / rate;
+    s.rateFactor = factorOf(s);
+    const double f = t + s.remainingSoloNs / s.rateFactor;
     if (f < finish) {
       finish = f;
       e.current = id;
@@ -503,9 +561,9 @@ void GpuModel::onEngineDone(int slot, double t) {
   s.end = t;
   if (e.link) {
     auto& running = linkRunning_[std::size_t(e.device)];
-    advanceLinkKernels(slot, t);
+    advanceHostTraffic(e.device, t);
     running.erase(std::find(running.begin(), running.end(), id));
-    rescheduleLinkKernels(slot, t);
+    rescheduleHostTraffic(e.device, t, true);
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
     signal(id, t);
     return;
@@ -514,9 +572,9 @@ void GpuModel::onEngineDone(int slot, double t) {
   const int device = s.cmd.device;
   if (isCopyKind(s.cmd.kind)) {
     auto& moving = transferring_[std::size_t(device)];
-    advanceHostCopies(device, t);
+    advanceHostTraffic(device, t);
     moving.erase(std::find(moving.begin(), moving.end(), id));
-    rescheduleHostCopies(device, t);
+    rescheduleHostTraffic(device, t, false);
     e.lastCopyEnd = t;
     e.lastCopyStream = s.cmd.stream;
   } else if (s.cmd.kind == OpKind::Collective) {

@@ -54,6 +54,10 @@ struct GpuCommand {
   std::uint64_t after = kNoGpuOp;       ///< an op of any stream that must have completed first
   int collective = -1;                  ///< Collective: the call (beginCollective), shared by its GPUs' ops
   LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
+  /// EngineId::Link kernels: the bytes they move over the host link towards the GPU
+  /// and back, which share the host's side of every GPU's link with the copies
+  /// (DeviceProfile::hostLinksGBps).
+  std::uint64_t hostInBytes = 0, hostOutBytes = 0;
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).
@@ -154,13 +158,20 @@ class GpuModel {
     double h2d = 1, d2h = 1;
   };
   /// Each copy's rate: its own link's share times the host's share of its direction.
-  void rescheduleCopies(int device, double t, HostShare shared);
+  /// With `ifChanged`, only when some copy's rate changes (rescheduling moves the
+  /// order of simultaneous events, so an unchanged engine keeps its place).
+  void rescheduleCopies(int device, double t, HostShare shared, bool ifChanged = false);
   bool hostLinksShared() const;
   double linkFactor(int device) const;
-  /// Advance / reschedule `device`'s copies, and every GPU's when the host's side of
-  /// the links is shared (hostLinksGBps).
-  void advanceHostCopies(int device, double t);
-  void rescheduleHostCopies(int device, double t);
+  /// What every GPU's copies and link kernels ask of the host's side of the links
+  /// together, as each direction's share (1 while one GPU alone moves bytes).
+  HostShare hostShare() const;
+  /// Advance / reschedule `device`'s copies and link kernels, and every GPU's when the
+  /// host's side of the links is shared (hostLinksGBps): a copy or a link kernel
+  /// starting or ending on one GPU changes the others' share.
+  void advanceHostTraffic(int device, double t);
+  /// `linkKernel`: a link kernel started or ended on `device` (else a copy did).
+  void rescheduleHostTraffic(int device, double t, bool linkKernel);
   void setComputeRate(int device, double t);
   /// A kernel's rate while a collective runs on its GPU: 1 - share x (1 - yield).
   double kernelRateBesideCollective() const;
@@ -168,8 +179,12 @@ class GpuModel {
   /// far at the old rate, then the rate its GPUs' kernels leave it (collectiveYieldShare).
   void retimeCollectiveOn(int device, double t);
   bool kernelRunningOn(int device) const;
-  void advanceLinkKernels(int slot, double t);
-  void rescheduleLinkKernels(int slot, double t);
+  /// The link slot of `device` (-1 before its first link kernel).
+  int linkSlot(int device) const;
+  /// Each running link kernel's rate alone: speedup(n) / n of the streams curve.
+  double linkStreamsRate(int device) const;
+  void advanceLinkKernels(int device, double t);
+  void rescheduleLinkKernels(int device, double t, HostShare shared, bool ifChanged = false);
 
   DeviceProfile profile_;
   bool singleQueue_;

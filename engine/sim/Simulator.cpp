@@ -501,24 +501,32 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
         kernel.ns = std::max(kernel.ns, double(in + out) / profile_.mappedDuplexGBps);
       // A kernel the link holds back (longer than its own work) overlaps other streams' ones.
       if (!profile_.mappedStreamsSpeedup.empty() && kernel.ns > compute) kernel.link = LinkKind::Mapped;
+      kernel.hostIn = reads ? in : 0;
+      kernel.hostOut = writes ? out : 0;
     }
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
-    double faultIn = 0, faultOut = 0;
+    std::uint64_t movedIn = 0, movedOut = 0;
     if (hostBytes) {
       // A pipeline stage: the caller worked out which of its pages are on the host.
-      faultIn = managedMoveNs(hostBytes->in, ManagedTouch::Kernel);
-      faultOut = managedMoveNs(hostBytes->out, ManagedTouch::Kernel);
+      movedIn = hostBytes->in;
+      movedOut = hostBytes->out;
     } else {
       ManagedPages& pages = managedPages(batch, device);
-      faultIn = pages.inputOnDevice ? 0.0 : managedMoveNs(bytes_.in, ManagedTouch::Kernel);
-      faultOut = managedMoveNs(pages.outputBytesOnHost, ManagedTouch::Kernel);
+      movedIn = pages.inputOnDevice ? 0 : bytes_.in;
+      movedOut = pages.outputBytesOnHost;
       pages.inputOnDevice = true;
       pages.outputBytesOnHost = 0;
     }
+    const double faultIn = managedMoveNs(movedIn, ManagedTouch::Kernel);
+    const double faultOut = managedMoveNs(movedOut, ManagedTouch::Kernel);
     first.ns += faultIn;
     last.ns += faultOut;
+    // The pages cross the host link towards the GPU either way (the output's too: the
+    // kernel faults them in to write them).
+    first.hostIn += faultIn > 0 ? movedIn : 0;
+    last.hostIn += faultOut > 0 ? movedOut : 0;
     // Faulting kernels of several streams overlap (the driver serves their faults together).
     if (!profile_.managedFaultStreamsSpeedup.empty()) {
       if (faultIn > 0) first.link = LinkKind::ManagedFault;
@@ -534,6 +542,8 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     cmd.link = planned_[k].link;
     cmd.device = device;
     cmd.soloNs = planned_[k].ns;
+    cmd.hostInBytes = planned_[k].hostIn;
+    cmd.hostOutBytes = planned_[k].hostOut;
     if (k == 0) cmd.after = after;
     id = issueGpu(cmd, batch, planned_[k].bytes, planned_[k].name, flags, planned_[k].apiName, planned_[k].apiCost);
     if (planned_[k].model) modelKernelIds_.push_back(id);

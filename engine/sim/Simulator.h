@@ -53,6 +53,7 @@ class Simulator {
     std::uint64_t bytes;  // what the backend records: the data the kernel works on
     bool model;           // a model kernel (what all-reduce buckets follow)
     LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
+    std::uint64_t hostIn = 0, hostOut = 0;  // bytes it moves over the host link each way
   };
 
   static int globalStream(int device, int stream) { return device * kStreamsPerGpu + stream; }

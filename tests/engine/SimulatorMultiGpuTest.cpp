@@ -326,6 +326,75 @@ TEST(SimulatorMultiGpu, TheHostCarriesAllGpusCopiesTogetherUpToItsLimit) {
   EXPECT_DOUBLE_EQ(alone.op(d).end, 1000.0);
 }
 
+TEST(SimulatorMultiGpu, KernelsOnTheHostLinkShareTheHostWithEveryGpusTraffic) {
+  // Two link-bound kernels (mapped memory) on two GPUs, each reading 1000 bytes over
+  // its 1000 ns alone: 1 byte/ns towards the GPUs each, 2 together, where the host's
+  // figure for that direction is 1.5. Each runs at 0.75: 1333.3 ns.
+  DeviceProfile p = roundProfile();
+  p.hostLinksH2dGBps = 1.5;
+  GpuCommand k0{OpKind::Kernel, 0, EngineId::Link, 1000, 0, 0};
+  k0.link = LinkKind::Mapped;
+  k0.hostInBytes = 1000;
+  GpuCommand k1 = k0;
+  k1.stream = 1;
+  k1.device = 1;
+  GpuModel gpu(p);
+  const auto a = gpu.submit(k0, 0), b = gpu.submit(k1, 0);
+  gpu.runAll();
+  EXPECT_NEAR(gpu.op(a).end, 4000.0 / 3.0, 1e-6);
+  EXPECT_NEAR(gpu.op(b).end, 4000.0 / 3.0, 1e-6);
+
+  // A kernel writing host memory on GPU 0 beside a D2H copy on GPU 1, both at 1
+  // byte/ns, the host carrying 1 byte/ns back: half each, 2000 ns, ending together;
+  // a kernel moving nothing over the link (all its bytes on the GPU) keeps its speed.
+  DeviceProfile back = roundProfile();
+  back.hostLinksD2hGBps = 1.0;
+  GpuCommand writer = k0;
+  writer.hostInBytes = 0;
+  writer.hostOutBytes = 1000;
+  GpuCommand d2h1{OpKind::CopyD2H, 1, EngineId::D2H, 1000, 1.0, 1};
+  GpuCommand onDevice = k0;
+  onDevice.stream = 2;
+  onDevice.device = 2;
+  onDevice.hostInBytes = 0;
+  GpuModel shared(back);
+  const auto w = shared.submit(writer, 0), d = shared.submit(d2h1, 0), o = shared.submit(onDevice, 0);
+  shared.runAll();
+  EXPECT_NEAR(shared.op(w).end, 2000.0, 1e-6);
+  EXPECT_NEAR(shared.op(d).end, 2000.0, 1e-6);
+  EXPECT_DOUBLE_EQ(shared.op(o).end, 1000.0);
+
+  // One GPU alone is bound by its own link only: two kernels of its streams that
+  // overlap fully (the streams curve) keep their speed.
+  DeviceProfile one = p;
+  one.mappedStreamsSpeedup = {{2, 2.0}};
+  GpuModel alone(one);
+  GpuCommand k0b = k0;
+  k0b.stream = 1;
+  const auto c = alone.submit(k0, 0), e = alone.submit(k0b, 0);
+  alone.runAll();
+  EXPECT_DOUBLE_EQ(alone.op(c).end, 1000.0);
+  EXPECT_DOUBLE_EQ(alone.op(e).end, 1000.0);
+}
+
+TEST(SimulatorMultiGpu, MappedKernelsOnSeveralGpusAtOnceShareTheHostsLinks) {
+  // Data parallel over 2 GPUs, one mapped batch each, issued at 0. Each kernel reads
+  // 1000 bytes and writes 1000 at 0.5 byte/ns (2000 ns alone, longer than its 1000 ns
+  // of work, so the link holds it back): 0.5 byte/ns each way per GPU, 2 for the two
+  // GPUs both ways together, where the host carries 1: half speed, 4000 ns.
+  DeviceProfile p = roundProfile();
+  p.mappedReadGBps = p.mappedWriteGBps = 0.5;
+  p.mappedStreamsSpeedup = {{2, 1.0}};
+  PipelineConfig c = dataParallel(2, 1000, 2);
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Mapped;
+  EXPECT_EQ(simtest::spans(runSim(c, p).of(OpKind::Kernel)), (std::vector<Span>{{0, 2000}, {0, 2000}}));
+  p.hostLinksGBps = 1.0;
+  const auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(simtest::spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 4000}, {0, 4000}}));
+}
+
 TEST(SimulatorMultiGpu, OneGpuRunsIgnoreTheMultiGpuHostFigures) {
   // A one-GPU run with both directions overlapping and a tight host figure predicts
   // exactly what it did without the multi-GPU fields.
