@@ -80,7 +80,7 @@ fi
 #    all-reduce curve over the N GPUs), saved as a profile.
 if want calibrate; then
 part calibrate 200 "$CLI" calibrate --gpus "$N" --repeat 1 --out "$OUT/profile.json" >"$OUT/calibrate.log" 2>&1
-grep -E "peer copy|all-reduce|both ways|beside|call switch|wrote profile|failed" "$OUT/calibrate.log" >>"$OUT/summary.log"
+grep -E "peer copy|all-reduce|both ways|beside|call switch|host time per GPU op|several-GPU host overhead run|wrote profile|failed" "$OUT/calibrate.log" >>"$OUT/summary.log"
 fi
 
 # 3b. The simulator with that fresh profile on a random set over the N GPUs of a seed

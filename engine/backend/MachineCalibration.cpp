@@ -5,6 +5,7 @@
 #include "analysis/PredictionProfile.h"
 #include "backend/CudaModule.h"
 #include "sim/InPipelineFits.h"
+#include "sim/MultiGpuHostFit.h"
 
 namespace pipescope {
 
@@ -91,10 +92,24 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
   profile = fitInPipelineRepeated(*backend, profile, rounds, options.log, [&](int done, int total) {
     progress(microShare + (1 - microShare) * done / total, "the pipeline's own host costs");
   });
+  // Over several GPUs (when the multi-GPU probes ran on them): the host's extra time
+  // per op, from the backend's own runs over the same GPUs.
+  const int gpus = options.gpus > 0 ? options.gpus : gpu.deviceCount;
+  std::string severalGpuRuns;
+  if (!options.quick && gpus >= 2 && profile.allreduceCurveGpus == gpus && !profile.multiGpuSource.empty() &&
+      profile.multiGpuSource.rfind("calibrated on", 0) == 0) {
+    std::vector<int> devices{options.device};
+    for (int d = 0; d < gpu.deviceCount && int(devices.size()) < gpus; ++d)
+      if (d != options.device) devices.push_back(d);
+    progress(0.99, "the pipeline's own host costs over " + std::to_string(gpus) + " GPUs");
+    profile.multiGpuHostOpOverheadNs = fitMultiGpuHostOverhead(*backend, profile, devices, 3, options.log).perOpNs;
+    severalGpuRuns = "; over " + std::to_string(gpus) +
+                     " GPUs: 64 KiB x 4 chunks x 4 streams data parallel, 64 KiB x 4 micro-batches pipeline";
+  }
   const std::string runs =
       "(CPU stages: 8 MiB x 4 streams; host overhead: 64 KiB x 1 stream, and 64 KiB in 8 chunks x 8 streams; GEMM "
-      "calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 KiB x 1 stream on 1 and 8 workers); no random "
-      "validation set";
+      "calls: 64 KiB x 1 stream, light and heavy; CPU hand-off: 64 KiB x 1 stream on 1 and 8 workers" +
+      severalGpuRuns + "); no random validation set";
   // No random validation set is used for fitting, so any seed can judge the profile.
   profile.fitConfigurations =
       options.quick ? "quick calibration on top of '" + base->name +

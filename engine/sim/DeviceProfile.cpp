@@ -326,6 +326,7 @@ json profileToJson(const DeviceProfile& p) {
   j["collectiveSmShare"] = p.collectiveSmShare;
   if (p.collectiveYieldShare > 0) j["collectiveYieldShare"] = p.collectiveYieldShare;
   if (p.multiGpuCopySwitchNs > 0) j["multiGpuCopySwitchNs"] = p.multiGpuCopySwitchNs;
+  if (p.multiGpuHostOpOverheadNs > 0) j["multiGpuHostOpOverheadNs"] = p.multiGpuHostOpOverheadNs;
   if (p.validation) {
     json runs = json::array();
     for (const ValidatedRun& r : p.validation->runs)
@@ -448,6 +449,12 @@ DeviceProfile profileFromJson(const json& j) {
     throw std::invalid_argument(
         "device profile field 'multiGpuCopySwitchNs' = " + std::to_string(p.multiGpuCopySwitchNs) +
         " ns: allowed 0 to 1000000 (a few microseconds per call; recalibrate with "
+        "'pipescope-cli calibrate --gpus N')");
+  r.number("multiGpuHostOpOverheadNs", p.multiGpuHostOpOverheadNs, true);
+  if (p.multiGpuHostOpOverheadNs > 1e6)
+    throw std::invalid_argument(
+        "device profile field 'multiGpuHostOpOverheadNs' = " + std::to_string(p.multiGpuHostOpOverheadNs) +
+        " ns: allowed 0 to 1000000 (a few microseconds per GPU op; recalibrate with "
         "'pipescope-cli calibrate --gpus N')");
   r.validation("validation", p.validation);
   r.rejectUnknown();

@@ -319,6 +319,14 @@ struct DeviceProfile {
   /// a run of copies took 3.5 (launches 8.5 either way); over 2, 0-1 us more. Measured
   /// by calibrate over its GPUs (0 when not measured, and on one GPU).
   double multiGpuCopySwitchNs = 0;
+  /// The submit thread's time per GPU op beyond hostOpOverheadNs while a run spans
+  /// several GPUs: the driver and the backend switching devices and streams between
+  /// calls, cross-device event waits, NCCL's group calls. Over 4 H200s the pipelines'
+  /// calls and the gaps between them added up to 20-30 % more host time per op than
+  /// the one-GPU figures. Fitted by calibrate over its GPUs from the backend's own
+  /// runs (host-bound data- and pipeline-parallel runs), as hostOpOverheadNs is on one
+  /// GPU; 0 when not measured, and on one GPU.
+  double multiGpuHostOpOverheadNs = 0;
 
   /// How this profile did against the GPU it describes on a random set it was not
   /// fitted to (`pipescope-cli validate --random N --seed S --attach-to-profile`).

@@ -281,6 +281,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   streamLastOp_[stream] = id;
   if (stageOutNs > 0) copyOutOfStaging(id, stageOutNs);
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
+  if (gpus_ > 1) hostT_ += profile_.multiGpuHostOpOverheadNs;
   return id;
 }
 

@@ -1,0 +1,65 @@
+// The submit thread's extra time per GPU op over several GPUs
+// (multiGpuHostOpOverheadNs): the simulator charges it only when a run spans several
+// GPUs, and the calibration's fit recovers it from a simulator playing the GPUs.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "SimulatorTestSupport.h"
+#include "sim/DeviceProfile.h"
+#include "sim/MultiGpuHostFit.h"
+#include "sim/SimulatorBackend.h"
+
+namespace pipescope {
+namespace {
+
+using simtest::roundConfig;
+using simtest::roundProfile;
+using simtest::runSim;
+
+TEST(MultiGpuHostOverhead, EachGpuOpCostsTheSubmitThreadTheTermOverSeveralGpusOnly) {
+  // Two GPUs, one 1000-byte batch each (H2D, kernel, D2H: 1000 ns each on the round
+  // profile), calls free. With 500 ns per op the host issues GPU 0's three ops at 0,
+  // 500, 1000 and GPU 1's at 1500, 2000, 2500: GPU 1's copy starts at 1500 and its
+  // batch ends at 4500 instead of 3000.
+  DeviceProfile p = roundProfile();
+  PipelineConfig two = roundConfig(1000, 2);
+  two.devices = {0, 1};
+  EXPECT_EQ(runSim(two, p).makespan(), 3000);
+  p.multiGpuHostOpOverheadNs = 500;
+  EXPECT_EQ(runSim(two, p).makespan(), 4500);
+  // One GPU: no term (its own host overhead is hostOpOverheadNs).
+  EXPECT_EQ(runSim(roundConfig(1000, 2), p).makespan(), runSim(roundConfig(1000, 2), roundProfile()).makespan());
+}
+
+TEST(MultiGpuHostOverhead, TheFitRecoversAKnownTermFromTheBackendsOwnRuns) {
+  DeviceProfile truth = *builtinProfile("h200");
+  truth.multiGpuHostOpOverheadNs = 2500;
+  auto measured = makeSimulatorBackend(truth);
+  const MultiGpuHostResult r = fitMultiGpuHostOverhead(*measured, *builtinProfile("h200"), {0, 1}, 1);
+  EXPECT_NEAR(r.perOpNs, 2500, 100);
+  ASSERT_EQ(r.measuredNs.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.03);
+  // A host no slower over several GPUs than the profile says: nothing to add.
+  auto plain = makeSimulatorBackend(*builtinProfile("h200"));
+  EXPECT_LT(fitMultiGpuHostOverhead(*plain, *builtinProfile("h200"), {0, 1}, 1).perOpNs, 10.0);
+  EXPECT_THROW(multiGpuHostConfigs({0}), std::invalid_argument);
+}
+
+TEST(MultiGpuHostOverhead, TheTermRoundTripsAndABadValueNamesTheField) {
+  DeviceProfile p = *builtinProfile("h200");
+  EXPECT_FALSE(profileToJson(p).contains("multiGpuHostOpOverheadNs"));
+  p.multiGpuHostOpOverheadNs = 1800;
+  nlohmann::json j = profileToJson(p);
+  EXPECT_EQ(profileFromJson(j).multiGpuHostOpOverheadNs, 1800);
+  j["multiGpuHostOpOverheadNs"] = 5e6;
+  try {
+    profileFromJson(j);
+    FAIL() << "a 5 ms per-op term was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiGpuHostOpOverheadNs"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pipescope
