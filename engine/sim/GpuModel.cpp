@@ -479,9 +479,17 @@ void GpuModel::rescheduleLinkKernels(int slot, double t) {
     return;
   }
   const int n = int(running.size());
-  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
-                                                                       : profile_.managedFaultStreamsSpeedup;
-  const double rate = streamsSpeedup(curve, n) / n;
+  double speedup = 1;
+  if (op(running.front()).cmd.link == LinkKind::Mapped) {
+    speedup = streamsSpeedup(profile_.mappedStreamsSpeedup, n);
+  } else {
+    // Faults of mixed sizes overlap as the largest of them does: the largest fault
+    // holds the driver's fault queue longest, and large faults overlap least.
+    std::uint64_t largest = 0;
+    for (std::uint64_t id : running) largest = std::max(largest, op(id).cmd.faultBytes);
+    speedup = managedFaultStreamsSpeedup(profile_, n, largest);
+  }
+  const double rate = speedup / n;
   double finish = std::numeric_limits<double>::infinity();
   for (std::uint64_t id : running) {
     GpuOpState& s = mut(id);

@@ -54,6 +54,7 @@ struct GpuCommand {
   std::uint64_t after = kNoGpuOp;       ///< an op of any stream that must have completed first
   int collective = -1;                  ///< Collective: the call (beginCollective), shared by its GPUs' ops
   LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
+  std::uint64_t faultBytes = 0;         ///< ManagedFault kernels: the managed bytes they fault in
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).

@@ -505,24 +505,33 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
   } else if (isManagedMemory()) {
     // Pages the host touched last are faulted over by the kernel that touches them first.
     flags = kOpManaged;
-    double faultIn = 0, faultOut = 0;
+    std::uint64_t bytesIn = 0, bytesOut = 0;
     if (hostBytes) {
       // A pipeline stage: the caller worked out which of its pages are on the host.
-      faultIn = managedMoveNs(hostBytes->in, ManagedTouch::Kernel);
-      faultOut = managedMoveNs(hostBytes->out, ManagedTouch::Kernel);
+      bytesIn = hostBytes->in;
+      bytesOut = hostBytes->out;
     } else {
       ManagedPages& pages = managedPages(batch, device);
-      faultIn = pages.inputOnDevice ? 0.0 : managedMoveNs(bytes_.in, ManagedTouch::Kernel);
-      faultOut = managedMoveNs(pages.outputBytesOnHost, ManagedTouch::Kernel);
+      bytesIn = pages.inputOnDevice ? 0 : bytes_.in;
+      bytesOut = pages.outputBytesOnHost;
       pages.inputOnDevice = true;
       pages.outputBytesOnHost = 0;
     }
+    const double faultIn = managedMoveNs(bytesIn, ManagedTouch::Kernel);
+    const double faultOut = managedMoveNs(bytesOut, ManagedTouch::Kernel);
     first.ns += faultIn;
     last.ns += faultOut;
-    // Faulting kernels of several streams overlap (the driver serves their faults together).
-    if (!profile_.managedFaultStreamsSpeedup.empty()) {
-      if (faultIn > 0) first.link = LinkKind::ManagedFault;
-      if (faultOut > 0) last.link = LinkKind::ManagedFault;
+    // Faulting kernels of several streams overlap (the driver serves their faults
+    // together), by how much depending on the size they fault.
+    if (hasManagedFaultOverlap(profile_)) {
+      if (faultIn > 0) {
+        first.link = LinkKind::ManagedFault;
+        first.faultBytes += bytesIn;
+      }
+      if (faultOut > 0) {
+        last.link = LinkKind::ManagedFault;
+        last.faultBytes += bytesOut;
+      }
     }
   }
   std::uint64_t id = kNoGpuOp;
@@ -532,6 +541,7 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     cmd.stream = globalStream(device, stream);
     cmd.engine = planned_[k].link == LinkKind::None ? EngineId::Compute : EngineId::Link;
     cmd.link = planned_[k].link;
+    cmd.faultBytes = planned_[k].faultBytes;
     cmd.device = device;
     cmd.soloNs = planned_[k].ns;
     if (k == 0) cmd.after = after;

@@ -53,6 +53,7 @@ class Simulator {
     std::uint64_t bytes;  // what the backend records: the data the kernel works on
     bool model;           // a model kernel (what all-reduce buckets follow)
     LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
+    std::uint64_t faultBytes = 0;    // managed bytes it faults in (what its overlap depends on)
   };
 
   static int globalStream(int device, int stream) { return device * kStreamsPerGpu + stream; }
