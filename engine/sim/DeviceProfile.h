@@ -175,7 +175,7 @@ struct DeviceProfile {
   /// strictly increasing bytes; between sizes linear in log(bytes), beyond them the
   /// nearest size's curve. Kernels running together follow the curve at the largest
   /// fault among them. Empty = managedFaultStreamsSpeedup at every size (which then
-  /// holds the smallest size's curve, for readers that know only that field).
+  /// holds the smallest size's curve: the field keeps its meaning).
   std::vector<SizedStreamSpeedup> managedFaultStreamsSpeedupBySize;
   /// Managed page moves grow with the buffers the pipeline rotates over (its host
   /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time on a CPU

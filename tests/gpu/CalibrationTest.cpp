@@ -125,7 +125,7 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // Kernels faulting managed pages in on 2, 4 and 8 streams, at 1 MiB and 32 MiB each:
   // together at least one kernel's throughput (noise below is clamped to 1), at most
   // the stream count's (n kernels cannot beat n alone); the one-size field holds the
-  // 1 MiB curve for readers that know only it, and each size's line is logged.
+  // 1 MiB curve, as before the sizes were measured, and each size's line is logged.
   ASSERT_EQ(p.managedFaultStreamsSpeedupBySize.size(), 2u);
   EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[0].bytes, std::uint64_t(1) << 20);
   EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[1].bytes, std::uint64_t(32) << 20);
