@@ -732,6 +732,7 @@ class Calibrator {
     p_.prefetchToHostCurve = managed.prefetchToHost;
     const LinkStreamsCalibration streams = calibrateLinkStreams(options_.log);
     p_.managedFaultStreamsSpeedup = streams.managedFault;
+    p_.managedFaultStreamsSpeedupBySize = streams.managedFaultBySize;
     p_.mappedStreamsSpeedup = streams.mapped;
     const ManagedSlotsCalibration slots =
         calibrateManagedSlots(2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.log);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -84,10 +85,14 @@ std::vector<StreamSpeedup> speedups(HostMemory memory, std::size_t bytes, const 
 
 LinkStreamsCalibration calibrateLinkStreams(const std::function<void(const std::string&)>& log) {
   LinkStreamsCalibration c;
-  // The CPU writes every page before each round, so each kernel faults them all in.
-  c.managedFault = speedups(
-      HostMemory::Managed, std::size_t(1) << 20, [](void* p) { std::memset(p, 1, std::size_t(1) << 20); },
-      "normalize faulting 1 MiB of managed pages in", log);
+  for (std::size_t bytes : kManagedFaultStreamsSizes) {
+    // The CPU writes every page before each round, so each kernel faults them all in.
+    const std::string what = "normalize faulting " + std::to_string(bytes >> 20) + " MiB of managed pages in";
+    c.managedFaultBySize.push_back(
+        {bytes, speedups(
+                    HostMemory::Managed, bytes, [bytes](void* p) { std::memset(p, 1, bytes); }, what.c_str(), log)});
+  }
+  c.managedFault = c.managedFaultBySize.front().curve;
   c.mapped = speedups(HostMemory::Mapped, std::size_t(2) << 20, {}, "normalize reading 2 MiB of mapped memory", log);
   return c;
 }

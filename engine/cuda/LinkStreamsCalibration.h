@@ -3,6 +3,7 @@
 // streams' kernels reach together against one alone, for kernels faulting managed
 // pages in and for kernels reading mapped memory (DeviceProfile's
 // managedFaultStreamsSpeedup and mappedStreamsSpeedup; docs/fidelity.md).
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,12 +13,20 @@
 namespace pipescope::cuda {
 
 struct LinkStreamsCalibration {
+  /// managedFault: the smallest size's curve (managedFaultBySize's first), for the
+  /// profile's one-size field.
   std::vector<StreamSpeedup> managedFault, mapped;
+  std::vector<SizedStreamSpeedup> managedFaultBySize;
 };
 
+/// The managed pages each kernel faults in, by size: large faults overlap less across
+/// streams than small ones.
+inline constexpr std::size_t kManagedFaultStreamsSizes[] = {std::size_t(1) << 20, std::size_t(32) << 20};
+
 /// The pipeline's normalize kernel on 1, 2, 4 and 8 streams at once, each reading its
-/// own buffer (1 MiB of managed pages the CPU just wrote; 2 MiB of mapped memory),
-/// started together; the median of 5 rounds. Throws CudaError on a CUDA failure.
+/// own buffer (managed pages the CPU just wrote, at each of kManagedFaultStreamsSizes;
+/// 2 MiB of mapped memory), started together; the median of 5 rounds. Throws
+/// CudaError on a CUDA failure.
 LinkStreamsCalibration calibrateLinkStreams(const std::function<void(const std::string&)>& log);
 
 }  // namespace pipescope::cuda

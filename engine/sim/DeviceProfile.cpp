@@ -101,13 +101,18 @@ class FieldReader {
   void points(const char* key, std::vector<Point>& out, const char* xName, X Point::*x, std::int64_t xMin,
               std::int64_t xMax, const char* yName, double Point::*y) {
     const json* v = find(key, false);
-    if (!v) return;
+    if (v) parsePoints(*v, key, out, xName, x, xMin, xMax, yName, y);
+  }
+  /// `points` on a value found elsewhere (inside another field), `key` naming it in errors.
+  template <class Point, class X>
+  static void parsePoints(const json& v, const std::string& key, std::vector<Point>& out, const char* xName,
+                          X Point::*x, std::int64_t xMin, std::int64_t xMax, const char* yName, double Point::*y) {
     const std::string shape = std::string("{\"") + xName + "\": N, \"" + yName + "\": X}";
-    if (!v->is_array()) fail(key, ("an array of " + shape + " points").c_str(), *v);
+    if (!v.is_array()) fail(key.c_str(), ("an array of " + shape + " points").c_str(), v);
     out.clear();
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      const json& p = (*v)[i];
-      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& p = v[i];
+      const std::string where = key + "[" + std::to_string(i) + "]";
       if (!p.is_object() || p.size() != 2 || !p.contains(xName) || !p.contains(yName) ||
           !p[xName].is_number_integer() || p[xName].get<std::int64_t>() < xMin || p[xName].get<std::int64_t>() > xMax ||
           !p[yName].is_number() || !(p[yName].get<double>() > 0) || !std::isfinite(p[yName].get<double>()))
@@ -132,6 +137,37 @@ class FieldReader {
   }
   void streamSpeedups(const char* key, std::vector<StreamSpeedup>& out) {
     points(key, out, "streams", &StreamSpeedup::streams, 1, 4096, "speedup", &StreamSpeedup::speedup);
+  }
+  /// [{"bytes": N > 0, "curve": [{"streams": N, "speedup": X}, ...]}, ...], by
+  /// strictly increasing bytes, each curve as streamSpeedups reads one.
+  void sizedStreamSpeedups(const char* key, std::vector<SizedStreamSpeedup>& out) {
+    const json* v = find(key, false);
+    if (!v) return;
+    if (!v->is_array())
+      fail(key, "an array of {\"bytes\": N, \"curve\": [{\"streams\": N, \"speedup\": X}]} sizes", *v);
+    out.clear();
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& p = (*v)[i];
+      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
+      if (!p.is_object() || p.size() != 2 || !p.contains("bytes") || !p.contains("curve"))
+        throw std::invalid_argument("device profile field '" + where +
+                                    "' must be an object with exactly 'bytes' and 'curve', got " + p.dump());
+      if (!p["bytes"].is_number_integer() ||
+          (!p["bytes"].is_number_unsigned() && p["bytes"].get<std::int64_t>() <= 0) ||
+          p["bytes"].get<std::uint64_t>() == 0)
+        throw std::invalid_argument("device profile field '" + where + ".bytes' must be a positive integer, got " +
+                                    p["bytes"].dump());
+      SizedStreamSpeedup sized;
+      sized.bytes = p["bytes"].get<std::uint64_t>();
+      parsePoints(p["curve"], where + ".curve", sized.curve, "streams", &StreamSpeedup::streams, 1, 4096, "speedup",
+                  &StreamSpeedup::speedup);
+      if (sized.curve.empty())
+        throw std::invalid_argument("device profile field '" + where + ".curve' must have at least one point");
+      if (!out.empty() && sized.bytes <= out.back().bytes)
+        throw std::invalid_argument("device profile field '" + where + ".bytes' = " + std::to_string(sized.bytes) +
+                                    ": sizes must be sorted by strictly increasing bytes");
+      out.push_back(std::move(sized));
+    }
   }
   void slotsSlowdown(const char* key, std::vector<ManagedSlotsPoint>& out) {
     points(key, out, "slots", &ManagedSlotsPoint::hostSlots, 1, 65536, "factor", &ManagedSlotsPoint::factor);
@@ -289,6 +325,14 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedFaultStreamsSpeedup.empty())
     j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
                                                    "speedup", &StreamSpeedup::speedup);
+  if (!p.managedFaultStreamsSpeedupBySize.empty()) {
+    json sizes = json::array();
+    for (const SizedStreamSpeedup& s : p.managedFaultStreamsSpeedupBySize)
+      sizes.push_back(
+          {{"bytes", s.bytes},
+           {"curve", pointsToJson(s.curve, "streams", &StreamSpeedup::streams, "speedup", &StreamSpeedup::speedup)}});
+    j["managedFaultStreamsSpeedupBySize"] = std::move(sizes);
+  }
   if (!p.managedSlotsSlowdown.empty())
     j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
                                              &ManagedSlotsPoint::factor);
@@ -416,6 +460,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
   r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
+  r.sizedStreamSpeedups("managedFaultStreamsSpeedupBySize", p.managedFaultStreamsSpeedupBySize);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.slotsSlowdown("managedSlotsSlowdown", p.managedSlotsSlowdown);
   r.slotsSlowdown("managedSlotsCpuSlowdown", p.managedSlotsCpuSlowdown);

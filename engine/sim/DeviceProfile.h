@@ -77,6 +77,13 @@ struct StreamSpeedup {
   bool operator==(const StreamSpeedup&) const = default;
 };
 
+/// The overlap curve by streams of kernels that each fault `bytes` of managed pages in.
+struct SizedStreamSpeedup {
+  std::uint64_t bytes = 0;
+  std::vector<StreamSpeedup> curve;
+  bool operator==(const SizedStreamSpeedup&) const = default;
+};
+
 /// How much longer managed pages take to move (faults on either side, prefetches that
 /// move pages) when a pipeline rotates over `hostSlots` managed buffers, against the one
 /// buffer the fault and prefetch curves were measured on.
@@ -162,6 +169,14 @@ struct DeviceProfile {
   /// (docs/fidelity.md). By streams (sorted; linear between points, the last point's
   /// value beyond it); empty = such kernels run one at a time like any other.
   std::vector<StreamSpeedup> managedFaultStreamsSpeedup, mappedStreamsSpeedup;
+  /// The managed curve at several fault sizes: large faults overlap less (a random
+  /// row faulting 48 MiB a batch on several streams ran its faults about 1.4 at a
+  /// time, where 1 MiB kernels reached 2.1x on 8 streams; docs/fidelity.md). Sorted by
+  /// strictly increasing bytes; between sizes linear in log(bytes), beyond them the
+  /// nearest size's curve. Kernels running together follow the curve at the largest
+  /// fault among them. Empty = managedFaultStreamsSpeedup at every size (which then
+  /// holds the smallest size's curve: the field keeps its meaning).
+  std::vector<SizedStreamSpeedup> managedFaultStreamsSpeedupBySize;
   /// Managed page moves grow with the buffers the pipeline rotates over (its host
   /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time on a CPU
   /// stage's write fault and 1.8x prefetching the output (docs/fidelity.md). By slots

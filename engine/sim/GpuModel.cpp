@@ -507,9 +507,17 @@ double GpuModel::linkStreamsRate(int device) const {
   const auto& running = linkRunning_[std::size_t(device)];
   if (running.empty()) return 1.0;
   const int n = int(running.size());
-  const auto& curve = op(running.front()).cmd.link == LinkKind::Mapped ? profile_.mappedStreamsSpeedup
-                                                                       : profile_.managedFaultStreamsSpeedup;
-  return streamsSpeedup(curve, n) / n;
+  double speedup = 1;
+  if (op(running.front()).cmd.link == LinkKind::Mapped) {
+    speedup = streamsSpeedup(profile_.mappedStreamsSpeedup, n);
+  } else {
+    // Faults of mixed sizes overlap as the largest of them does: the largest fault
+    // holds the driver's fault queue longest, and large faults overlap least.
+    std::uint64_t largest = 0;
+    for (std::uint64_t id : running) largest = std::max(largest, op(id).cmd.hostInBytes);
+    speedup = managedFaultStreamsSpeedup(profile_, n, largest);
+  }
+  return speedup / n;
 }
 
 void GpuModel::advanceLinkKernels(int device, double t) {

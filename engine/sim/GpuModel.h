@@ -56,7 +56,8 @@ struct GpuCommand {
   LinkKind link = LinkKind::None;       ///< EngineId::Link kernels: their overlap curve
   /// EngineId::Link kernels: the bytes they move over the host link towards the GPU
   /// and back, which share the host's side of every GPU's link with the copies
-  /// (DeviceProfile::hostLinksGBps).
+  /// (DeviceProfile::hostLinksGBps). A ManagedFault kernel's hostInBytes are the
+  /// managed bytes it faults in, which its overlap with other streams depends on.
   std::uint64_t hostInBytes = 0, hostOutBytes = 0;
 };
 

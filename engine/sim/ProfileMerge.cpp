@@ -23,24 +23,34 @@ bool isValueKey(const std::string& key) {
 }
 
 /// A curve (an array of {x, value} points): the median value at each x that at least
-/// half of the curves have; points keep the x order.
+/// half of the curves have; points keep the x order. A curve of curves (points
+/// {x, "<key>": [curve]}, such as one curve by streams at each size): at each x that
+/// at least half have, their curves merged the same way.
 json mergeCurve(const std::vector<const json*>& curves) {
   std::string xKey, yKey;
   for (const json* c : curves)
     for (const json& point : *c)
-      for (const auto& [k, v] : point.items()) (isValueKey(k) ? yKey : xKey) = k;
-  std::map<double, std::vector<double>> byX;
+      for (const auto& [k, v] : point.items()) (isValueKey(k) || v.is_array() ? yKey : xKey) = k;
+  std::map<double, std::vector<const json*>> byX;
   std::map<double, json> xValue;  // the x as it was written (integer or not)
   for (const json* c : curves)
     for (const json& point : *c) {
       if (!point.contains(xKey) || !point.contains(yKey)) continue;
       const double x = point[xKey].get<double>();
-      byX[x].push_back(point[yKey].get<double>());
+      byX[x].push_back(&point[yKey]);
       xValue[x] = point[xKey];
     }
   json out = json::array();
-  for (const auto& [x, ys] : byX)
-    if (2 * ys.size() >= curves.size()) out.push_back({{xKey, xValue[x]}, {yKey, median(ys)}});
+  for (const auto& [x, ys] : byX) {
+    if (2 * ys.size() < curves.size()) continue;
+    if (ys.front()->is_array()) {
+      out.push_back({{xKey, xValue[x]}, {yKey, mergeCurve(ys)}});
+    } else {
+      std::vector<double> values;
+      for (const json* y : ys) values.push_back(y->get<double>());
+      out.push_back({{xKey, xValue[x]}, {yKey, median(values)}});
+    }
+  }
   return out;
 }
 

@@ -525,11 +525,13 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     first.ns += faultIn;
     last.ns += faultOut;
     // The pages cross the host link towards the GPU either way (the output's too: the
-    // kernel faults them in to write them).
+    // kernel faults them in to write them); how much the faults of several streams
+    // overlap depends on those bytes too.
     first.hostIn += faultIn > 0 ? movedIn : 0;
     last.hostIn += faultOut > 0 ? movedOut : 0;
-    // Faulting kernels of several streams overlap (the driver serves their faults together).
-    if (!profile_.managedFaultStreamsSpeedup.empty()) {
+    // Faulting kernels of several streams overlap (the driver serves their faults
+    // together), by how much depending on the size they fault.
+    if (hasManagedFaultOverlap(profile_)) {
       if (faultIn > 0) first.link = LinkKind::ManagedFault;
       if (faultOut > 0) last.link = LinkKind::ManagedFault;
     }

@@ -165,6 +165,25 @@ double streamsSpeedup(const std::vector<StreamSpeedup>& c, int streams) {
   return std::clamp(s, 1.0, double(streams));
 }
 
+bool hasManagedFaultOverlap(const DeviceProfile& p) {
+  return !p.managedFaultStreamsSpeedup.empty() || !p.managedFaultStreamsSpeedupBySize.empty();
+}
+
+double managedFaultStreamsSpeedup(const DeviceProfile& p, int streams, std::uint64_t bytes) {
+  const auto& sizes = p.managedFaultStreamsSpeedupBySize;
+  if (sizes.empty()) return streamsSpeedup(p.managedFaultStreamsSpeedup, streams);
+  if (bytes <= sizes.front().bytes) return streamsSpeedup(sizes.front().curve, streams);
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    if (bytes > sizes[i].bytes) continue;
+    const double lo = streamsSpeedup(sizes[i - 1].curve, streams);
+    const double hi = streamsSpeedup(sizes[i].curve, streams);
+    const double f = std::log(double(bytes) / double(sizes[i - 1].bytes)) /
+                     std::log(double(sizes[i].bytes) / double(sizes[i - 1].bytes));
+    return lo + f * (hi - lo);
+  }
+  return streamsSpeedup(sizes.back().curve, streams);
+}
+
 double workerSpeedup(const DeviceProfile& p, int workers) {
   const double w = double(std::max(workers, 1));
   const auto& c = p.cpuWorkerSpeedup;

@@ -111,6 +111,15 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
 /// empty curve; never above `streams` (n kernels cannot beat n alone).
 double streamsSpeedup(const std::vector<StreamSpeedup>& curve, int streams);
 
+/// Whether kernels faulting managed pages in overlap across streams (the profile has a
+/// managed overlap curve, by size or not).
+bool hasManagedFaultOverlap(const DeviceProfile& p);
+/// Throughput of `streams` kernels faulting managed pages in at once against one alone,
+/// for faults of `bytes` each: managedFaultStreamsSpeedupBySize's curves at the sizes
+/// around `bytes`, linear in log(bytes) between them and the nearest size's beyond;
+/// without sizes, managedFaultStreamsSpeedup at every size.
+double managedFaultStreamsSpeedup(const DeviceProfile& p, int streams, std::uint64_t bytes);
+
 /// Speed-up of `workers` threads over one: the profile's measured curve, linear
 /// between its points; `workers` itself when the profile has no curve.
 double workerSpeedup(const DeviceProfile& p, int workers);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "SimulatorTestSupport.h"
+#include "sim/GpuModel.h"
 #include "sim/StageCosts.h"
 
 namespace pipescope {
@@ -118,6 +119,107 @@ TEST(LinkKernelOverlap, TheCurvesRoundTripThroughJsonAndOldProfilesLeaveThemEmpt
   nlohmann::json bad = profileToJson(p);
   bad["mappedStreamsSpeedup"] = nlohmann::json::array({{{"streams", 0}, {"speedup", 1.2}}});
   EXPECT_THROW(profileFromJson(bad), std::invalid_argument);
+}
+
+// The managed curve by fault size: 2000 B faults reach 1.5x on two streams, 8000 B
+// faults 1.2x (the small size's curve also in the one-size field, as calibrate writes it).
+DeviceProfile sizedManagedProfile() {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};  // B bytes fault in B ns
+  p.managedFaultStreamsSpeedup = {{2, 1.5}};
+  p.managedFaultStreamsSpeedupBySize = {{2000, {{2, 1.5}}}, {8000, {{2, 1.2}, {4, 1.6}}}};
+  return p;
+}
+
+TEST(LinkKernelOverlap, TheManagedCurveIsLinearInLogBytesBetweenSizesAndFlatBeyond) {
+  const DeviceProfile p = sizedManagedProfile();
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 2, 2000), 1.5);
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 2, 8000), 1.2);
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 2, 4000), 1.35);  // halfway in log(bytes)
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 2, 10), 1.5);
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 2, 1 << 30), 1.2);
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 4, 8000), 1.6);
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(p, 1, 8000), 1.0);
+  // Without sizes: the one-size curve at every size.
+  DeviceProfile old = p;
+  old.managedFaultStreamsSpeedupBySize.clear();
+  EXPECT_DOUBLE_EQ(managedFaultStreamsSpeedup(old, 2, 8000), 1.5);
+  EXPECT_TRUE(hasManagedFaultOverlap(old));
+  old.managedFaultStreamsSpeedup.clear();
+  EXPECT_FALSE(hasManagedFaultOverlap(old));
+}
+
+TEST(LinkKernelOverlap, LargeFaultsOverlapByTheLargeSizesCurveAndSmallOnesByTheSmall) {
+  const DeviceProfile p = sizedManagedProfile();
+  PipelineConfig c = roundConfig(1000, 2);
+  c.mode = TransferMode::Async;
+  c.streams = 2;
+  c.memory = HostMemory::Managed;
+  // 1000 B batches: 1000 ns of work, input and output faulted in (2000 B, 2000 ns):
+  // 3000 ns alone; two at 1.5x, 0.75 each: 4000 ns side by side.
+  EXPECT_EQ(spans(runSim(c, p).of(OpKind::Kernel)), (std::vector<Span>{{0, 4000}, {0, 4000}}));
+  // 4000 B batches: 4000 ns of work and 8000 B faulted: 12000 ns alone; two at 1.2x,
+  // 0.6 each: 20000 ns (the one-size curve's 1.5x would say 16000).
+  c.sampleBytes = 4000;
+  const auto large = runSim(c, p);
+  ASSERT_EQ(large.outcome.state, RunState::Finished) << large.outcome.message;
+  EXPECT_EQ(spans(large.of(OpKind::Kernel)), (std::vector<Span>{{0, 20000}, {0, 20000}}));
+}
+
+TEST(LinkKernelOverlap, FaultsOfMixedSizesOverlapAsTheLargestRunningOneDoes) {
+  const DeviceProfile p = sizedManagedProfile();
+  GpuModel gpu(p);
+  GpuCommand small{.kind = OpKind::Kernel, .stream = 0, .engine = EngineId::Link, .soloNs = 3000};
+  small.link = LinkKind::ManagedFault;
+  small.hostInBytes = 2000;
+  GpuCommand large = small;
+  large.stream = 1;
+  large.soloNs = 6000;
+  large.hostInBytes = 8000;
+  const auto a = gpu.submit(small, 0);
+  const auto b = gpu.submit(large, 0);
+  gpu.runAll();
+  // Together at the 8000 B curve's 1.2x, 0.6 each: the small one's 3000 ns end at
+  // 5000, the large one has 3000 ns left and runs them alone: to 8000.
+  EXPECT_DOUBLE_EQ(gpu.op(a).end, 5000);
+  EXPECT_DOUBLE_EQ(gpu.op(b).end, 8000);
+}
+
+TEST(LinkKernelOverlap, TheSizedManagedCurveRoundTripsThroughJsonAndBadSizesAreNamed) {
+  const DeviceProfile p = sizedManagedProfile();
+  const nlohmann::json j = profileToJson(p);
+  EXPECT_EQ(j["managedFaultStreamsSpeedupBySize"][1]["bytes"], 8000);
+  EXPECT_EQ(j["managedFaultStreamsSpeedupBySize"][1]["curve"][1]["speedup"], 1.6);
+  const DeviceProfile back = profileFromJson(j);
+  EXPECT_EQ(back.managedFaultStreamsSpeedupBySize, p.managedFaultStreamsSpeedupBySize);
+  EXPECT_EQ(back.managedFaultStreamsSpeedup, p.managedFaultStreamsSpeedup);
+  EXPECT_TRUE(builtinProfile("h200-calibrated")->managedFaultStreamsSpeedupBySize.empty());
+  auto error = [&](const nlohmann::json& sizes) {
+    nlohmann::json bad = j;
+    bad["managedFaultStreamsSpeedupBySize"] = sizes;
+    try {
+      profileFromJson(bad);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  using nlohmann::json;
+  const json curve = json::array({{{"streams", 2}, {"speedup", 1.5}}});
+  EXPECT_NE(error(json::array({{{"bytes", 0}, {"curve", curve}}})).find("managedFaultStreamsSpeedupBySize[0].bytes"),
+            std::string::npos);
+  EXPECT_NE(error(json::array({{{"bytes", -5}, {"curve", curve}}})).find("must be a positive integer, got -5"),
+            std::string::npos);
+  EXPECT_NE(error(json::array({{{"bytes", 4096}, {"curve", json::array({{{"streams", 2}, {"speedup", -1}}})}}}))
+                .find("managedFaultStreamsSpeedupBySize[0].curve[0]"),
+            std::string::npos);
+  EXPECT_NE(error(json::array({{{"bytes", 4096}, {"curve", curve}}, {{"bytes", 4096}, {"curve", curve}}}))
+                .find("strictly increasing bytes"),
+            std::string::npos);
+  EXPECT_NE(error(json::array({{{"bytes", 4096}, {"curve", json::array()}}})).find("at least one point"),
+            std::string::npos);
+  EXPECT_NE(error(json::array({{{"bytes", 4096}}})).find("exactly 'bytes' and 'curve'"), std::string::npos);
+  EXPECT_NE(error(json::object()).find("must be an array"), std::string::npos);
 }
 
 }  // namespace

@@ -42,6 +42,18 @@ TEST(ProfileMerge, EachFigureIsTheMedianOverTheCalibrations) {
   EXPECT_DOUBLE_EQ(mergeProfiles({runs[0], runs[1]}, "x").kernelLaunchNs, 7000);
 }
 
+TEST(ProfileMerge, TheManagedCurveBySizeIsMergedSizeBySizeAndStreamsByStreams) {
+  std::vector<DeviceProfile> runs = {calibration(5000, 2, false, 10, 50), calibration(6000, 2, false, 20, 40),
+                                     calibration(7000, 2, false, 30, 60)};
+  runs[0].managedFaultStreamsSpeedupBySize = {{1 << 20, {{2, 1.6}, {8, 2.0}}}, {32 << 20, {{2, 1.1}, {8, 1.3}}}};
+  runs[1].managedFaultStreamsSpeedupBySize = {{1 << 20, {{2, 1.8}, {8, 2.2}}}, {32 << 20, {{2, 1.2}, {8, 1.5}}}};
+  runs[2].managedFaultStreamsSpeedupBySize = {{1 << 20, {{2, 1.7}, {8, 2.4}}}, {32 << 20, {{2, 1.0}, {8, 1.4}}}};
+  runs[2].managedFaultStreamsSpeedupBySize[0].curve.push_back({16, 3.0});  // one of three: dropped
+  const DeviceProfile m = mergeProfiles(runs, "h100-calibrated");
+  EXPECT_EQ(m.managedFaultStreamsSpeedupBySize,
+            (std::vector<SizedStreamSpeedup>{{1 << 20, {{2, 1.7}, {8, 2.2}}}, {32 << 20, {{2, 1.1}, {8, 1.4}}}}));
+}
+
 TEST(ProfileMerge, OnlyCalibrationsOfOneGpuModelMerge) {
   DeviceProfile h100 = calibration(5000, 2, false, 10, 50);
   DeviceProfile h200 = h100;

@@ -122,6 +122,28 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find("managed slots (256 KiB each)") != std::string::npos; }));
+  // Kernels faulting managed pages in on 2, 4 and 8 streams, at 1 MiB and 32 MiB each:
+  // together at least one kernel's throughput (noise below is clamped to 1), at most
+  // the stream count's (n kernels cannot beat n alone); the one-size field holds the
+  // 1 MiB curve, as before the sizes were measured, and each size's line is logged.
+  ASSERT_EQ(p.managedFaultStreamsSpeedupBySize.size(), 2u);
+  EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[0].bytes, std::uint64_t(1) << 20);
+  EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[1].bytes, std::uint64_t(32) << 20);
+  EXPECT_EQ(p.managedFaultStreamsSpeedup, p.managedFaultStreamsSpeedupBySize[0].curve);
+  for (const SizedStreamSpeedup& size : p.managedFaultStreamsSpeedupBySize) {
+    ASSERT_EQ(size.curve.size(), 3u) << size.bytes << " B";
+    EXPECT_EQ(size.curve.front().streams, 2);
+    EXPECT_EQ(size.curve.back().streams, 8);
+    for (const StreamSpeedup& s : size.curve) {
+      EXPECT_GE(s.speedup, 1.0) << size.bytes << " B on " << s.streams << " streams";
+      EXPECT_LE(s.speedup, double(s.streams)) << size.bytes << " B on " << s.streams << " streams";
+    }
+  }
+  for (const char* line :
+       {"normalize faulting 1 MiB of managed pages in", "normalize faulting 32 MiB of managed pages in"})
+    EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find(line) != std::string::npos;
+    })) << line;
   EXPECT_GE(p.deviceMemoryBytes, device.memoryBytes / 2);
   EXPECT_FALSE(lines.empty());
   // What calibrate writes, the simulator reads back unchanged.
