@@ -102,7 +102,7 @@ DeviceProfile calibrateMachine(const MachineCalibrationOptions& options) {
     for (int d = 0; d < gpu.deviceCount && int(devices.size()) < gpus; ++d)
       if (d != options.device) devices.push_back(d);
     progress(0.99, "the pipeline's own host costs over " + std::to_string(gpus) + " GPUs");
-    profile.multiGpuHostOpOverheadNs = fitMultiGpuHostOverhead(*backend, profile, devices, 3, options.log).perOpNs;
+    applyMultiGpuHostOverhead(profile, fitMultiGpuHostOverhead(*backend, profile, devices, 3, options.log));
     severalGpuRuns = "; over " + std::to_string(gpus) +
                      " GPUs: 64 KiB x 4 chunks x 4 streams data parallel, 64 KiB x 4 micro-batches pipeline";
   }

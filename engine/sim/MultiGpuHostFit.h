@@ -25,14 +25,22 @@ std::vector<PipelineConfig> multiGpuHostConfigs(const std::vector<int>& devices)
 
 struct MultiGpuHostResult {
   double perOpNs = 0;
+  /// The group all-reduce call's host time that reproduces the data-parallel run
+  /// (DeviceProfile::allreduceCallNs), with perOpNs in place.
+  double groupCallNs = 0;
   std::vector<double> measuredNs;   ///< makespan of each fitting run (median of reps)
   std::vector<double> predictedNs;  ///< the simulator's, with the fitted term
 };
 
+/// Writes a fit's results into a profile.
+void applyMultiGpuHostOverhead(DeviceProfile& profile, const MultiGpuHostResult& fit);
+
 /// Runs multiGpuHostConfigs(devices) `reps` times each on `measured` (interleaved)
-/// and fits multiGpuHostOpOverheadNs (>= 0) so that the simulator with `profile`
-/// reproduces the runs' total time. Throws std::invalid_argument for fewer than two
-/// devices and std::runtime_error when a measured run fails.
+/// and fits, on the simulator with `profile`: multiGpuHostOpOverheadNs (>= 0) until
+/// the pipeline-parallel run is reproduced (it makes no NCCL call), then
+/// allreduceCallNs until the data-parallel run is, its group calls being most of its
+/// host time. Throws std::invalid_argument for fewer than two devices and
+/// std::runtime_error when a measured run fails.
 MultiGpuHostResult fitMultiGpuHostOverhead(Backend& measured, const DeviceProfile& profile,
                                            const std::vector<int>& devices, int reps,
                                            const std::function<void(const std::string&)>& log = {});

@@ -32,17 +32,31 @@ TEST(MultiGpuHostOverhead, EachGpuOpCostsTheSubmitThreadTheTermOverSeveralGpusOn
   EXPECT_EQ(runSim(roundConfig(1000, 2), p).makespan(), runSim(roundConfig(1000, 2), roundProfile()).makespan());
 }
 
-TEST(MultiGpuHostOverhead, TheFitRecoversAKnownTermFromTheBackendsOwnRuns) {
-  DeviceProfile truth = *builtinProfile("h200");
+TEST(MultiGpuHostOverhead, TheFitRecoversKnownTermsFromTheBackendsOwnRuns) {
+  // The GPUs' host pays 2.5 us per op more over several GPUs and 120 us per group
+  // all-reduce call, where the profile's probe said 60.
+  DeviceProfile start = *builtinProfile("h200");
+  start.allreduceCallNs = 60000;
+  start.allreduceCurveGpus = 2;
+  DeviceProfile truth = start;
   truth.multiGpuHostOpOverheadNs = 2500;
+  truth.allreduceCallNs = 120000;
   auto measured = makeSimulatorBackend(truth);
-  const MultiGpuHostResult r = fitMultiGpuHostOverhead(*measured, *builtinProfile("h200"), {0, 1}, 1);
+  const MultiGpuHostResult r = fitMultiGpuHostOverhead(*measured, start, {0, 1}, 1);
   EXPECT_NEAR(r.perOpNs, 2500, 100);
+  EXPECT_NEAR(r.groupCallNs, 120000, 3000);
   ASSERT_EQ(r.measuredNs.size(), 2u);
-  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.03);
-  // A host no slower over several GPUs than the profile says: nothing to add.
-  auto plain = makeSimulatorBackend(*builtinProfile("h200"));
-  EXPECT_LT(fitMultiGpuHostOverhead(*plain, *builtinProfile("h200"), {0, 1}, 1).perOpNs, 10.0);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
+  DeviceProfile fitted = start;
+  applyMultiGpuHostOverhead(fitted, r);
+  EXPECT_EQ(fitted.multiGpuHostOpOverheadNs, r.perOpNs);
+  EXPECT_EQ(fitted.allreduceCallNs, r.groupCallNs);
+  // A host no slower over several GPUs than the profile says: nothing to add, the
+  // probe's group call kept.
+  auto plain = makeSimulatorBackend(start);
+  const MultiGpuHostResult same = fitMultiGpuHostOverhead(*plain, start, {0, 1}, 1);
+  EXPECT_LT(same.perOpNs, 10.0);
+  EXPECT_NEAR(same.groupCallNs, 60000, 1500);
   EXPECT_THROW(multiGpuHostConfigs({0}), std::invalid_argument);
 }
 
