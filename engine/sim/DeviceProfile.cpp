@@ -304,6 +304,7 @@ json profileToJson(const DeviceProfile& p) {
   j["syncSleepWakeNs"] = p.syncSleepWakeNs;
   j["syncSleepAfterNs"] = p.syncSleepAfterNs;
   if (p.memcpySyncSleeps) j["memcpySyncSleeps"] = true;
+  if (p.pageableMemcpySyncSleeps) j["pageableMemcpySyncSleeps"] = true;
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
@@ -444,6 +445,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncSleepWakeNs", p.syncSleepWakeNs, true);
   r.number("syncSleepAfterNs", p.syncSleepAfterNs, true);
   r.boolean("memcpySyncSleeps", p.memcpySyncSleeps);
+  r.boolean("pageableMemcpySyncSleeps", p.pageableMemcpySyncSleeps);
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);

@@ -221,6 +221,12 @@ struct DeviceProfile {
   /// took 63 us where a tiny kernel's sync took 29: the driver sleeps in the copy call
   /// at once). calibrate sets it when the 4 KiB copy took longer than the slow wake-up.
   bool memcpySyncSleeps = false;
+  /// The same for a blocking cudaMemcpy from pageable memory only (the driver's staging
+  /// path waits for its DMA by sleeping where the pinned path does not): on a 2 x H200
+  /// host a 4.8 KiB pageable one took 54 us where the pinned 4 KiB one took 28.
+  /// calibrate sets it when a 4 KiB pageable copy took longer than its call, the copy
+  /// and the slow wake-up. memcpySyncSleeps implies it.
+  bool pageableMemcpySyncSleeps = false;
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch

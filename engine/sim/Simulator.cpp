@@ -333,7 +333,8 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
                                     call, staged && !toDevice ? std::max(cache.stagingNs, 1e-9) : 0.0);
   // A blocking cudaMemcpy, and (without a staging curve) a cudaMemcpyAsync from
   // pageable memory, return only once the copy is done.
-  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && profile_.memcpySyncSleeps);
+  const bool sleeps = profile_.memcpySyncSleeps || (pageable && profile_.pageableMemcpySyncSleeps);
+  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps);
   return id;
 }
 

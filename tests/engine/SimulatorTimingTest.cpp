@@ -213,6 +213,31 @@ TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
   EXPECT_EQ(spans(yield), spans(yieldPlain));
 }
 
+TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes) {
+  DeviceProfile p = roundProfile();
+  p.syncWakeNs = 10;
+  p.syncSleepWakeNs = 100;
+  p.syncSleepAfterNs = 2000;
+  p.pageableMemcpySyncSleeps = true;
+  PipelineConfig c = roundConfig(1000, 2);
+  c.mode = TransferMode::Blocking;
+  c.modelFlopsPerByte = 6.0;
+  // Pinned: the pinned path does not sleep. H2D 0-1000, fast wake-up to 1010; kernel
+  // 1010-4010, copy back 4010-5010, after a 4000 ns wait: the slow wake-up, to 5110.
+  auto sync = runSim(c, p).of(OpKind::HostSync);
+  ASSERT_GE(sync.size(), 2u);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1010}, {1010, 5110}}));
+  // Pageable (0.5 byte/ns: 2000 ns a copy): the H2D 0-2000 slept, slow wake-up to
+  // 2100; kernel 2100-5100, copy back 5100-7100, slow wake-up to 7200.
+  c.memory = HostMemory::Pageable;
+  sync = runSim(c, p).of(OpKind::HostSync);
+  ASSERT_GE(sync.size(), 2u);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 2100}, {2100, 7200}}));
+  // Without the flag the short pageable H2D wakes up fast: to 2010.
+  p.pageableMemcpySyncSleeps = false;
+  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 2010);
+}
+
 TEST(SimulatorTiming, BlockingSyncWakeUpFollowsTheWait) {
   DeviceProfile p = roundProfile();
   p.syncWakeNs = 10;

@@ -57,17 +57,20 @@ TEST(CalibratedProfile, LatencyFieldsRoundTripAndOldProfilesLeaveThemOff) {
   p.syncSleepWakeNs = 38000;
   p.syncSleepAfterNs = 15000;
   p.memcpySyncSleeps = true;
+  p.pageableMemcpySyncSleeps = true;
   EXPECT_EQ(profileFromJson(profileToJson(p)), p);
   // Profiles written before these fields existed still read, with the terms off.
   auto j = profileToJson(p);
   for (const char* key :
-       {"kernelFixedNs", "streamDependencyNs", "syncSleepWakeNs", "syncSleepAfterNs", "memcpySyncSleeps"})
+       {"kernelFixedNs", "streamDependencyNs", "syncSleepWakeNs", "syncSleepAfterNs", "memcpySyncSleeps",
+        "pageableMemcpySyncSleeps"})
     j.erase(key);
   const DeviceProfile old = profileFromJson(j);
   EXPECT_EQ(old.kernelFixedNs, 0);
   EXPECT_EQ(old.streamDependencyNs, 0);
   EXPECT_EQ(old.syncSleepWakeNs, 0);
   EXPECT_FALSE(old.memcpySyncSleeps);
+  EXPECT_FALSE(old.pageableMemcpySyncSleeps);
   j["streamDependencyNs"] = -1;
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
   j = profileToJson(p);

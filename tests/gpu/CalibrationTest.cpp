@@ -96,6 +96,10 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_LT(p.memcpySyncCallNs, std::max(p.syncWakeNs, p.syncSleepWakeNs));
   if (p.memcpySyncSleeps) {
     EXPECT_GT(p.syncSleepWakeNs, 0.0);
+    EXPECT_TRUE(p.pageableMemcpySyncSleeps);  // the pinned path sleeping implies the pageable one
+  }
+  if (p.pageableMemcpySyncSleeps) {
+    EXPECT_GT(p.syncSleepWakeNs, 0.0);
   }
   EXPECT_GT(p.cpuNsPerOp, 0.0);
   // The first calls after a CPU stage: at least the 1 ns floor, at most milliseconds
