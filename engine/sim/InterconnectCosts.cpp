@@ -41,4 +41,9 @@ double allreduceCallNsPerGpu(const DeviceProfile& p) {
   return p.allreduceCallNs / double(std::max(1, p.allreduceCurveGpus));
 }
 
+double multiGpuHostOpOverheadNs(const DeviceProfile& p, int gpus) {
+  if (gpus <= 1 || p.multiGpuHostOpOverheadNs <= 0) return 0;
+  return p.multiGpuHostOpOverheadNs * double(gpus - 1) / double(std::max(1, p.allreduceCurveGpus - 1));
+}
+
 }  // namespace pipescope

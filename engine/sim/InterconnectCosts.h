@@ -39,6 +39,11 @@ double allreduceNs(const DeviceProfile& p, std::uint64_t bytes, int gpus);
 /// by its GPUs, so a call over n GPUs costs n of these; one kernel launch when the
 /// profile has no such measurement.
 double allreduceCallNsPerGpu(const DeviceProfile& p);
+/// The submit thread's extra time per GPU op over `gpus` GPUs: the profile's
+/// multiGpuHostOpOverheadNs, measured over allreduceCurveGpus GPUs, in proportion to
+/// the GPUs beyond the first (the fit gave 0.3-0.8 us over 2 H200s, 2.7-6.2 over 4);
+/// 0 on one GPU.
+double multiGpuHostOpOverheadNs(const DeviceProfile& p, int gpus);
 
 /// Bus bandwidth an all-reduce of `bytes` over `gpus` achieved in `ns`, as
 /// nccl-tests reports it: bytes / ns x 2(n-1)/n.

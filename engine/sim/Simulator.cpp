@@ -281,7 +281,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   streamLastOp_[stream] = id;
   if (stageOutNs > 0) copyOutOfStaging(id, stageOutNs);
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
-  if (gpus_ > 1) hostT_ += profile_.multiGpuHostOpOverheadNs;
+  hostT_ += multiGpuOpOverheadNs_;
   return id;
 }
 
@@ -831,6 +831,7 @@ void Simulator::startConfig(const PipelineConfig& config) {
   managed_.assign(std::size_t(gpus_ * std::max(cfg_.hostSlots(), 1)), ManagedPages{false, bytes_.out});
   managedSlotsFactor_ = managedSlotsFactor(profile_.managedSlotsSlowdown, cfg_.hostSlots());
   managedSlotsCpuFactor_ = managedSlotsFactor(profile_.managedSlotsCpuSlowdown, cfg_.hostSlots());
+  multiGpuOpOverheadNs_ = multiGpuHostOpOverheadNs(profile_, gpus_);
   if (streamLastOp_.size() < streams) streamLastOp_.resize(streams, 0);
   inFlightOn_.resize(std::size_t(gpus_), 0);
   if (lastCollective_.empty() && cfg_.allReduces()) lastCollective_.assign(std::size_t(gpus_), kNoGpuOp);

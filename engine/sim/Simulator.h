@@ -154,6 +154,7 @@ class Simulator {
   std::vector<ManagedPages> managed_;  // per GPU, per host slot
   // managedSlotsFactor() of the config's host slots: GPU side, CPU stages.
   double managedSlotsFactor_ = 1, managedSlotsCpuFactor_ = 1;
+  double multiGpuOpOverheadNs_ = 0;  // the submit thread's extra time per GPU op over this run's GPUs
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
   // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),

@@ -7,6 +7,7 @@
 
 #include "SimulatorTestSupport.h"
 #include "sim/DeviceProfile.h"
+#include "sim/InterconnectCosts.h"
 #include "sim/MultiGpuHostFit.h"
 #include "sim/SimulatorBackend.h"
 
@@ -23,11 +24,18 @@ TEST(MultiGpuHostOverhead, EachGpuOpCostsTheSubmitThreadTheTermOverSeveralGpusOn
   // 500, 1000 and GPU 1's at 1500, 2000, 2500: GPU 1's copy starts at 1500 and its
   // batch ends at 4500 instead of 3000.
   DeviceProfile p = roundProfile();
+  p.allreduceCurveGpus = 2;  // measured over 2 GPUs
   PipelineConfig two = roundConfig(1000, 2);
   two.devices = {0, 1};
   EXPECT_EQ(runSim(two, p).makespan(), 3000);
   p.multiGpuHostOpOverheadNs = 500;
   EXPECT_EQ(runSim(two, p).makespan(), 4500);
+  // In proportion to the GPUs beyond the first: measured over 3 GPUs, 2 pay half.
+  p.allreduceCurveGpus = 3;
+  p.multiGpuHostOpOverheadNs = 1000;
+  EXPECT_EQ(runSim(two, p).makespan(), 4500);
+  EXPECT_DOUBLE_EQ(multiGpuHostOpOverheadNs(p, 5), 2000.0);
+  EXPECT_DOUBLE_EQ(multiGpuHostOpOverheadNs(p, 1), 0.0);
   // One GPU: no term (its own host overhead is hostOpOverheadNs).
   EXPECT_EQ(runSim(roundConfig(1000, 2), p).makespan(), runSim(roundConfig(1000, 2), roundProfile()).makespan());
 }
@@ -36,6 +44,7 @@ TEST(MultiGpuHostOverhead, TheFitRecoversKnownTermsFromTheBackendsOwnRuns) {
   // The GPUs' host pays 2.5 us per op more over several GPUs and 120 us per group
   // all-reduce call, where the profile's probe said 60.
   DeviceProfile start = *builtinProfile("h200");
+  start.multiGpuHostOpOverheadNs = 0;
   start.allreduceCallNs = 60000;
   start.allreduceCurveGpus = 2;
   DeviceProfile truth = start;
@@ -62,6 +71,8 @@ TEST(MultiGpuHostOverhead, TheFitRecoversKnownTermsFromTheBackendsOwnRuns) {
 
 TEST(MultiGpuHostOverhead, TheTermRoundTripsAndABadValueNamesTheField) {
   DeviceProfile p = *builtinProfile("h200");
+  EXPECT_GT(p.multiGpuHostOpOverheadNs, 0);  // the built-in H200 carries its 4-GPU host's figure
+  p.multiGpuHostOpOverheadNs = 0;
   EXPECT_FALSE(profileToJson(p).contains("multiGpuHostOpOverheadNs"));
   p.multiGpuHostOpOverheadNs = 1800;
   nlohmann::json j = profileToJson(p);
