@@ -189,15 +189,27 @@ TEST(SimulatorTiming, ALongSyncWakesUpSlowerThanAShortOne) {
   EXPECT_EQ(fast[1].end, 5020);
 }
 
-TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
+/// A host waking up in 10 ns after a short wait and in 100 after one beyond 2000 ns.
+DeviceProfile slowWakingHost() {
   DeviceProfile p = roundProfile();
   p.syncWakeNs = 10;
   p.syncSleepWakeNs = 100;
   p.syncSleepAfterNs = 2000;
-  p.memcpySyncSleeps = true;
+  return p;
+}
+
+/// Blocking, 2 batches of 1000 bytes, a 3000 ns kernel.
+PipelineConfig blockingCopiesCase() {
   PipelineConfig c = roundConfig(1000, 2);
   c.mode = TransferMode::Blocking;
   c.modelFlopsPerByte = 6.0;
+  return c;
+}
+
+TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
+  DeviceProfile p = slowWakingHost();
+  p.memcpySyncSleeps = true;
+  PipelineConfig c = blockingCopiesCase();
   // Batch 0: the H2D copy 0-1000 waited only 1000, yet the thread slept in the call:
   // slow wake-up to 1100; kernel 1100-4100 (its own sync needs no copy), copy back
   // 4100-5100, slow wake-up to 5200.
@@ -214,14 +226,9 @@ TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
 }
 
 TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes) {
-  DeviceProfile p = roundProfile();
-  p.syncWakeNs = 10;
-  p.syncSleepWakeNs = 100;
-  p.syncSleepAfterNs = 2000;
+  DeviceProfile p = slowWakingHost();
   p.pageableMemcpySyncSleeps = true;
-  PipelineConfig c = roundConfig(1000, 2);
-  c.mode = TransferMode::Blocking;
-  c.modelFlopsPerByte = 6.0;
+  PipelineConfig c = blockingCopiesCase();
   // Pinned: the pinned path does not sleep. H2D 0-1000, fast wake-up to 1010; kernel
   // 1010-4010, copy back 4010-5010, after a 4000 ns wait: the slow wake-up, to 5110.
   auto sync = runSim(c, p).of(OpKind::HostSync);
