@@ -74,6 +74,7 @@ std::uint64_t GpuModel::submit(const GpuCommand& cmd, double t) {
       (cmd.collective >= collectiveBase_ && cmd.collective < collectiveBase_ + int(collectives_.size())))
     throw std::logic_error("simulator: a collective op outside an open collective call");
   lastSubmitT_ = t;
+  devicesUsed_ = std::max({devicesUsed_, cmd.device + 1, cmd.peer + 1});
   const std::uint64_t id = nextId();
   const int slot = engineSlot(cmd);
   GpuOpState& s = ops_.append();
@@ -417,7 +418,7 @@ void GpuModel::advanceHostTraffic(int device, double t) {
     advanceLinkKernels(device, t);
     return;
   }
-  for (int d = 0; d < kMaxModelGpus; ++d) {
+  for (int d = 0; d < devicesUsed_; ++d) {
     advanceCopies(d, t);
     advanceLinkKernels(d, t);
   }
@@ -431,7 +432,7 @@ GpuModel::HostShare GpuModel::hostShare() const {
   // Link kernels (mapped memory, managed faults) count at their average rate alone.
   int devices = 0;
   double h2d = 0, d2h = 0;
-  for (int d = 0; d < kMaxModelGpus; ++d) {
+  for (int d = 0; d < devicesUsed_; ++d) {
     bool moves = false;
     const auto& moving = transferring_[std::size_t(d)];
     if (!moving.empty()) {
@@ -473,7 +474,7 @@ void GpuModel::rescheduleHostTraffic(int device, double t, bool linkKernel) {
     return;
   }
   const HostShare shared = hostShare();
-  for (int d = 0; d < kMaxModelGpus; ++d) {
+  for (int d = 0; d < devicesUsed_; ++d) {
     // The kind that changed is re-timed on every GPU, the other kind where its rate moved.
     const bool own = d == device;
     if (own || !transferring_[std::size_t(d)].empty()) rescheduleCopies(d, t, shared, linkKernel);

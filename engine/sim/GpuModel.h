@@ -194,6 +194,7 @@ class GpuModel {
   std::uint64_t nextSubmit_ = 0;  // first op whose submit event has not happened
   double lastSubmitT_ = 0;
   std::uint64_t seq_ = 0;         // events created so far
+  int devicesUsed_ = 1;           // GPUs 0..devicesUsed_-1 have had commands (the per-GPU loops stop there)
   std::vector<Engine> engines_;   // device 0's three engines first; the others as first used
   std::vector<std::int16_t> slotOf_;  // (engine kind, device, peer) -> index in engines_, -1 = none yet
   std::vector<OpQueue> streams_;  // per stream: submitted, not yet signalled (nextInStream)
