@@ -43,8 +43,8 @@ MultiGpuHostResult fitMultiGpuHostOverhead(Backend& measured, const DeviceProfil
   // The pipeline-parallel run makes no NCCL call: it alone fixes the per-op term. The
   // data-parallel run then fixes the group call's cost with that term in place (its
   // four all-reduces per batch are most of its host time; the probe's figure, taken
-  // with the GPUs held busy by one kernel, was 84 us over 4 H200s where the
-  // pipelines' calls needed 130).
+  // with the GPUs held busy by one kernel, differed from it either way: 84 against
+  // 132 us in one 4 x H200 calibration, 86 against 72 in another).
   DeviceProfile p = profile;
   r.perOpNs = solveProfileField(p, &DeviceProfile::multiGpuHostOpOverheadNs, configs[1], r.measuredNs[1], 0,
                                 kMaxOverheadNs, kWhat);
