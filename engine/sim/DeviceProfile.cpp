@@ -491,18 +491,16 @@ DeviceProfile profileFromJson(const json& j) {
     throw std::invalid_argument(
         "device profile field 'collectiveYieldShare' = " + std::to_string(p.collectiveYieldShare) +
         ": allowed 0 to 1 (0: kernels give way to NCCL, 1: NCCL gives way to kernels)");
-  r.number("multiGpuCopySwitchNs", p.multiGpuCopySwitchNs, true);
-  if (p.multiGpuCopySwitchNs > 1e6)
-    throw std::invalid_argument(
-        "device profile field 'multiGpuCopySwitchNs' = " + std::to_string(p.multiGpuCopySwitchNs) +
-        " ns: allowed 0 to 1000000 (a few microseconds per call; recalibrate with "
-        "'pipescope-cli calibrate --gpus N')");
-  r.number("multiGpuHostOpOverheadNs", p.multiGpuHostOpOverheadNs, true);
-  if (p.multiGpuHostOpOverheadNs > 1e6)
-    throw std::invalid_argument(
-        "device profile field 'multiGpuHostOpOverheadNs' = " + std::to_string(p.multiGpuHostOpOverheadNs) +
-        " ns: allowed 0 to 1000000 (a few microseconds per GPU op; recalibrate with "
-        "'pipescope-cli calibrate --gpus N')");
+  // Host times per call or op that several GPUs add: microseconds, never a millisecond.
+  auto multiGpuHostNs = [&](const char* key, double& field, const char* per) {
+    r.number(key, field, true);
+    if (field > 1e6)
+      throw std::invalid_argument("device profile field '" + std::string(key) + "' = " + std::to_string(field) +
+                                  " ns: allowed 0 to 1000000 (a few microseconds per " + per +
+                                  "; recalibrate with 'pipescope-cli calibrate --gpus N')");
+  };
+  multiGpuHostNs("multiGpuCopySwitchNs", p.multiGpuCopySwitchNs, "call");
+  multiGpuHostNs("multiGpuHostOpOverheadNs", p.multiGpuHostOpOverheadNs, "GPU op");
   r.validation("validation", p.validation);
   r.rejectUnknown();
   return p;
