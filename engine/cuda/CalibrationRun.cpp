@@ -27,6 +27,7 @@
 #include "cuda/CuptiTracer.h"
 #include "cuda/DeviceDescription.h"
 #include "cuda/Kernels.h"
+#include "cuda/LinkComputeCalibration.h"
 #include "cuda/LinkStreamsCalibration.h"
 #include "cuda/ManagedSlotsCalibration.h"
 #include "cuda/WorkerPool.h"
@@ -746,6 +747,7 @@ class Calibrator {
     p_.managedFaultStreamsSpeedup = streams.managedFault;
     p_.managedFaultStreamsSpeedupBySize = streams.managedFaultBySize;
     p_.mappedStreamsSpeedup = streams.mapped;
+    p_.linkKernelSmWeight = calibrateLinkCompute(p_.modelGflops, options_.log).weight;
     const ManagedSlotsCalibration slots =
         calibrateManagedSlots(2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.log);
     p_.managedSlotsSlowdown = slots.gpuSide;

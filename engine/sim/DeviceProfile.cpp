@@ -277,6 +277,7 @@ json profileToJson(const DeviceProfile& p) {
   j["mappedWriteGBps"] = p.mappedWriteGBps;
   if (p.mappedDuplexGBps > 0) j["mappedDuplexGBps"] = p.mappedDuplexGBps;
   if (p.mappedWriteOverlap != 1.0) j["mappedWriteOverlap"] = p.mappedWriteOverlap;
+  if (p.linkKernelSmWeight != 0) j["linkKernelSmWeight"] = p.linkKernelSmWeight;
   j["managedMigrationGBps"] = p.managedMigrationGBps;
   if (!p.managedGpuFaultCurve.empty()) j["managedGpuFaultCurve"] = curveToJson(p.managedGpuFaultCurve);
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
@@ -421,6 +422,11 @@ DeviceProfile profileFromJson(const json& j) {
   if (p.mappedWriteOverlap > 1)
     throw std::invalid_argument("device profile field 'mappedWriteOverlap' = " + std::to_string(p.mappedWriteOverlap) +
                                 ": allowed 0 to 1 (the share of a mapped write a kernel hides behind its work)");
+  r.number("linkKernelSmWeight", p.linkKernelSmWeight, true);
+  if (p.linkKernelSmWeight > 4)
+    throw std::invalid_argument("device profile field 'linkKernelSmWeight' = " + std::to_string(p.linkKernelSmWeight) +
+                                ": allowed 0 to 4 (the compute kernels' worth of SMs one kernel waiting on the host "
+                                "link keeps; calibrate measures it)");
   r.number("managedMigrationGBps", p.managedMigrationGBps, false);
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);

@@ -177,6 +177,15 @@ struct DeviceProfile {
   /// fault among them. Empty = managedFaultStreamsSpeedup at every size (which then
   /// holds the smallest size's curve: the field keeps its meaning).
   std::vector<SizedStreamSpeedup> managedFaultStreamsSpeedupBySize;
+  /// The SMs a kernel bound by the host link keeps while it waits on the link: beside
+  /// a compute kernel on the same GPU, each running link kernel counts as this many
+  /// compute kernels for the SMs, so with n of them the compute kernel runs at
+  /// 1 / (1 + w n) of its rate and the link kernels at w n / (1 + w n) of theirs. On an
+  /// H200 host a mapped read beside the model kernel took about half the SMs (both ran
+  /// near half speed), and a GEMM beside 7 mapped GEMMs ran 7.6x slower than alone
+  /// (docs/fidelity.md). 0 (the default, and profiles without the field): link
+  /// kernels run beside compute kernels without slowing them.
+  double linkKernelSmWeight = 0;
   /// Managed page moves grow with the buffers the pipeline rotates over (its host
   /// slots): on 30 slots an H200 host spent 4.8x the one-buffer curve's time on a CPU
   /// stage's write fault and 1.8x prefetching the output (docs/fidelity.md). By slots

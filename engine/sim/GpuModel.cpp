@@ -275,6 +275,7 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
     linkRunning_[std::size_t(e.device)].push_back(id);
     rescheduleHostTraffic(e.device, t, true);
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
+    if (profile_.linkKernelSmWeight > 0) setComputeRate(e.device, t);
     return;
   }
   e.busy = true;
@@ -309,9 +310,10 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   if (e.lastKernelEnd >= 0) start = std::max(start, e.lastKernelEnd + profile_.kernelGapNs);
   s.start = start;
   s.lastUpdate = start;
-  s.rateFactor = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
+  s.rateFactor = computeRate(device);
   scheduleDone(slot, start + s.cmd.soloNs / s.rateFactor);
   if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
+  retimeLinkKernelsBesideCompute(device, t);
 }
 
 void GpuModel::joinCollective(std::uint64_t id, double t) {
@@ -376,7 +378,7 @@ void GpuModel::setComputeRate(int device, double t) {
   const Engine& e = engines_[std::size_t(slot)];
   if (!e.busy) return;
   GpuOpState& s = mut(e.current);
-  const double rate = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
+  const double rate = computeRate(device);
   if (rate == s.rateFactor) return;
   // The kernel's progress so far at the old rate; it may not have started yet.
   if (t > s.lastUpdate) {
@@ -385,6 +387,28 @@ void GpuModel::setComputeRate(int device, double t) {
   }
   s.rateFactor = rate;
   scheduleDone(slot, s.lastUpdate + s.remainingSoloNs / rate);
+}
+
+double GpuModel::computeRate(int device) const {
+  const double beside = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
+  const double held = profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
+  return beside / (1.0 + held);
+}
+
+double GpuModel::linkSmShare(int device) const {
+  if (profile_.linkKernelSmWeight <= 0) return 1.0;
+  const int slot = slotOf_[std::size_t((int(EngineId::Compute) * kMaxModelGpus + device) * kMaxModelGpus)];
+  if (slot < 0) return 1.0;
+  const Engine& e = engines_[std::size_t(slot)];
+  if (!e.busy || op(e.current).cmd.kind != OpKind::Kernel) return 1.0;
+  const double held = profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
+  return held / (1.0 + held);
+}
+
+void GpuModel::retimeLinkKernelsBesideCompute(int device, double t) {
+  if (profile_.linkKernelSmWeight <= 0 || linkRunning_[std::size_t(device)].empty()) return;
+  advanceLinkKernels(device, t);
+  rescheduleLinkKernels(device, t, hostLinksShared() ? hostShare() : HostShare{}, true);
 }
 
 void GpuModel::advanceCopies(int device, double t) {
@@ -539,12 +563,13 @@ void GpuModel::rescheduleLinkKernels(int device, double t, HostShare shared, boo
     return;
   }
   const double rate = linkStreamsRate(device);
+  const double smShare = linkSmShare(device);
   // Held back by the more crowded of the host directions it uses.
   auto factorOf = [&](const GpuOpState& s) {
     double share = 1.0;
     if (s.cmd.hostInBytes > 0) share = std::min(share, shared.h2d);
     if (s.cmd.hostOutBytes > 0) share = std::min(share, shared.d2h);
-    return rate * share;
+    return rate * share * smShare;
   };
   if (ifChanged &&
       std::all_of(running.begin(), running.end(), [&](std::uint64_t id) { return op(id).rateFactor == factorOf(op(id)); }))
@@ -574,6 +599,7 @@ void GpuModel::onEngineDone(int slot, double t) {
     running.erase(std::find(running.begin(), running.end(), id));
     rescheduleHostTraffic(e.device, t, true);
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(e.device, t);
+    if (profile_.linkKernelSmWeight > 0) setComputeRate(e.device, t);
     signal(id, t);
     return;
   }
@@ -593,6 +619,7 @@ void GpuModel::onEngineDone(int slot, double t) {
   } else if (s.cmd.kind == OpKind::Kernel) {
     e.lastKernelEnd = t;
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
+    retimeLinkKernelsBesideCompute(device, t);
   }
   if (s.kernelGroup >= 0) {
     KernelGroup& g = groups_[std::size_t(s.kernelGroup - groupBase_)];

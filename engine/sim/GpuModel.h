@@ -174,6 +174,14 @@ class GpuModel {
   /// `linkKernel`: a link kernel started or ended on `device` (else a copy did).
   void rescheduleHostTraffic(int device, double t, bool linkKernel);
   void setComputeRate(int device, double t);
+  /// The compute kernel's rate on `device`: slowed beside a collective, and by the SMs
+  /// the link kernels running there keep (DeviceProfile::linkKernelSmWeight).
+  double computeRate(int device) const;
+  /// The share of the SMs the link kernels of `device` have together beside a compute
+  /// kernel (1 while none runs, or without linkKernelSmWeight).
+  double linkSmShare(int device) const;
+  /// A compute kernel started or ended on `device`: its link kernels' SM share moved.
+  void retimeLinkKernelsBesideCompute(int device, double t);
   /// A kernel's rate while a collective runs on its GPU: 1 - share x (1 - yield).
   double kernelRateBesideCollective() const;
   /// The collective running on `device` (all joined) re-timed at `t`: its progress so
