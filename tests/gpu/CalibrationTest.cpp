@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include <nlohmann/json.hpp>
 
@@ -134,13 +135,13 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find("managed slots (256 KiB each)") != std::string::npos; }));
-  // Kernels faulting managed pages in on 2, 4 and 8 streams, at 1 MiB and 32 MiB each:
+  // Kernels faulting managed pages in on 2, 4 and 8 streams, at 1, 2, 4 and 32 MiB each:
   // together at least one kernel's throughput (noise below is clamped to 1), at most
   // the stream count's (n kernels cannot beat n alone); the one-size field holds the
   // 1 MiB curve, as before the sizes were measured, and each size's line is logged.
-  ASSERT_EQ(p.managedFaultStreamsSpeedupBySize.size(), 2u);
-  EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[0].bytes, std::uint64_t(1) << 20);
-  EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[1].bytes, std::uint64_t(32) << 20);
+  ASSERT_EQ(p.managedFaultStreamsSpeedupBySize.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(p.managedFaultStreamsSpeedupBySize[i].bytes, std::uint64_t(std::array{1, 2, 4, 32}[i]) << 20);
   EXPECT_EQ(p.managedFaultStreamsSpeedup, p.managedFaultStreamsSpeedupBySize[0].curve);
   for (const SizedStreamSpeedup& size : p.managedFaultStreamsSpeedupBySize) {
     ASSERT_EQ(size.curve.size(), 3u) << size.bytes << " B";
@@ -152,7 +153,8 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     }
   }
   for (const char* line :
-       {"normalize faulting 1 MiB of managed pages in", "normalize faulting 32 MiB of managed pages in"})
+       {"normalize faulting 1 MiB of managed pages in", "normalize faulting 2 MiB of managed pages in",
+        "normalize faulting 4 MiB of managed pages in", "normalize faulting 32 MiB of managed pages in"})
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
       return l.find(line) != std::string::npos;
     })) << line;
