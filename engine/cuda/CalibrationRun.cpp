@@ -29,6 +29,7 @@
 #include "cuda/Kernels.h"
 #include "cuda/LinkComputeCalibration.h"
 #include "cuda/LinkStreamsCalibration.h"
+#include "cuda/PrefetchAfterKernelCalibration.h"
 #include "cuda/ManagedSlotsCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
@@ -743,6 +744,7 @@ class Calibrator {
     p_.managedCpuWriteFaultCurve = managed.cpuWriteFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
     p_.prefetchToHostCurve = managed.prefetchToHost;
+    p_.prefetchAfterKernelNs = calibratePrefetchAfterKernel(options_.device, p_.modelGflops, options_.log);
     const LinkStreamsCalibration streams = calibrateLinkStreams(options_.log);
     p_.managedFaultStreamsSpeedup = streams.managedFault;
     p_.managedFaultStreamsSpeedupBySize = streams.managedFaultBySize;

@@ -285,6 +285,7 @@ json profileToJson(const DeviceProfile& p) {
     j["managedCpuWriteFaultCurve"] = curveToJson(p.managedCpuWriteFaultCurve);
   if (!p.prefetchToDeviceCurve.empty()) j["prefetchToDeviceCurve"] = curveToJson(p.prefetchToDeviceCurve);
   if (!p.prefetchToHostCurve.empty()) j["prefetchToHostCurve"] = curveToJson(p.prefetchToHostCurve);
+  if (p.prefetchAfterKernelNs != 0) j["prefetchAfterKernelNs"] = p.prefetchAfterKernelNs;
   j["modelGflops"] = p.modelGflops;
   j["deviceMemoryGBps"] = p.deviceMemoryGBps;
   j["gemmTflops"] = p.gemmTflops;
@@ -433,6 +434,12 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("managedCpuWriteFaultCurve", p.managedCpuWriteFaultCurve);
   r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
   r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
+  r.number("prefetchAfterKernelNs", p.prefetchAfterKernelNs, true);
+  if (p.prefetchAfterKernelNs > 10e6)
+    throw std::invalid_argument("device profile field 'prefetchAfterKernelNs' = " +
+                                std::to_string(p.prefetchAfterKernelNs) +
+                                ": allowed 0 to 10000000 ns (the wait of a prefetch queued behind a kernel; calibrate "
+                                "measures it)");
   r.number("modelGflops", p.modelGflops, false);
   r.number("deviceMemoryGBps", p.deviceMemoryGBps, false);
   r.number("gemmTflops", p.gemmTflops, false);

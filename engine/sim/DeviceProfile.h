@@ -163,6 +163,13 @@ struct DeviceProfile {
   /// cudaMemPrefetchAsync that moves pages, effective rate by size; empty = the
   /// pageable copy curves. A prefetch of pages already there costs nothing.
   std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;
+  /// A prefetch to the host queued behind a kernel on its stream starts this long
+  /// after the kernel ends (ns), where one issued on an idle stream starts at once:
+  /// the driver moves the pages only once it sees the kernel done. 85-185 us in every
+  /// managed-prefetch row of four H200 sets (docs/fidelity.md). While it waits, its
+  /// copy engine counts as busy, as for any copy whose dependency is resolving.
+  /// 0 (the default, and profiles without the field) = the stream dependency alone.
+  double prefetchAfterKernelNs = 0;
   /// Kernels waiting on the host link overlap on the GPU when several streams run
   /// them: managed rows on 6-13 streams without CPU stages ran up to 3.3x faster than
   /// one-kernel-at-a-time faulting predicts, mapped rows on 11-15 streams 6-25 %

@@ -652,6 +652,8 @@ void GpuModel::signal(std::uint64_t id, double t) {
     // device with one copy engine, a D2H followed by an H2D stays on the same engine).
     if (engines_[std::size_t(next.engineSlot)].family != engines_[std::size_t(s.engineSlot)].family)
       next.notBefore = t + profile_.streamDependencyNs;
+    if (s.cmd.kind == OpKind::Kernel && next.cmd.afterKernelNs > 0)
+      next.notBefore = std::max(next.notBefore, t + profile_.streamDependencyNs + next.cmd.afterKernelNs);
     reachStreamHead(stream.head, t);
   }
   // Ops of other streams that waited for this one (cudaStreamWaitEvent).

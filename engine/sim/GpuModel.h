@@ -59,6 +59,9 @@ struct GpuCommand {
   /// (DeviceProfile::hostLinksGBps). A ManagedFault kernel's hostInBytes are the
   /// managed bytes it faults in, which its overlap with other streams depends on.
   std::uint64_t hostInBytes = 0, hostOutBytes = 0;
+  /// Waited beyond the stream dependency when the op reaches its stream's head as a
+  /// kernel before it ends (a prefetch the driver starts once it sees the kernel done).
+  double afterKernelNs = 0;
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).

@@ -361,6 +361,10 @@ void Simulator::issuePrefetch(OpKind kind, std::int32_t batch, int device, int s
   cmd.soloNs = t;
   cmd.gbps = double(moving) / std::max(t, 1.0);
   cmd.device = device;
+  // Pages going back to the host behind the kernel that wrote them: the driver moves
+  // them only once it sees that kernel done (the wait shows before the DMA in the
+  // traces of every managed-prefetch row).
+  if (!toDevice && moving > 0) cmd.afterKernelNs = profile_.prefetchAfterKernelNs;
   issueGpu(cmd, batch, bytes, toDevice ? names_.prefetchIn : names_.prefetchOut, kOpManaged, names_.prefetchCall,
            profile_.memcpyAsyncCallNs);
 }

@@ -1,0 +1,123 @@
+#include "cuda/PrefetchAfterKernelCalibration.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "config/ModelWork.h"
+#include "cuda/CudaError.h"
+#include "cuda/CudaResources.h"
+#include "cuda/Kernels.h"
+#include "metrics/Spread.h"
+
+namespace pipescope::cuda {
+
+namespace {
+
+constexpr int kRounds = 7;
+constexpr std::size_t kBytes = std::size_t(1) << 20;
+
+struct Times {
+  double both = 0, kernel = 0, prefetch = 0;
+  double extra() const { return std::max(0.0, both - kernel - prefetch); }
+};
+
+class Probe {
+ public:
+  Probe(int device, std::uint32_t fmas)
+      : fmas_(fmas), managed_(HostMemory::Managed, kBytes, "managed buffer"), in_(kBytes, "device buffer") {
+    PIPESCOPE_CUDA_CHECK(cudaMemset(in_.get(), 0, kBytes));
+    onDevice_.type = cudaMemLocationTypeDevice;
+    onDevice_.id = device;
+    onHost_.type = cudaMemLocationTypeHost;
+    onHost_.id = 0;
+  }
+
+  /// Medians of the three measurements, interleaved round by round; `pagesOnHost`: the
+  /// CPU writes the pages before each (the kernel faults them in), else they are
+  /// prefetched to the GPU first.
+  Times measure(bool pagesOnHost) {
+    std::vector<double> both, kernel, prefetch;
+    for (int r = 0; r <= kRounds; ++r) {  // round 0 warms up, left out
+      const double b = timed(pagesOnHost, [&] {
+        launch();
+        home();
+      });
+      const double k = timed(pagesOnHost, [&] { launch(); });
+      place(pagesOnHost);
+      launch();  // the same pages written, then the prefetch alone once the kernel is done
+      const double p = timed(std::nullopt, [&] { home(); });
+      if (r == 0) continue;
+      both.push_back(b);
+      kernel.push_back(k);
+      prefetch.push_back(p);
+    }
+    return {spreadOf(both).median, spreadOf(kernel).median, spreadOf(prefetch).median};
+  }
+
+ private:
+  void launch() {
+    const std::size_t n = kBytes / sizeof(float);
+    PIPESCOPE_CUDA_CHECK(launchModel(static_cast<const float*>(in_.get()), n, static_cast<float*>(managed_.device()),
+                                     n, fmas_, stream_.get()));
+  }
+  void home() { PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(managed_.device(), kBytes, onHost_, 0, stream_.get())); }
+  void place(bool pagesOnHost) {
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    if (pagesOnHost)
+      std::memset(managed_.host(), 1, kBytes);
+    else
+      PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(managed_.device(), kBytes, onDevice_, 0, stream_.get()));
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  }
+  /// GPU time of `issue` between two events; the pages placed first unless nullopt.
+  double timed(std::optional<bool> pagesOnHost, const std::function<void()>& issue) {
+    if (pagesOnHost) place(*pagesOnHost);
+    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
+    issue();
+    PIPESCOPE_CUDA_CHECK(cudaEventRecord(end_.get(), stream_.get()));
+    PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(end_.get()));
+    float ms = 0;
+    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), end_.get()));
+    return double(ms) * 1e6;
+  }
+
+  std::uint32_t fmas_;
+  HostBuffer managed_;
+  DeviceBuffer in_;
+  cudaMemLocation onDevice_{}, onHost_{};
+  Stream stream_ = Stream::create();
+  Event start_ = Event::create(true), end_ = Event::create(true);
+};
+
+std::string line(const char* what, const Times& t) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "%s: kernel %.1f us, prefetch alone %.1f us, both %.1f us -> %.1f us more", what,
+                t.kernel / 1e3, t.prefetch / 1e3, t.both / 1e3, t.extra() / 1e3);
+  return buf;
+}
+
+}  // namespace
+
+double calibratePrefetchAfterKernel(int device, double modelGflops,
+                                    const std::function<void(const std::string&)>& log) {
+  // About 200 us of work: long enough that the prefetch is queued while it runs.
+  const double flopsPerByte = std::clamp(200e3 * modelGflops / double(kBytes), 4.0, 1e6);
+  Probe probe(device, modelFmasPerElement(flopsPerByte));
+  const Times faulted = probe.measure(true), resident = probe.measure(false);
+  if (log) {
+    log(line("prefetch of 1 MiB of managed pages to the host queued behind the kernel that wrote them "
+             "(pages faulted in)",
+             faulted));
+    log(line("the same with the pages already on the GPU", resident));
+  }
+  return faulted.extra();
+}
+
+}  // namespace pipescope::cuda
