@@ -313,7 +313,7 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   s.rateFactor = computeRate(device);
   scheduleDone(slot, start + s.cmd.soloNs / s.rateFactor);
   if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
-  retimeLinkKernelsBesideCompute(device, t);
+  if (profile_.linkKernelSmWeight > 0) retimeLinkKernelsBesideCompute(device, t);
 }
 
 void GpuModel::joinCollective(std::uint64_t id, double t) {
@@ -391,6 +391,7 @@ void GpuModel::setComputeRate(int device, double t) {
 
 double GpuModel::computeRate(int device) const {
   const double beside = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
+  if (profile_.linkKernelSmWeight <= 0) return beside;
   const double held = profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
   return beside / (1.0 + held);
 }
@@ -406,7 +407,7 @@ double GpuModel::linkSmShare(int device) const {
 }
 
 void GpuModel::retimeLinkKernelsBesideCompute(int device, double t) {
-  if (profile_.linkKernelSmWeight <= 0 || linkRunning_[std::size_t(device)].empty()) return;
+  if (linkRunning_[std::size_t(device)].empty()) return;
   advanceLinkKernels(device, t);
   rescheduleLinkKernels(device, t, hostLinksShared() ? hostShare() : HostShare{}, true);
 }
@@ -619,7 +620,7 @@ void GpuModel::onEngineDone(int slot, double t) {
   } else if (s.cmd.kind == OpKind::Kernel) {
     e.lastKernelEnd = t;
     if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
-    retimeLinkKernelsBesideCompute(device, t);
+    if (profile_.linkKernelSmWeight > 0) retimeLinkKernelsBesideCompute(device, t);
   }
   if (s.kernelGroup >= 0) {
     KernelGroup& g = groups_[std::size_t(s.kernelGroup - groupBase_)];
