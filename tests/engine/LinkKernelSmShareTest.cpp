@@ -3,8 +3,7 @@
 // fits the weight from the compute kernel's time beside one such kernel.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
+#include "ProfileFieldTestSupport.h"
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/LinkComputeFit.h"
@@ -124,21 +123,8 @@ TEST(LinkKernelSmShare, AMappedKernelWhoseWorkOutlastsItsWriteRunsOneAtATime) {
 }
 
 TEST(LinkKernelSmShare, TheWeightRoundTripsThroughJsonAndOutOfRangeIsNamed) {
-  DeviceProfile p = roundProfile();
-  EXPECT_FALSE(profileToJson(p).contains("linkKernelSmWeight"));
-  EXPECT_EQ(profileFromJson(profileToJson(p)).linkKernelSmWeight, 0.0);
-  p.linkKernelSmWeight = 0.85;
-  EXPECT_EQ(profileFromJson(profileToJson(p)).linkKernelSmWeight, 0.85);
-  nlohmann::json bad = profileToJson(p);
-  bad["linkKernelSmWeight"] = 5.0;
-  try {
-    profileFromJson(bad);
-    ADD_FAILURE() << "a weight of 5 was accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("linkKernelSmWeight"), std::string::npos) << e.what();
-  }
-  bad["linkKernelSmWeight"] = -0.5;
-  EXPECT_THROW(profileFromJson(bad), std::invalid_argument);
+  simtest::expectOptionalProfileNumber("linkKernelSmWeight", &DeviceProfile::linkKernelSmWeight, roundProfile(), 0.85,
+                                       5.0);
 }
 
 }  // namespace
