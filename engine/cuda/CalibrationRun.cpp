@@ -29,8 +29,8 @@
 #include "cuda/Kernels.h"
 #include "cuda/LinkComputeCalibration.h"
 #include "cuda/LinkStreamsCalibration.h"
-#include "cuda/PrefetchAfterKernelCalibration.h"
 #include "cuda/ManagedSlotsCalibration.h"
+#include "cuda/PrefetchAfterKernelCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
 #if PIPESCOPE_HAVE_NCCL
