@@ -38,7 +38,15 @@ std::string sizeText(std::size_t bytes) {
   return bytes >= kMiB ? std::to_string(bytes / kMiB) + "M" : std::to_string(bytes / kKiB) + "K";
 }
 
-/// GPU time between two events around `issue`, median of `reps` (each after a sync).
+/// Managed-memory sizes: the random validation's batches reach 256 MiB, its faults
+/// are dominated by fixed costs below a MiB.
+std::vector<std::size_t> managedSizes(bool quick) {
+  if (quick) return {256 * kKiB, 4 * kMiB};
+  return {64 * kKiB, 256 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+}
+
+}  // namespace
+
 double eventTimedNs(cudaStream_t stream, int reps, const std::function<void()>& before,
                     const std::function<void()>& issue) {
   Event a = Event::create(true), b = Event::create(true);
@@ -56,15 +64,6 @@ double eventTimedNs(cudaStream_t stream, int reps, const std::function<void()>& 
   }
   return median(t);
 }
-
-/// Managed-memory sizes: the random validation's batches reach 256 MiB, its faults
-/// are dominated by fixed costs below a MiB.
-std::vector<std::size_t> managedSizes(bool quick) {
-  if (quick) return {256 * kKiB, 4 * kMiB};
-  return {64 * kKiB, 256 * kKiB, 1 * kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
-}
-
-}  // namespace
 
 double gpuPeriodNs(cudaStream_t stream, int n, const std::function<void()>& issue) {
   issue();  // warm-up (module load, first touch)

@@ -23,6 +23,11 @@ using CalibrationLog = std::function<void(const std::string&)>;
 /// events, after one discarded warm-up op.
 double gpuPeriodNs(cudaStream_t stream, int n, const std::function<void()>& issue);
 
+/// GPU time between two events around `issue` on `stream`, median of `reps`; each
+/// repetition runs `before` (if any) and synchronizes the stream first.
+double eventTimedNs(cudaStream_t stream, int reps, const std::function<void()>& before,
+                    const std::function<void()>& issue);
+
 struct GemmCalibration {
   std::vector<GemmPoint> curve;  ///< one layer's GPU time by rows (the kernel gap taken out)
   double callNs = 0;             ///< host time of one cublasSgemm call, CUPTI on, correlated

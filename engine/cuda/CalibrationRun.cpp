@@ -749,7 +749,7 @@ class Calibrator {
     p_.managedFaultStreamsSpeedup = streams.managedFault;
     p_.managedFaultStreamsSpeedupBySize = streams.managedFaultBySize;
     p_.mappedStreamsSpeedup = streams.mapped;
-    p_.linkKernelSmWeight = calibrateLinkCompute(p_.modelGflops, options_.log).weight;
+    p_.linkKernelSmWeight = calibrateLinkCompute(p_.modelGflops, options_.log);
     const ManagedSlotsCalibration slots =
         calibrateManagedSlots(2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.log);
     p_.managedSlotsSlowdown = slots.gpuSide;

@@ -101,29 +101,26 @@ std::string us(double ns) {
 
 }  // namespace
 
-LinkComputeCalibration calibrateLinkCompute(double modelGflops, const std::function<void(const std::string&)>& log) {
+double calibrateLinkCompute(double modelGflops, const std::function<void(const std::string&)>& log) {
   // About 300 us of work: flop/byte = time x GFLOP/s / bytes.
   const double flopsPerByte = std::clamp(300e3 * modelGflops / double(kComputeBytes), 4.0, 1e6);
   Probe probe(modelFmasPerElement(flopsPerByte));
-  LinkComputeCalibration c;
-  c.computeAloneNs = probe.run(true, false, true).compute;
-  c.linkAloneNs = probe.run(false, true, true).link;
+  const double computeAlone = probe.run(true, false, true).compute;
+  const double linkAlone = probe.run(false, true, true).link;
   // Whichever kernel the GPU takes first holds SMs when the other arrives: both orders.
   const Durations linkFirst = probe.run(true, true, false), computeFirst = probe.run(true, true, true);
-  c.computeBesideNs = (linkFirst.compute + computeFirst.compute) / 2;
-  c.linkBesideNs = (linkFirst.link + computeFirst.link) / 2;
-  c.weight = (linkKernelSmWeightFrom(c.computeAloneNs, linkFirst.compute, linkFirst.link) +
-              linkKernelSmWeightFrom(c.computeAloneNs, computeFirst.compute, computeFirst.link)) /
-             2;
+  const double weight = (linkKernelSmWeightFrom(computeAlone, linkFirst.compute, linkFirst.link) +
+                         linkKernelSmWeightFrom(computeAlone, computeFirst.compute, computeFirst.link)) /
+                        2;
   if (log) {
     char w[16];
-    std::snprintf(w, sizeof w, "%.2f", c.weight);
-    log("mapped read beside a compute kernel: model kernel " + us(c.computeAloneNs) + " alone, " +
+    std::snprintf(w, sizeof w, "%.2f", weight);
+    log("mapped read beside a compute kernel: model kernel " + us(computeAlone) + " alone, " +
         us(linkFirst.compute) + " / " + us(computeFirst.compute) + " beside (link kernel issued first / second); " +
-        "mapped read of 64 MiB " + us(c.linkAloneNs) + " alone, " + us(linkFirst.link) + " / " +
-        us(computeFirst.link) + " beside -> a link kernel keeps " + w + " compute kernels' worth of SMs");
+        "mapped read of 64 MiB " + us(linkAlone) + " alone, " + us(linkFirst.link) + " / " + us(computeFirst.link) +
+        " beside -> a link kernel keeps " + w + " compute kernels' worth of SMs");
   }
-  return c;
+  return weight;
 }
 
 }  // namespace pipescope::cuda

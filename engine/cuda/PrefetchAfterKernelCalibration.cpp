@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <optional>
 #include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "config/ModelWork.h"
+#include "cuda/CalibrationProbes.h"
 #include "cuda/CudaError.h"
 #include "cuda/CudaResources.h"
 #include "cuda/Kernels.h"
@@ -42,16 +41,29 @@ class Probe {
   /// CPU writes the pages before each (the kernel faults them in), else they are
   /// prefetched to the GPU first.
   Times measure(bool pagesOnHost) {
+    const cudaStream_t st = stream_.get();
+    auto place = [&] {
+      if (pagesOnHost)
+        std::memset(managed_.host(), 1, kBytes);
+      else
+        PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(managed_.device(), kBytes, onDevice_, 0, st));
+    };
     std::vector<double> both, kernel, prefetch;
     for (int r = 0; r <= kRounds; ++r) {  // round 0 warms up, left out
-      const double b = timed(pagesOnHost, [&] {
+      const double b = eventTimedNs(st, 1, place, [&] {
         launch();
         home();
       });
-      const double k = timed(pagesOnHost, [&] { launch(); });
-      place(pagesOnHost);
-      launch();  // the same pages written, then the prefetch alone once the kernel is done
-      const double p = timed(std::nullopt, [&] { home(); });
+      const double k = eventTimedNs(st, 1, place, [&] { launch(); });
+      // The same pages written, then the prefetch alone once the kernel is done (the
+      // timing synchronizes the stream after `before`).
+      const double p = eventTimedNs(
+          st, 1,
+          [&] {
+            place();
+            launch();
+          },
+          [&] { home(); });
       if (r == 0) continue;
       both.push_back(b);
       kernel.push_back(k);
@@ -67,33 +79,12 @@ class Probe {
                                      n, fmas_, stream_.get()));
   }
   void home() { PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(managed_.device(), kBytes, onHost_, 0, stream_.get())); }
-  void place(bool pagesOnHost) {
-    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-    if (pagesOnHost)
-      std::memset(managed_.host(), 1, kBytes);
-    else
-      PIPESCOPE_CUDA_CHECK(cudaMemPrefetchAsync(managed_.device(), kBytes, onDevice_, 0, stream_.get()));
-    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-  }
-  /// GPU time of `issue` between two events; the pages placed first unless nullopt.
-  double timed(std::optional<bool> pagesOnHost, const std::function<void()>& issue) {
-    if (pagesOnHost) place(*pagesOnHost);
-    PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(start_.get(), stream_.get()));
-    issue();
-    PIPESCOPE_CUDA_CHECK(cudaEventRecord(end_.get(), stream_.get()));
-    PIPESCOPE_CUDA_CHECK(cudaEventSynchronize(end_.get()));
-    float ms = 0;
-    PIPESCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), end_.get()));
-    return double(ms) * 1e6;
-  }
 
   std::uint32_t fmas_;
   HostBuffer managed_;
   DeviceBuffer in_;
   cudaMemLocation onDevice_{}, onHost_{};
   Stream stream_ = Stream::create();
-  Event start_ = Event::create(true), end_ = Event::create(true);
 };
 
 std::string line(const char* what, const Times& t) {

@@ -389,20 +389,23 @@ void GpuModel::setComputeRate(int device, double t) {
   scheduleDone(slot, s.lastUpdate + s.remainingSoloNs / rate);
 }
 
+double GpuModel::linkHeldSms(int device) const {
+  return profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
+}
+
 double GpuModel::computeRate(int device) const {
   const double beside = collectivesRunning_[std::size_t(device)] > 0 ? kernelRateBesideCollective() : 1.0;
   if (profile_.linkKernelSmWeight <= 0) return beside;
-  const double held = profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
-  return beside / (1.0 + held);
+  return beside / (1.0 + linkHeldSms(device));
 }
 
 double GpuModel::linkSmShare(int device) const {
   if (profile_.linkKernelSmWeight <= 0) return 1.0;
-  const int slot = slotOf_[std::size_t((int(EngineId::Compute) * kMaxModelGpus + device) * kMaxModelGpus)];
+  const int slot = existingSlot(EngineId::Compute, device);
   if (slot < 0) return 1.0;
   const Engine& e = engines_[std::size_t(slot)];
   if (!e.busy || op(e.current).cmd.kind != OpKind::Kernel) return 1.0;
-  const double held = profile_.linkKernelSmWeight * double(linkRunning_[std::size_t(device)].size());
+  const double held = linkHeldSms(device);
   return held / (1.0 + held);
 }
 
@@ -522,9 +525,13 @@ void GpuModel::rescheduleCopies(int device, double t, HostShare shared, bool ifC
   }
 }
 
+int GpuModel::existingSlot(EngineId kind, int device) const {
+  return slotOf_[std::size_t((int(kind) * kMaxModelGpus + device) * kMaxModelGpus)];
+}
+
 int GpuModel::linkSlot(int device) const {
   if (singleQueue_) return -1;
-  return slotOf_[std::size_t((int(EngineId::Link) * kMaxModelGpus + device) * kMaxModelGpus)];
+  return existingSlot(EngineId::Link, device);
 }
 
 double GpuModel::linkStreamsRate(int device) const {

@@ -180,6 +180,8 @@ class GpuModel {
   /// The compute kernel's rate on `device`: slowed beside a collective, and by the SMs
   /// the link kernels running there keep (DeviceProfile::linkKernelSmWeight).
   double computeRate(int device) const;
+  /// The compute kernels' worth of SMs the link kernels running on `device` keep: w x n.
+  double linkHeldSms(int device) const;
   /// The share of the SMs the link kernels of `device` have together beside a compute
   /// kernel (1 while none runs, or without linkKernelSmWeight).
   double linkSmShare(int device) const;
@@ -191,6 +193,8 @@ class GpuModel {
   /// far at the old rate, then the rate its GPUs' kernels leave it (collectiveYieldShare).
   void retimeCollectiveOn(int device, double t);
   bool kernelRunningOn(int device) const;
+  /// The slot of `device`'s engine of `kind` (not a peer link), -1 before its first op.
+  int existingSlot(EngineId kind, int device) const;
   /// The link slot of `device` (-1 before its first link kernel).
   int linkSlot(int device) const;
   /// Each running link kernel's rate alone: speedup(n) / n of the streams curve.

@@ -56,10 +56,7 @@ TEST(PrefetchAfterKernel, ThePipelinesPrefetchOutWaitsAndItsPrefetchInDoesNot) {
   // kernel faulting its output in: 2000, prefetch out 4000) with a 500 ns wait before
   // the prefetch out: batch 0 ends at 8500, and everything after moves by 500 per batch
   // that moves its output back.
-  DeviceProfile p = roundProfile();
-  p.managedGpuFaultCurve = {{1000, 1.0}};
-  p.prefetchToDeviceCurve = {{1000, 0.5}};
-  p.prefetchToHostCurve = {{1000, 0.25}};
+  DeviceProfile p = simtest::roundManagedProfile();
   p.prefetchAfterKernelNs = 500;
   PipelineConfig c = roundConfig(1000, 3);
   c.memory = HostMemory::ManagedPrefetch;

@@ -80,6 +80,16 @@ inline DeviceProfile roundProfile() {
   return p;
 }
 
+/// roundProfile() with managed memory's curves: B bytes fault in over B ns, prefetch to
+/// the GPU at 0.5 byte/ns and back to the host at 0.25 byte/ns.
+inline DeviceProfile roundManagedProfile() {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};
+  p.prefetchToDeviceCurve = {{1000, 0.5}};
+  p.prefetchToHostCurve = {{1000, 0.25}};
+  return p;
+}
+
 /// A small configuration whose stage times on roundProfile() are `bytes` ns each
 /// (H2D, model kernel with 2 flops/byte -- the kernel's smallest step, one round of
 /// four FMAs per float --, D2H).

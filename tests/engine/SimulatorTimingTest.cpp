@@ -332,10 +332,7 @@ TEST(SimulatorTiming, PreprocessingWritesPagesTheDeviceHoldsAtTheWriteFaultRate)
 }
 
 TEST(SimulatorTiming, APrefetchMovesOnlyPagesThatAreNotThereYet) {
-  DeviceProfile p = roundProfile();
-  p.managedGpuFaultCurve = {{1000, 1.0}};
-  p.prefetchToDeviceCurve = {{1000, 0.5}};
-  p.prefetchToHostCurve = {{1000, 0.25}};
+  const DeviceProfile p = simtest::roundManagedProfile();
   PipelineConfig c = roundConfig(1000, 3);
   c.memory = HostMemory::ManagedPrefetch;
   const auto r = runSim(c, p);
