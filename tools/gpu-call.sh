@@ -14,6 +14,8 @@
 #                               run --backend cuda on the GPU, and the CLI tests that check which
 #                               commands load it and what a broken module or cuBLAS says
 #   calibrate[:NAME]            pipescope-cli calibrate -> $OUT/logs/profile.json (or NAME.json)
+#   quick[:NAME]                pipescope-cli calibrate --quick -> $OUT/logs/NAME.json (default quick):
+#                               what drifts with the host, measured again (beside a full calibration)
 #   random:N:SEED[:PROFILE[:REPS[:REPEAT]]]  validate --random N --seed SEED against PROFILE (a
 #                               built-in name, or "calibrated" for the profile the
 #                               calibrate step wrote; default the built-in profile
@@ -124,6 +126,12 @@ for step in "$@"; do
       timeout 240 $CLI calibrate --out "$L/$cal.json" >"$L/$log" 2>&1
       echo "calibrate $cal rc=$?" | tee -a "$OUT/summary.log"
       grep -E "pageable staging GB/s|first CUDA calls after a CPU stage|the same stages. span over|CPU stages inside the pipeline \(workers|CPU stages. span over their workers|late-worker factor|managed slots \(256 KiB|managed pages in on N streams" "$L/$log" | tee -a "$OUT/summary.log"
+      ;;
+    quick)
+      cal=${arg:-quick}
+      timeout 120 $CLI calibrate --quick --out "$L/$cal.json" >"$L/calibrate-$cal.log" 2>&1
+      echo "calibrate --quick $cal rc=$?" | tee -a "$OUT/summary.log"
+      grep -E "host overhead of the measuring backend|host API calls inside" "$L/calibrate-$cal.log" | tee -a "$OUT/summary.log"
       ;;
     random | matrix)
       if [ "$name" = random ]; then

@@ -30,6 +30,7 @@
 #include "cuda/LinkComputeCalibration.h"
 #include "cuda/LinkStreamsCalibration.h"
 #include "cuda/ManagedSlotsCalibration.h"
+#include "cuda/ManagedWorkersCalibration.h"
 #include "cuda/PrefetchAfterKernelCalibration.h"
 #include "cuda/WorkerPool.h"
 #include "sim/StageCosts.h"
@@ -754,6 +755,9 @@ class Calibrator {
         calibrateManagedSlots(2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs, options_.device, options_.log);
     p_.managedSlotsSlowdown = slots.gpuSide;
     p_.managedSlotsCpuSlowdown = slots.cpuWrite;
+    const ManagedWorkersCalibration workers = calibrateManagedWorkers(options_.log);
+    p_.managedCpuWriteFaultWorkers = workers.cpuWrite;
+    p_.managedCpuReadFaultWorkers = workers.cpuRead;
     const CpuWrittenCalibration written = calibrateCpuWritten(st(), p_.copyLatencyNs, options_.quick, options_.log);
     p_.h2dPinnedCpuWrittenCurve = written.h2dPinned;
     p_.mappedReadCpuWrittenCurve = written.mappedRead;

@@ -141,10 +141,23 @@ class FieldReader {
   /// [{"bytes": N > 0, "curve": [{"streams": N, "speedup": X}, ...]}, ...], by
   /// strictly increasing bytes, each curve as streamSpeedups reads one.
   void sizedStreamSpeedups(const char* key, std::vector<SizedStreamSpeedup>& out) {
+    sizedCurves(key, out, "streams", &StreamSpeedup::streams);
+  }
+  /// The same with curves by "workers".
+  void sizedWorkerSpeedups(const char* key, std::vector<SizedWorkerSpeedup>& out) {
+    sizedCurves(key, out, "workers", &WorkerSpeedup::workers);
+  }
+  /// [{"bytes": N > 0, "curve": [{"<countName>": N, "speedup": X}, ...]}, ...], by
+  /// strictly increasing bytes.
+  template <class Sized, class Point>
+  void sizedCurves(const char* key, std::vector<Sized>& out, const char* countName, int Point::*count) {
     const json* v = find(key, false);
     if (!v) return;
     if (!v->is_array())
-      fail(key, "an array of {\"bytes\": N, \"curve\": [{\"streams\": N, \"speedup\": X}]} sizes", *v);
+      fail(key,
+           ("an array of {\"bytes\": N, \"curve\": [{\"" + std::string(countName) + "\": N, \"speedup\": X}]} sizes")
+               .c_str(),
+           *v);
     out.clear();
     for (std::size_t i = 0; i < v->size(); ++i) {
       const json& p = (*v)[i];
@@ -157,10 +170,9 @@ class FieldReader {
           p["bytes"].get<std::uint64_t>() == 0)
         throw std::invalid_argument("device profile field '" + where + ".bytes' must be a positive integer, got " +
                                     p["bytes"].dump());
-      SizedStreamSpeedup sized;
+      Sized sized;
       sized.bytes = p["bytes"].get<std::uint64_t>();
-      parsePoints(p["curve"], where + ".curve", sized.curve, "streams", &StreamSpeedup::streams, 1, 4096, "speedup",
-                  &StreamSpeedup::speedup);
+      parsePoints(p["curve"], where + ".curve", sized.curve, countName, count, 1, 4096, "speedup", &Point::speedup);
       if (sized.curve.empty())
         throw std::invalid_argument("device profile field '" + where + ".curve' must have at least one point");
       if (!out.empty() && sized.bytes <= out.back().bytes)
@@ -240,6 +252,15 @@ template <class Point, class X>
 json pointsToJson(const std::vector<Point>& c, const char* xName, X Point::*x, const char* yName, double Point::*y) {
   json a = json::array();
   for (const Point& p : c) a.push_back({{xName, p.*x}, {yName, p.*y}});
+  return a;
+}
+
+/// The reader's `sizedCurves` in reverse: [{"bytes": N, "curve": [{"<countName>": N, "speedup": X}]}, ...].
+template <class Sized, class Point>
+json sizedCurvesToJson(const std::vector<Sized>& sizes, const char* countName, int Point::*count) {
+  json a = json::array();
+  for (const Sized& s : sizes)
+    a.push_back({{"bytes", s.bytes}, {"curve", pointsToJson(s.curve, countName, count, "speedup", &Point::speedup)}});
   return a;
 }
 
@@ -328,14 +349,13 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedFaultStreamsSpeedup.empty())
     j["managedFaultStreamsSpeedup"] = pointsToJson(p.managedFaultStreamsSpeedup, "streams", &StreamSpeedup::streams,
                                                    "speedup", &StreamSpeedup::speedup);
-  if (!p.managedFaultStreamsSpeedupBySize.empty()) {
-    json sizes = json::array();
-    for (const SizedStreamSpeedup& s : p.managedFaultStreamsSpeedupBySize)
-      sizes.push_back(
-          {{"bytes", s.bytes},
-           {"curve", pointsToJson(s.curve, "streams", &StreamSpeedup::streams, "speedup", &StreamSpeedup::speedup)}});
-    j["managedFaultStreamsSpeedupBySize"] = std::move(sizes);
-  }
+  if (!p.managedFaultStreamsSpeedupBySize.empty())
+    j["managedFaultStreamsSpeedupBySize"] =
+        sizedCurvesToJson(p.managedFaultStreamsSpeedupBySize, "streams", &StreamSpeedup::streams);
+  if (!p.managedCpuWriteFaultWorkers.empty())
+    j["managedCpuWriteFaultWorkers"] = sizedCurvesToJson(p.managedCpuWriteFaultWorkers, "workers", &WorkerSpeedup::workers);
+  if (!p.managedCpuReadFaultWorkers.empty())
+    j["managedCpuReadFaultWorkers"] = sizedCurvesToJson(p.managedCpuReadFaultWorkers, "workers", &WorkerSpeedup::workers);
   if (!p.managedSlotsSlowdown.empty())
     j["managedSlotsSlowdown"] = pointsToJson(p.managedSlotsSlowdown, "slots", &ManagedSlotsPoint::hostSlots, "factor",
                                              &ManagedSlotsPoint::factor);
@@ -476,6 +496,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.sizedStreamSpeedups("managedFaultStreamsSpeedupBySize", p.managedFaultStreamsSpeedupBySize);
+  r.sizedWorkerSpeedups("managedCpuWriteFaultWorkers", p.managedCpuWriteFaultWorkers);
+  r.sizedWorkerSpeedups("managedCpuReadFaultWorkers", p.managedCpuReadFaultWorkers);
   r.streamSpeedups("mappedStreamsSpeedup", p.mappedStreamsSpeedup);
   r.slotsSlowdown("managedSlotsSlowdown", p.managedSlotsSlowdown);
   r.slotsSlowdown("managedSlotsCpuSlowdown", p.managedSlotsCpuSlowdown);

@@ -68,6 +68,14 @@ struct WorkerSpeedup {
   bool operator==(const WorkerSpeedup&) const = default;
 };
 
+/// CPU workers faulting managed pages over together, each its share of one buffer of
+/// `bytes`, against one thread faulting all of it: the curve by workers.
+struct SizedWorkerSpeedup {
+  std::uint64_t bytes = 0;
+  std::vector<WorkerSpeedup> curve;
+  bool operator==(const SizedWorkerSpeedup&) const = default;
+};
+
 /// Throughput of kernels bound by the host link (faulting managed pages over, or
 /// reading / writing mapped memory) running on `streams` streams at once, against one
 /// such kernel alone.
@@ -160,6 +168,16 @@ struct DeviceProfile {
   /// in the pipeline traces of both GPUs the preprocessing of such pages ran 2-3x
   /// slower than the read curve (postprocessing's) says.
   std::vector<BandwidthPoint> managedCpuWriteFaultCurve;
+  /// How much faster the CPU stage's workers fault a buffer's pages over together than
+  /// one thread does (the curves above are one thread's), for preprocessing's writes and
+  /// postprocessing's reads: a curve by workers at each measured size, sorted by
+  /// strictly increasing bytes; between sizes linear in log(bytes), beyond them the
+  /// nearest size's; by workers linear from 1 at one worker, the last point's value
+  /// beyond it. Below 1 where the workers get in each other's way. In an H200 set a
+  /// 15.6 MiB input written by 7 workers spent 0.8 ms faulting where one thread's curve
+  /// says 4.5 ms (docs/fidelity.md). Empty (the default, and profiles without the
+  /// field) = each worker waits the whole buffer's one-thread fault time.
+  std::vector<SizedWorkerSpeedup> managedCpuWriteFaultWorkers, managedCpuReadFaultWorkers;
   /// cudaMemPrefetchAsync that moves pages, effective rate by size; empty = the
   /// pageable copy curves. A prefetch of pages already there costs nothing.
   std::vector<BandwidthPoint> prefetchToDeviceCurve, prefetchToHostCurve;

@@ -135,6 +135,44 @@ double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch 
   return double(bytes) / curveGBps(*curve, bytes, p.managedMigrationGBps);
 }
 
+namespace {
+
+/// A curve by workers at `workers`: linear from (1, 1) to its first point and between
+/// points, its last value beyond it.
+double byWorkers(const std::vector<WorkerSpeedup>& c, int workers) {
+  if (c.empty() || workers <= 1) return 1.0;
+  const auto at = [](const WorkerSpeedup& a, const WorkerSpeedup& b, int w) {
+    const double f = b.workers > a.workers ? double(w - a.workers) / double(b.workers - a.workers) : 1.0;
+    return a.speedup + f * (b.speedup - a.speedup);
+  };
+  if (workers <= c.front().workers) return at({1, 1.0}, c.front(), workers);
+  for (std::size_t i = 1; i < c.size(); ++i)
+    if (workers <= c[i].workers) return at(c[i - 1], c[i], workers);
+  return c.back().speedup;
+}
+
+}  // namespace
+
+double managedCpuFaultWorkersSpeedup(const DeviceProfile& p, int workers, std::uint64_t bytes, ManagedTouch touch) {
+  if (touch == ManagedTouch::Kernel || workers <= 1) return 1.0;
+  const auto& sizes = touch == ManagedTouch::CpuWrite ? p.managedCpuWriteFaultWorkers : p.managedCpuReadFaultWorkers;
+  if (sizes.empty()) return 1.0;
+  double s = byWorkers(sizes.back().curve, workers);
+  if (bytes <= sizes.front().bytes) {
+    s = byWorkers(sizes.front().curve, workers);
+  } else {
+    for (std::size_t i = 1; i < sizes.size(); ++i) {
+      if (bytes > sizes[i].bytes) continue;
+      const double lo = byWorkers(sizes[i - 1].curve, workers), hi = byWorkers(sizes[i].curve, workers);
+      const double f = std::log(double(bytes) / double(sizes[i - 1].bytes)) /
+                       std::log(double(sizes[i].bytes) / double(sizes[i - 1].bytes));
+      s = lo + f * (hi - lo);
+      break;
+    }
+  }
+  return std::clamp(s, 0.05, double(workers));
+}
+
 double prefetchNs(const DeviceProfile& p, std::uint64_t bytes, bool toDevice) {
   const auto& curve = toDevice ? p.prefetchToDeviceCurve : p.prefetchToHostCurve;
   if (curve.empty())

@@ -90,6 +90,12 @@ enum class ManagedTouch {
 };
 /// Managed pages faulted over on first touch; 0 for 0 bytes.
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch);
+/// How much faster `workers` CPU workers fault a buffer of `bytes` over together (each
+/// its share) than one thread (CpuRead or CpuWrite; 1 for a kernel): the profile's
+/// managedCpu*FaultWorkers curves at the sizes around `bytes`, linear in log(bytes)
+/// between them and the nearest size's beyond; by workers linear from 1 at one worker,
+/// the last point's value beyond it; within [0.05, workers]. 1 for one worker or no curve.
+double managedCpuFaultWorkersSpeedup(const DeviceProfile& p, int workers, std::uint64_t bytes, ManagedTouch touch);
 /// How much longer managed pages take to move when the pipeline rotates over `slots`
 /// managed buffers: a managedSlotsSlowdown curve, linear between its points (and from 1
 /// at one slot to the first point), its last value beyond it; 1 for one slot or an

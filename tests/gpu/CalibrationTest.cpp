@@ -143,6 +143,24 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find("managed slots (256 KiB each)") != std::string::npos; }));
+  // CPU workers faulting a managed buffer back together, at 256 KiB, 4 and 32 MiB, on
+  // 2, 4 and 8 workers against one: positive, and at most a few times the worker count
+  // (more would be a probe gone wrong; the fault handling cannot beat the workers).
+  for (const auto* sizes : {&p.managedCpuWriteFaultWorkers, &p.managedCpuReadFaultWorkers}) {
+    ASSERT_EQ(sizes->size(), 3u);
+    EXPECT_EQ(sizes->front().bytes, 256u << 10);
+    EXPECT_EQ(sizes->back().bytes, 32u << 20);
+    for (const SizedWorkerSpeedup& s : *sizes) {
+      ASSERT_EQ(s.curve.size(), 3u);
+      for (const WorkerSpeedup& w : s.curve) {
+        EXPECT_GT(w.speedup, 0.0) << s.bytes << " B, " << w.workers << " workers";
+        EXPECT_LT(w.speedup, 3.0 * w.workers) << s.bytes << " B, " << w.workers << " workers";
+      }
+    }
+  }
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("managed pages faulted back by N CPU workers together") != std::string::npos;
+  }));
   // Kernels faulting managed pages in on 2, 4 and 8 streams, at 1, 2, 4 and 32 MiB each:
   // together at least one kernel's throughput (noise below is clamped to 1), at most
   // the stream count's (n kernels cannot beat n alone); the one-size field holds the
