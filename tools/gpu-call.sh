@@ -125,7 +125,7 @@ for step in "$@"; do
       log=calibrate.log; [ "$cal" != profile ] && log=calibrate-$cal.log
       timeout 240 $CLI calibrate --out "$L/$cal.json" >"$L/$log" 2>&1
       echo "calibrate $cal rc=$?" | tee -a "$OUT/summary.log"
-      grep -E "pageable staging GB/s|first CUDA calls after a CPU stage|the same stages. span over|CPU stages inside the pipeline \(workers|CPU stages. span over their workers|late-worker factor|managed slots \(256 KiB|managed pages in on N streams" "$L/$log" | tee -a "$OUT/summary.log"
+      grep -E "host overhead of the measuring backend|host API calls inside|faulted back by N CPU|pageable staging GB/s|first CUDA calls after a CPU stage|the same stages. span over|CPU stages inside the pipeline \(workers|CPU stages. span over their workers|late-worker factor|managed slots \(256 KiB|managed pages in on N streams" "$L/$log" | tee -a "$OUT/summary.log"
       ;;
     quick)
       cal=${arg:-quick}

@@ -1,11 +1,11 @@
 #include "sim/HostOverheadFit.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
+#include "metrics/Spread.h"
 #include "sim/FitRuns.h"
+#include "sim/PipelineCallTimes.h"
 #include "sim/Validation.h"
 
 namespace pipescope {
@@ -13,43 +13,41 @@ namespace pipescope {
 namespace {
 
 constexpr double kMaxOverheadNs = 1e6;  // 1 ms per op or batch: beyond any real tool
+constexpr int kTraceRuns = 3;
 const std::string kWhat = "host overhead fit";
-
-double simulate(const DeviceProfile& profile, const PipelineConfig& c) {
-  return simulatedMakespanNs(profile, c, kWhat);
-}
-
-double solve(const DeviceProfile& p, double DeviceProfile::*field, const PipelineConfig& c, double target) {
-  return solveProfileField(p, field, c, target, 0, kMaxOverheadNs, kWhat);
-}
-
-void scaleCalls(DeviceProfile& p, const DeviceProfile& bare, double scale) {
-  p.kernelLaunchNs = bare.kernelLaunchNs * scale;
-  p.memcpyAsyncCallNs = bare.memcpyAsyncCallNs * scale;
-  p.eventRecordNs = bare.eventRecordNs * scale;
-}
-
-/// The call-cost factor in [0.1, 1] (on `bare`'s call costs, `p`'s other fields) at
-/// which the simulated makespan of `c` reaches `target`; 1 when it does not exceed
-/// it at full cost.
-double solveCallScale(DeviceProfile p, const DeviceProfile& bare, const PipelineConfig& c, double target) {
-  scaleCalls(p, bare, 1);
-  if (simulate(p, c) <= target) return 1;
-  double lo = 0.1, hi = 1;
-  scaleCalls(p, bare, lo);
-  if (simulate(p, c) >= target) return lo;
-  for (int i = 0; i < 30 && hi - lo > 0.002; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    scaleCalls(p, bare, mid);
-    (simulate(p, c) < target ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
 
 std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
+}
+
+/// Each figure's median over `runs` runs of `c` on `measured`, each read from its trace.
+PipelineCallTimes callTimesOf(Backend& measured, const PipelineConfig& c, int runs) {
+  std::vector<double> launch, copy, record, gap;
+  int gaps = 0;
+  for (int i = 0; i < runs; ++i) {
+    std::string failure;
+    PipelineCallTimes t;
+    measureMakespanNs(measured, c, failure, nullptr, [&](const Trace& trace) { t = readPipelineCallTimes(trace); });
+    if (!failure.empty()) throw std::runtime_error(kWhat + ": " + failure);
+    if (!t.complete())
+      throw std::runtime_error(kWhat + ": the backend's trace of " + describeCase(c) +
+                               " holds no kernel launch, cudaMemcpyAsync or cudaEventRecord calls to read their "
+                               "costs from; calibrate needs a backend that records its API calls");
+    launch.push_back(t.kernelLaunchNs);
+    copy.push_back(t.memcpyAsyncNs);
+    record.push_back(t.eventRecordNs);
+    gap.push_back(t.gapNs);
+    gaps += t.gaps;
+  }
+  PipelineCallTimes out;
+  out.kernelLaunchNs = spreadOf(launch).median;
+  out.memcpyAsyncNs = spreadOf(copy).median;
+  out.eventRecordNs = spreadOf(record).median;
+  out.gapNs = spreadOf(gap).median;
+  out.gaps = gaps;
+  return out;
 }
 
 }  // namespace
@@ -70,49 +68,34 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
                                    const std::function<void(const std::string&)>& log) {
   const std::vector<PipelineConfig> configs = hostOverheadConfigs();
   HostOverheadResult r;
-  // Interleaved, so a slow spell of a shared host (seen: +50 % for a second on a
-  // busy H100 machine) hits both runs alike instead of skewing one equation.
+  // Interleaved, so a slow spell of a shared host hits both runs alike.
   r.measuredNs = measureInterleavedNs(measured, configs, reps, kWhat);
-  // Two equations, two unknowns, each monotone: alternate one-dimensional solves
-  // (per-op cost from the op-heavy run, per-batch cost from the plain one).
+  const PipelineCallTimes calls = callTimesOf(measured, configs[1], kTraceRuns);
   DeviceProfile p = profile;
-  p.hostOpOverheadNs = 0;
-  p.hostBatchOverheadNs = 0;
-  r.callScale = solveCallScale(p, profile, configs[1], r.measuredNs[1]);
-  // Calls cheaper than measured bare: a per-op overhead cannot be told apart from the
-  // call costs then, so fit the call scale (op-heavy run) and the per-batch overhead
-  // (plain run) instead.
-  for (int round = 0; r.callScale < 1 && round < 8; ++round) {
-    const double scale = r.callScale, batch = p.hostBatchOverheadNs;
-    r.callScale = solveCallScale(p, profile, configs[1], r.measuredNs[1]);
-    scaleCalls(p, profile, r.callScale);
-    p.hostBatchOverheadNs = solve(p, &DeviceProfile::hostBatchOverheadNs, configs[0], r.measuredNs[0]);
-    if (std::abs(r.callScale - scale) < 0.002 && std::abs(p.hostBatchOverheadNs - batch) < 5) break;
-  }
-  scaleCalls(p, profile, r.callScale);
-  for (int round = 0; r.callScale == 1 && round < 8; ++round) {
-    const double op = p.hostOpOverheadNs, batch = p.hostBatchOverheadNs;
-    p.hostOpOverheadNs = solve(p, &DeviceProfile::hostOpOverheadNs, configs[1], r.measuredNs[1]);
-    p.hostBatchOverheadNs = solve(p, &DeviceProfile::hostBatchOverheadNs, configs[0], r.measuredNs[0]);
-    if (std::abs(p.hostOpOverheadNs - op) < 5 && std::abs(p.hostBatchOverheadNs - batch) < 5) break;
-  }
-  r.perOpNs = p.hostOpOverheadNs;
-  r.perBatchNs = p.hostBatchOverheadNs;
-  for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulate(p, c));
+  p.kernelLaunchNs = r.kernelLaunchNs = calls.kernelLaunchNs;
+  p.memcpyAsyncCallNs = r.memcpyAsyncCallNs = calls.memcpyAsyncNs;
+  p.eventRecordNs = r.eventRecordNs = calls.eventRecordNs;
+  p.hostOpOverheadNs = r.perOpNs = calls.gapNs;
+  // The per-batch cost: what the plain run (few ops a batch) takes beyond its ops.
+  p.hostBatchOverheadNs = r.perBatchNs = solveProfileField(p, &DeviceProfile::hostBatchOverheadNs, configs[0],
+                                                           r.measuredNs[0], 0, kMaxOverheadNs, kWhat);
+  for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(p, c, kWhat));
   if (log) {
     logFitRuns(log, "host overhead", configs, r.measuredNs, r.predictedNs);
-    if (r.callScale < 1)
-      log("host API calls inside the pipeline: " + fmt(r.callScale * 100) +
-          " % of their bare cost (the model without overhead was slower than the op-heavy run)");
-    log("host overhead of the measuring backend: " + fmt(r.perOpNs) + " ns per GPU op, " + fmt(r.perBatchNs) +
-        " ns per batch");
+    log("host API calls inside the pipeline (its trace, median of " + std::to_string(kTraceRuns) +
+        " runs): kernel launch " + fitMicros(r.kernelLaunchNs) + " us (bare " + fitMicros(profile.kernelLaunchNs) +
+        "), cudaMemcpyAsync " + fitMicros(r.memcpyAsyncCallNs) + " us (bare " + fitMicros(profile.memcpyAsyncCallNs) +
+        "), cudaEventRecord " + fitMicros(r.eventRecordNs) + " us (bare " + fitMicros(profile.eventRecordNs) + ")");
+    log("host overhead of the measuring backend: " + fmt(r.perOpNs) + " ns per GPU op (between calls, over " +
+        std::to_string(calls.gaps) + " gaps), " + fmt(r.perBatchNs) + " ns per batch");
   }
   return r;
 }
 
 void applyHostOverhead(DeviceProfile& profile, const HostOverheadResult& fit) {
-  const DeviceProfile bare = profile;
-  scaleCalls(profile, bare, fit.callScale);
+  profile.kernelLaunchNs = fit.kernelLaunchNs;
+  profile.memcpyAsyncCallNs = fit.memcpyAsyncCallNs;
+  profile.eventRecordNs = fit.eventRecordNs;
   profile.hostOpOverheadNs = fit.perOpNs;
   profile.hostBatchOverheadNs = fit.perBatchNs;
 }

@@ -2,9 +2,9 @@
 // The measuring tool's own host cost. pipescope's CUDA backend does more per GPU op
 // than the bare CUDA call (CUPTI correlation ids, op records) and more per batch
 // (finalising and publishing ops): on small batches that is most of the host's
-// time. The calibration runs the backend itself on tiny batches and fits two
-// profile parameters, hostOpOverheadNs and hostBatchOverheadNs, so the simulator
-// reproduces those runs (docs/fidelity.md).
+// time. The calibration runs the backend itself on tiny batches, reads the calls'
+// costs and hostOpOverheadNs from their traces and fits hostBatchOverheadNs, so the
+// simulator reproduces those runs (docs/fidelity.md).
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,26 +23,28 @@ std::vector<PipelineConfig> hostOverheadConfigs();
 struct HostOverheadResult {
   double perOpNs = 0;
   double perBatchNs = 0;
-  /// Factor on the profile's bare API call costs (kernel launch, cudaMemcpyAsync,
-  /// event record): 1 unless the simulator with those costs and no overhead is
-  /// already slower than the measured op-heavy run, when the calls evidently cost
-  /// less inside the pipeline than in the calibration's tight loops (seen on an H100:
-  /// launches measured 8.2 us bare in one calibration, 5.0 in the previous one).
-  double callScale = 1;
+  /// The API calls as the op-heavy run paid them inside the pipeline (its own trace,
+  /// median of 3 runs): what the simulator charges for them, in place of the bare
+  /// calls' cost in calibrate's tight loops (inside the pipeline an H200 host's
+  /// cudaEventRecord took 1.0 us where the loop measured 1.9).
+  double kernelLaunchNs = 0, memcpyAsyncCallNs = 0, eventRecordNs = 0;
   std::vector<double> measuredNs;   ///< makespan of each fitting run (median of reps)
   std::vector<double> predictedNs;  ///< the simulator's, with the fitted parameters
 };
 
-/// Runs hostOverheadConfigs() `reps` times each on `measured` and fits the two
-/// parameters by bisection on the simulator with `profile` (other fields as they
-/// are). Both are >= 0. When the simulator is already slower than the op-heavy
-/// measurement with no overhead at all, the API call costs are scaled down first
-/// (callScale) until it matches, then the overheads are fitted on top. Throws
-/// std::runtime_error when a measured run fails.
+/// Runs hostOverheadConfigs() `reps` times each on `measured` (their makespans), and
+/// the op-heavy one 3 times more for its trace. From the trace: each call's cost and,
+/// as the per-op overhead, the median time between one call's end and the next call's
+/// start in the same batch (readPipelineCallTimes; read, not fitted: two runs could not
+/// tell a per-op overhead from the call costs, and calibrations minutes apart on one
+/// host put 0.02 and 2.8 us on it where the traces show 0.5-0.7). Then the per-batch
+/// overhead, the one unknown left, by bisection on the simulator with `profile` (other
+/// fields as they are) until it reproduces the plain run; >= 0. Throws
+/// std::runtime_error when a measured run fails or its trace holds no such calls.
 HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profile, int reps,
                                    const std::function<void(const std::string&)>& log = {});
 
-/// Writes a fit's results into a profile (the overheads, and the call costs scaled).
+/// Writes a fit's results into a profile (the overheads and the call costs).
 void applyHostOverhead(DeviceProfile& profile, const HostOverheadResult& fit);
 
 }  // namespace pipescope

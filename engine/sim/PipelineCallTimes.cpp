@@ -1,0 +1,69 @@
+#include "sim/PipelineCallTimes.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "metrics/Spread.h"
+
+namespace pipescope {
+
+namespace {
+
+enum class CallKind { Launch, MemcpyAsync, EventRecord, Other };
+
+CallKind kindOf(const std::string& name) {
+  if (name == "cudaLaunchKernel") return CallKind::Launch;
+  // The CUDA backend names each direction ("cudaMemcpyAsync H2D"), the simulator not.
+  if (name.rfind("cudaMemcpyAsync", 0) == 0) return CallKind::MemcpyAsync;
+  if (name == "cudaEventRecord") return CallKind::EventRecord;
+  return CallKind::Other;
+}
+
+double medianOrZero(const std::vector<double>& v) { return v.empty() ? 0 : spreadOf(v).median; }
+
+}  // namespace
+
+PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
+  const std::vector<std::string> names = trace.names();
+  std::vector<CallKind> kinds;
+  kinds.reserve(names.size());
+  for (const std::string& n : names) kinds.push_back(kindOf(n));
+  std::vector<bool> submitLane;
+  for (const Lane& l : trace.lanes()) submitLane.push_back(l.kind == LaneKind::HostSubmit);
+  std::map<std::uint16_t, std::vector<Op>> byLane;  // every op of each submit lane
+  std::vector<double> launch, copy, record;
+  trace.ops().snapshot().forEach([&](const Op& op) {
+    if (op.lane >= submitLane.size() || !submitLane[op.lane]) return;
+    byLane[op.lane].push_back(op);
+    if (op.kind != OpKind::ApiCall || op.name >= kinds.size()) return;
+    switch (kinds[op.name]) {
+      case CallKind::Launch: launch.push_back(double(op.duration())); break;
+      case CallKind::MemcpyAsync: copy.push_back(double(op.duration())); break;
+      case CallKind::EventRecord: record.push_back(double(op.duration())); break;
+      case CallKind::Other: break;
+    }
+  });
+  std::vector<double> gaps;
+  for (auto& [lane, ops] : byLane) {
+    std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
+    for (std::size_t i = 1; i < ops.size(); ++i) {
+      const Op& a = ops[i - 1];
+      const Op& b = ops[i];
+      // Calls without a batch (the simulator records none) count alike: in a run of
+      // many calls per batch the median leaves the few batch boundaries out.
+      if (a.kind == OpKind::ApiCall && b.kind == OpKind::ApiCall && a.batch == b.batch && b.start >= a.end)
+        gaps.push_back(double(b.start - a.end));
+    }
+  }
+  PipelineCallTimes t;
+  t.kernelLaunchNs = medianOrZero(launch);
+  t.memcpyAsyncNs = medianOrZero(copy);
+  t.eventRecordNs = medianOrZero(record);
+  t.gapNs = medianOrZero(gaps);
+  t.gaps = int(gaps.size());
+  return t;
+}
+
+}  // namespace pipescope

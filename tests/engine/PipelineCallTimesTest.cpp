@@ -1,0 +1,70 @@
+// Reading the host's CUDA calls from a run's trace (readPipelineCallTimes): call costs
+// by kind and the gaps between consecutive calls of one batch, on a hand-built trace.
+#include <gtest/gtest.h>
+
+#include "sim/PipelineCallTimes.h"
+#include "trace/Trace.h"
+
+namespace pipescope {
+namespace {
+
+struct TraceBuilder {
+  Trace trace;
+  std::uint16_t submit = trace.lane(LaneKind::HostSubmit, 0, "submit");
+  std::uint16_t worker = trace.lane(LaneKind::HostWorker, 0, "worker 0");
+  void add(OpKind kind, std::uint16_t lane, const char* name, std::int32_t batch, std::int64_t start,
+           std::int64_t end) {
+    Op op;
+    op.kind = kind;
+    op.lane = lane;
+    op.name = trace.internName(name);
+    op.batch = batch;
+    op.submit = op.ready = op.start = start;
+    op.end = end;
+    trace.ops().append(op);
+  }
+};
+
+TEST(PipelineCallTimes, ReadsEachCallKindAndTheGapsWithinABatch) {
+  TraceBuilder b;
+  // Batch 0: launch, 50 ns, copy (the backend's name with its direction), a host wait,
+  // the event record after it (that gap spans the wait: not bookkeeping).
+  b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 0, 0, 100);
+  b.add(OpKind::ApiCall, b.submit, "cudaMemcpyAsync H2D", 0, 150, 250);
+  b.add(OpKind::HostSync, b.submit, "cudaEventSynchronize", 0, 250, 400);
+  b.add(OpKind::ApiCall, b.submit, "cudaEventRecord", 0, 450, 470);
+  // Batch 1: its first call 30 ns after batch 0's last (another batch: not counted),
+  // then a copy 70 ns later (the simulator's name), and a worker's stage elsewhere.
+  b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 1, 500, 640);
+  b.add(OpKind::ApiCall, b.submit, "cudaMemcpyAsync", 1, 710, 830);
+  b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 1, 900, 1020);
+  b.add(OpKind::Preprocess, b.worker, "preprocess", 1, 0, 5000);
+  b.trace.ops().publish();
+  const PipelineCallTimes t = readPipelineCallTimes(b.trace);
+  EXPECT_DOUBLE_EQ(t.kernelLaunchNs, 120);  // 100, 140, 120
+  EXPECT_DOUBLE_EQ(t.memcpyAsyncNs, 110);   // 100, 120
+  EXPECT_DOUBLE_EQ(t.eventRecordNs, 20);
+  EXPECT_EQ(t.gaps, 3);                     // 50, 70, 70
+  EXPECT_DOUBLE_EQ(t.gapNs, 70);
+  EXPECT_TRUE(t.complete());
+}
+
+TEST(PipelineCallTimes, ATraceWithoutSomeCallKindIsIncomplete) {
+  TraceBuilder b;
+  b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 0, 0, 100);
+  b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 0, 200, 300);
+  // A call on a worker's lane is not the submit thread's.
+  b.add(OpKind::ApiCall, b.worker, "cudaEventRecord", 0, 0, 10);
+  b.trace.ops().publish();
+  const PipelineCallTimes t = readPipelineCallTimes(b.trace);
+  EXPECT_DOUBLE_EQ(t.kernelLaunchNs, 100);
+  EXPECT_DOUBLE_EQ(t.gapNs, 100);
+  EXPECT_EQ(t.eventRecordNs, 0);
+  EXPECT_FALSE(t.complete());
+  Trace empty;
+  empty.ops().publish();
+  EXPECT_FALSE(readPipelineCallTimes(empty).complete());
+}
+
+}  // namespace
+}  // namespace pipescope
