@@ -30,4 +30,17 @@ inline void expectOptionalProfileNumber(const char* key, double DeviceProfile::*
   EXPECT_THROW(profileFromJson(bad), std::invalid_argument) << key;
 }
 
+/// The message profileFromJson gives for `profile` with `key` set to `value`, or
+/// "accepted" when it takes it.
+inline std::string profileError(const nlohmann::json& profile, const char* key, const nlohmann::json& value) {
+  nlohmann::json bad = profile;
+  bad[key] = value;
+  try {
+    profileFromJson(bad);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 }  // namespace pipescope::simtest
