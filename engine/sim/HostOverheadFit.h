@@ -28,12 +28,12 @@ struct HostOverheadResult {
   /// calls' cost in calibrate's tight loops (inside the pipeline an H200 host's
   /// cudaEventRecord took 1.0 us where the loop measured 1.9).
   double kernelLaunchNs = 0, memcpyAsyncCallNs = 0, eventRecordNs = 0;
-  std::vector<double> measuredNs;   ///< makespan of each fitting run (median of reps)
+  std::vector<double> measuredNs;   ///< makespan of each fitting run (the plain one's median of reps, the op-heavy one's of 3)
   std::vector<double> predictedNs;  ///< the simulator's, with the fitted parameters
 };
 
-/// Runs hostOverheadConfigs() `reps` times each on `measured` (their makespans), and
-/// the op-heavy one 3 times more for its trace. From the trace: each call's cost and,
+/// Runs the plain one of hostOverheadConfigs() `reps` times on `measured` (its
+/// makespan), and the op-heavy one 3 times for its trace. From the trace: each call's cost and,
 /// as the per-op overhead, the median time between one call's end and the next call's
 /// start in the same batch (readPipelineCallTimes; read, not fitted: two runs could not
 /// tell a per-op overhead from the call costs, and calibrations minutes apart on one

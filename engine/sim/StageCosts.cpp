@@ -137,6 +137,21 @@ double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch 
 
 namespace {
 
+/// A curve-by-size value at `bytes`: `valueOf` each size's curve, linear in log(bytes)
+/// between the sizes around `bytes`, the nearest size's beyond them (`sizes` not empty).
+template <class Sized, class ValueOf>
+double atSize(const std::vector<Sized>& sizes, std::uint64_t bytes, const ValueOf& valueOf) {
+  if (bytes <= sizes.front().bytes) return valueOf(sizes.front().curve);
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    if (bytes > sizes[i].bytes) continue;
+    const double lo = valueOf(sizes[i - 1].curve), hi = valueOf(sizes[i].curve);
+    const double f = std::log(double(bytes) / double(sizes[i - 1].bytes)) /
+                     std::log(double(sizes[i].bytes) / double(sizes[i - 1].bytes));
+    return lo + f * (hi - lo);
+  }
+  return valueOf(sizes.back().curve);
+}
+
 /// A curve by workers at `workers`: linear from (1, 1) to its first point and between
 /// points, its last value beyond it.
 double byWorkers(const std::vector<WorkerSpeedup>& c, int workers) {
@@ -157,19 +172,7 @@ double managedCpuFaultWorkersSpeedup(const DeviceProfile& p, int workers, std::u
   if (touch == ManagedTouch::Kernel || workers <= 1) return 1.0;
   const auto& sizes = touch == ManagedTouch::CpuWrite ? p.managedCpuWriteFaultWorkers : p.managedCpuReadFaultWorkers;
   if (sizes.empty()) return 1.0;
-  double s = byWorkers(sizes.back().curve, workers);
-  if (bytes <= sizes.front().bytes) {
-    s = byWorkers(sizes.front().curve, workers);
-  } else {
-    for (std::size_t i = 1; i < sizes.size(); ++i) {
-      if (bytes > sizes[i].bytes) continue;
-      const double lo = byWorkers(sizes[i - 1].curve, workers), hi = byWorkers(sizes[i].curve, workers);
-      const double f = std::log(double(bytes) / double(sizes[i - 1].bytes)) /
-                       std::log(double(sizes[i].bytes) / double(sizes[i - 1].bytes));
-      s = lo + f * (hi - lo);
-      break;
-    }
-  }
+  const double s = atSize(sizes, bytes, [&](const std::vector<WorkerSpeedup>& c) { return byWorkers(c, workers); });
   return std::clamp(s, 0.05, double(workers));
 }
 
@@ -210,16 +213,7 @@ bool hasManagedFaultOverlap(const DeviceProfile& p) {
 double managedFaultStreamsSpeedup(const DeviceProfile& p, int streams, std::uint64_t bytes) {
   const auto& sizes = p.managedFaultStreamsSpeedupBySize;
   if (sizes.empty()) return streamsSpeedup(p.managedFaultStreamsSpeedup, streams);
-  if (bytes <= sizes.front().bytes) return streamsSpeedup(sizes.front().curve, streams);
-  for (std::size_t i = 1; i < sizes.size(); ++i) {
-    if (bytes > sizes[i].bytes) continue;
-    const double lo = streamsSpeedup(sizes[i - 1].curve, streams);
-    const double hi = streamsSpeedup(sizes[i].curve, streams);
-    const double f = std::log(double(bytes) / double(sizes[i - 1].bytes)) /
-                     std::log(double(sizes[i].bytes) / double(sizes[i - 1].bytes));
-    return lo + f * (hi - lo);
-  }
-  return streamsSpeedup(sizes.back().curve, streams);
+  return atSize(sizes, bytes, [&](const std::vector<StreamSpeedup>& c) { return streamsSpeedup(c, streams); });
 }
 
 double workerSpeedup(const DeviceProfile& p, int workers) {
