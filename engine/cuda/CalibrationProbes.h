@@ -40,11 +40,11 @@ GemmCalibration calibrateGemm(ModelPreset preset, cudaStream_t stream, CuptiTrac
                               bool quick, const CalibrationLog& log);
 
 struct ManagedCalibration {
-  std::vector<BandwidthPoint> gpuFault, cpuFault, cpuWriteFault, prefetchToDevice, prefetchToHost;
+  std::vector<BandwidthPoint> gpuFault, gpuWriteFault, cpuFault, cpuWriteFault, prefetchToDevice, prefetchToHost;
 };
 
-/// Effective rates by size: a kernel faulting in pages the host wrote (minus the
-/// kernel's own time), the CPU reading pages a kernel wrote and writing pages the
+/// Effective rates by size: a kernel faulting in pages the host wrote by reading them
+/// and by writing them (each minus the kernel's own time), the CPU reading pages a kernel wrote and writing pages the
 /// device holds (postprocessing's read and preprocessing's write, each minus the same
 /// on pinned host memory), and cudaMemPrefetchAsync each way.
 ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPerByte, double normalizeFixedNs,

@@ -741,6 +741,7 @@ class Calibrator {
     const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
                                                         options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;
+    p_.managedGpuWriteFaultCurve = managed.gpuWriteFault;
     p_.managedCpuFaultCurve = managed.cpuFault;
     p_.managedCpuWriteFaultCurve = managed.cpuWriteFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;

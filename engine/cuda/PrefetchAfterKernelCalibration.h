@@ -10,7 +10,8 @@ namespace pipescope::cuda {
 /// The pipeline's model kernel (about 200 us of work at `modelGflops`) writing 1 MiB of
 /// managed memory, then, on the same stream and without waiting, a cudaMemPrefetchAsync
 /// of those pages to the host; against the kernel alone and the prefetch alone (after a
-/// sync): the extra time the two took together, median of 7 rounds each, 0 or more.
+/// sync): the extra time the two took together, the median over 15 rounds of each
+/// round's own difference, 0 or more.
 /// The pages start on the host, as in the pipeline (the kernel faults them in), and
 /// the same with the pages already on the GPU is logged beside it. Throws CudaError on a
 /// CUDA failure.

@@ -304,6 +304,8 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
   if (!p.managedCpuWriteFaultCurve.empty())
     j["managedCpuWriteFaultCurve"] = curveToJson(p.managedCpuWriteFaultCurve);
+  if (!p.managedGpuWriteFaultCurve.empty())
+    j["managedGpuWriteFaultCurve"] = curveToJson(p.managedGpuWriteFaultCurve);
   if (!p.prefetchToDeviceCurve.empty()) j["prefetchToDeviceCurve"] = curveToJson(p.prefetchToDeviceCurve);
   if (!p.prefetchToHostCurve.empty()) j["prefetchToHostCurve"] = curveToJson(p.prefetchToHostCurve);
   if (p.prefetchAfterKernelNs != 0) j["prefetchAfterKernelNs"] = p.prefetchAfterKernelNs;
@@ -452,6 +454,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);
   r.curve("managedCpuWriteFaultCurve", p.managedCpuWriteFaultCurve);
+  r.curve("managedGpuWriteFaultCurve", p.managedGpuWriteFaultCurve);
   r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
   r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
   r.number("prefetchAfterKernelNs", p.prefetchAfterKernelNs, true);

@@ -168,6 +168,11 @@ struct DeviceProfile {
   /// in the pipeline traces of both GPUs the preprocessing of such pages ran 2-3x
   /// slower than the read curve (postprocessing's) says.
   std::vector<BandwidthPoint> managedCpuWriteFaultCurve;
+  /// A kernel *writing* pages that live on the host (the output postprocessing read
+  /// back last); empty = managedGpuFaultCurve. Its own curve: stores do not hold a warp
+  /// the way loads do, so more faults are in flight; in an H200 pipeline trace a model
+  /// kernel writing 2.3 MB of such pages took 338 us where the read curve says 532.
+  std::vector<BandwidthPoint> managedGpuWriteFaultCurve;
   /// How much faster the CPU stage's workers fault a buffer's pages over together than
   /// one thread does (the curves above are one thread's), for preprocessing's writes and
   /// postprocessing's reads: a curve by workers at each measured size, sorted by

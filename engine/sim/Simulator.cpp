@@ -219,7 +219,8 @@ Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
 double Simulator::managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const {
   // The fault curves are one buffer's; the pipeline's slots take turns (managedSlotsSlowdown).
   return managedFaultNs(profile_, bytes, touch) *
-         (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
+         (touch == ManagedTouch::Kernel || touch == ManagedTouch::KernelWrite ? managedSlotsFactor_
+                                                                              : managedSlotsCpuFactor_);
 }
 
 bool Simulator::isManagedMemory() const {
@@ -540,7 +541,7 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
       pages.outputBytesOnHost = 0;
     }
     const double faultIn = managedMoveNs(movedIn, ManagedTouch::Kernel);
-    const double faultOut = managedMoveNs(movedOut, ManagedTouch::Kernel);
+    const double faultOut = managedMoveNs(movedOut, ManagedTouch::KernelWrite);
     first.ns += faultIn;
     last.ns += faultOut;
     // The pages cross the host link towards the GPU either way (the output's too: the

@@ -128,10 +128,13 @@ double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::
 
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch) {
   if (bytes == 0) return 0;
-  // Each CPU curve falls back to the one before it: write -> read -> the GPU's.
+  // Each curve falls back to a more general one: CPU write -> CPU read -> kernel read,
+  // kernel write -> kernel read.
+  const bool cpu = touch == ManagedTouch::CpuRead || touch == ManagedTouch::CpuWrite;
   const std::vector<BandwidthPoint>* curve = &p.managedGpuFaultCurve;
-  if (touch != ManagedTouch::Kernel && !p.managedCpuFaultCurve.empty()) curve = &p.managedCpuFaultCurve;
+  if (cpu && !p.managedCpuFaultCurve.empty()) curve = &p.managedCpuFaultCurve;
   if (touch == ManagedTouch::CpuWrite && !p.managedCpuWriteFaultCurve.empty()) curve = &p.managedCpuWriteFaultCurve;
+  if (touch == ManagedTouch::KernelWrite && !p.managedGpuWriteFaultCurve.empty()) curve = &p.managedGpuWriteFaultCurve;
   return double(bytes) / curveGBps(*curve, bytes, p.managedMigrationGBps);
 }
 
@@ -169,7 +172,8 @@ double byWorkers(const std::vector<WorkerSpeedup>& c, int workers) {
 }  // namespace
 
 double managedCpuFaultWorkersSpeedup(const DeviceProfile& p, int workers, std::uint64_t bytes, ManagedTouch touch) {
-  if (touch == ManagedTouch::Kernel || workers <= 1) return 1.0;
+  const bool cpu = touch == ManagedTouch::CpuRead || touch == ManagedTouch::CpuWrite;
+  if (!cpu || workers <= 1) return 1.0;
   const auto& sizes = touch == ManagedTouch::CpuWrite ? p.managedCpuWriteFaultWorkers : p.managedCpuReadFaultWorkers;
   if (sizes.empty()) return 1.0;
   const double s = atSize(sizes, bytes, [&](const std::vector<WorkerSpeedup>& c) { return byWorkers(c, workers); });

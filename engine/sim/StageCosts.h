@@ -84,11 +84,13 @@ double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::
 
 /// Who touches managed pages that live elsewhere, and so faults them over.
 enum class ManagedTouch {
-  Kernel,    ///< a kernel, the pages live on the host
+  Kernel,       ///< a kernel reading pages that live on the host
+  KernelWrite,  ///< a kernel writing pages that live on the host (its output)
   CpuRead,   ///< a CPU stage reading pages on the device (postprocessing)
   CpuWrite,  ///< a CPU stage writing pages on the device (preprocessing)
 };
-/// Managed pages faulted over on first touch; 0 for 0 bytes.
+/// Managed pages faulted over on first touch; 0 for 0 bytes. Each curve falls back to a
+/// more general one: CPU write -> CPU read -> kernel read, kernel write -> kernel read.
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch);
 /// How much faster `workers` CPU workers fault a buffer of `bytes` over together (each
 /// its share) than one thread (CpuRead or CpuWrite; 1 for a kernel): the profile's

@@ -307,6 +307,26 @@ TEST(SimulatorTiming, ManagedPagesAreFaultedOverWhereTheyAreTouched) {
   EXPECT_EQ(r.makespan(), 12000);
 }
 
+TEST(SimulatorTiming, AKernelWritingPagesTheHostHoldsFaultsThemAtTheKernelWriteRate) {
+  DeviceProfile p = roundProfile();
+  p.managedGpuFaultCurve = {{1000, 1.0}};       // reading 1000 B: 1000 ns
+  p.managedGpuWriteFaultCurve = {{1000, 2.0}};  // writing them: 500 ns
+  p.managedCpuFaultCurve = {{1000, 0.5}};       // postprocessing reading them back: 2000 ns
+  PipelineConfig c = roundConfig(1000, 3);
+  c.memory = HostMemory::Managed;
+  c.postprocessOpsPerByte = 1.0;  // one round per byte: 1000 ns
+  const auto r = runSim(c, p);
+  // As in the test above, but the model kernel's output (its write) faults at the
+  // write rate: batches 0 and 1 fault the input in (1000) and the output (500) around
+  // 1000 of work: 0-2500, 2500-5000. Batch 0's postprocessing reads the output back
+  // (2000 + 1000): 2500-5500. Batch 2 reuses batch 0's buffers: the input stayed on the
+  // device, the output is written again on the host (500 + 1000): 5500-7000. Then
+  // batches 1 and 2 are postprocessed: 5500-8500, 8500-11500.
+  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 2500}, {2500, 5000}, {5500, 7000}}));
+  EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{2500, 5500}, {5500, 8500}, {8500, 11500}}));
+  EXPECT_EQ(r.makespan(), 11500);
+}
+
 TEST(SimulatorTiming, PreprocessingWritesPagesTheDeviceHoldsAtTheWriteFaultRate) {
   DeviceProfile p = roundProfile();
   p.managedGpuFaultCurve = {{1000, 1.0}};     // 1000 B: 1000 ns

@@ -77,6 +77,17 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // A mapped read beside a compute kernel keeps SMs the compute kernel then lacks (2.2
   // compute kernels' worth on two H200 hosts). Never more than the 4 the profile
   // allows, and logged with both kernels' times.
+  // Managed pages faulted in by a kernel reading them and by one writing them: effective
+  // rates at the same sizes, each between a crawl and the host link's ceiling (on two
+  // H200 hosts 0.2-10 GB/s reading; the write's own line is logged).
+  expectPlausibleCurve(p.managedGpuFaultCurve, 0.01, 200, "managed kernel read fault");
+  expectPlausibleCurve(p.managedGpuWriteFaultCurve, 0.01, 200, "managed kernel write fault");
+  ASSERT_EQ(p.managedGpuWriteFaultCurve.size(), p.managedGpuFaultCurve.size());
+  for (std::size_t i = 0; i < p.managedGpuFaultCurve.size(); ++i)
+    EXPECT_EQ(p.managedGpuWriteFaultCurve[i].bytes, p.managedGpuFaultCurve[i].bytes);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("managed: kernel writing pages the host holds, GB/s:") != std::string::npos;
+  }));
   // A prefetch back to the host queued behind the kernel that wrote the pages: a wait of
   // the driver's, tens to hundreds of microseconds in the pipeline traces, never
   // negative, never milliseconds; both variants logged.
