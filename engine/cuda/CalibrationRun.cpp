@@ -134,8 +134,7 @@ class Calibrator {
         hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts, &Calibrator::callAfterCpuStage}
                  : std::vector<Step>{&Calibrator::hostApiCosts,     &Calibrator::kernelRates,
                                      &Calibrator::pinnedCopies,     &Calibrator::syncCosts,
-                                     &Calibrator::streamDependency, &Calibrator::pinnedBlockingCopies,
-                                     &Calibrator::pageableCopies,   &Calibrator::pageableStaging,
+                                     &Calibrator::streamDependency, &Calibrator::copiesHostWaitsFor,
                                      &Calibrator::bidirectional,
                                      &Calibrator::mappedAndManaged, &Calibrator::gemm,
                                      &Calibrator::cpuWork,          &Calibrator::callAfterCpuStage,
@@ -549,8 +548,47 @@ class Calibrator {
         " ns wait (0 = one wake-up for all)");
   }
 
+  /// The copies whose host call waits for the DMA (blocking cudaMemcpy, pageable
+  /// cudaMemcpyAsync) are timed with the spin sync: its wake-up is a few microseconds
+  /// and steady, where the blocking sync's climbs a staircase (15, 35, 52-75 us on an
+  /// H200 host) whose steps moved between two calibrations minutes apart (the slow
+  /// wake-up beyond a 124 vs a 12 us wait), so a 64 KiB copy's 42 us came out at 2.2 or
+  /// 31 GB/s by which wake-up came off. The simulator adds each sync mode's own wake-up
+  /// after the copy. Where the driver refuses the flag, the blocking sync's rule stays.
+  void copiesHostWaitsFor() {
+    const cudaError_t err = cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceMapHost);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      log(std::string("copies timed with the blocking sync: the spin sync is not settable (") + cudaGetErrorName(err) +
+          ")");
+    } else {
+      std::vector<double> rt;
+      for (int i = 0; i < 50; ++i) {
+        const std::int64_t a = steadyNowNs();
+        launchTiny();
+        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+        rt.push_back(double(steadyNowNs() - a));
+      }
+      copySpinWakeNs_ = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+      log("copies the host waits for timed with the spin sync: its wake-up " + fmt(copySpinWakeNs_) + " ns comes off");
+    }
+    pinnedBlockingCopies();
+    pageableCopies();
+    pageableStaging();
+    if (copySpinWakeNs_ >= 0) {
+      copySpinWakeNs_ = -1;
+      PIPESCOPE_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
+    }
+  }
+
+  /// The wake-up after a wait of `waitedNs` for a DMA in copiesHostWaitsFor.
+  double dmaWakeNs(double waitedNs) const {
+    return copySpinWakeNs_ >= 0 ? copySpinWakeNs_ : blockingSyncWakeNs(p_, waitedNs);
+  }
+
   /// What the simulator adds after a blocking copy whose host call took `callNs`.
   double copyWakeNs(double callNs, bool pageable = false) const {
+    if (copySpinWakeNs_ >= 0) return copySpinWakeNs_;
     if (p_.memcpySyncSleeps || (pageable && p_.pageableMemcpySyncSleeps))
       return p_.syncSleepWakeNs;  // as the simulator charges it
     return blockingSyncWakeNs(p_, callNs - p_.memcpySyncCallNs - p_.syncWakeNs);
@@ -654,7 +692,7 @@ class Calibrator {
         // D2H: the call waits for its DMA, waking up as a sync does (the simulator adds
         // the same wake-up after such a wait).
         const double dmaNs = h2d ? 0.0 : copySoloNs(p_, {.dir = CopyDirection::D2H}, b);
-        const double wakeNs = h2d ? 0.0 : blockingSyncWakeNs(p_, dmaNs);
+        const double wakeNs = h2d ? 0.0 : dmaWakeNs(dmaNs);
         const double stagingNs = std::max(callNs - p_.memcpyAsyncCallNs - dmaNs - wakeNs, callNs * 0.05);
         const double gbps = double(b) / stagingNs;
         curve.push_back({b, gbps});
@@ -900,6 +938,7 @@ class Calibrator {
   const CalibrationOptions& options_;
   CuptiTracer tracer_;
   double tinyPeriodNs_ = 0;  ///< back-to-back tiny kernels: gap + fixed cost
+  double copySpinWakeNs_ = -1;  ///< the spin sync's wake-up while copiesHostWaitsFor runs, else -1
   std::uint64_t nextId_ = 0;
   volatile double checksumSink_ = 0;
   DeviceProfile p_;

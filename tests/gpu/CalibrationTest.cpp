@@ -65,6 +65,12 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                             [&](const std::string& l) { return l.find(line) != std::string::npos; }))
         << line;
+  // The copies the host waits for are timed with the spin sync (or, where the driver
+  // refuses it, the blocking one), and the log says which.
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("copies the host waits for timed with the spin sync") != std::string::npos ||
+           l.find("copies timed with the blocking sync") != std::string::npos;
+  }));
   EXPECT_GT(p.bidirectionalGBps, 0.5);
   // Zero-copy: each direction alone, and both at once never less than the slower alone
   // nor more than both alone together (with 10 % for timing noise).
@@ -155,8 +161,9 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                           [](const std::string& l) { return l.find("managed slots (256 KiB each)") != std::string::npos; }));
   // CPU workers faulting a managed buffer back together, at 256 KiB, 4 and 32 MiB, on
-  // 2, 4 and 8 workers against one: positive, and at most a few times the worker count
-  // (more would be a probe gone wrong; the fault handling cannot beat the workers).
+  // 2, 4 and 8 workers against one: within what the simulator uses (0.05 to the worker
+  // count), and at 32 MiB (7-10 ms of faults for one thread) eight workers beat one
+  // (2.3-5.8x in six H200 calibrations, each way).
   for (const auto* sizes : {&p.managedCpuWriteFaultWorkers, &p.managedCpuReadFaultWorkers}) {
     ASSERT_EQ(sizes->size(), 3u);
     EXPECT_EQ(sizes->front().bytes, 256u << 10);
@@ -164,10 +171,11 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     for (const SizedWorkerSpeedup& s : *sizes) {
       ASSERT_EQ(s.curve.size(), 3u);
       for (const WorkerSpeedup& w : s.curve) {
-        EXPECT_GT(w.speedup, 0.0) << s.bytes << " B, " << w.workers << " workers";
-        EXPECT_LT(w.speedup, 3.0 * w.workers) << s.bytes << " B, " << w.workers << " workers";
+        EXPECT_GE(w.speedup, 0.05) << s.bytes << " B, " << w.workers << " workers";
+        EXPECT_LE(w.speedup, double(w.workers)) << s.bytes << " B, " << w.workers << " workers";
       }
     }
+    EXPECT_GT(sizes->back().curve.back().speedup, 1.0) << "32 MiB, 8 workers";
   }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
     return l.find("managed pages faulted back by N CPU workers together") != std::string::npos;
