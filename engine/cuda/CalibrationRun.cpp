@@ -131,10 +131,12 @@ class Calibrator {
     // What drifts with the host (API calls, wake-ups) or the whole device model.
     using Step = void (Calibrator::*)();
     const std::vector<Step> steps =
-        hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts, &Calibrator::callAfterCpuStage}
+        hostOnly ? std::vector<Step>{&Calibrator::hostApiCosts, &Calibrator::syncCosts, &Calibrator::blockingCopyCall,
+                                     &Calibrator::callAfterCpuStage}
                  : std::vector<Step>{&Calibrator::hostApiCosts,     &Calibrator::kernelRates,
                                      &Calibrator::pinnedCopies,     &Calibrator::syncCosts,
-                                     &Calibrator::streamDependency, &Calibrator::copiesHostWaitsFor,
+                                     &Calibrator::streamDependency, &Calibrator::blockingCopyCall,
+                                     &Calibrator::copiesHostWaitsFor,
                                      &Calibrator::bidirectional,
                                      &Calibrator::mappedAndManaged, &Calibrator::gemm,
                                      &Calibrator::cpuWork,          &Calibrator::callAfterCpuStage,
@@ -478,6 +480,7 @@ class Calibrator {
     // Blocking cudaMemcpy: call cost beyond the copy and the wake-up.
     const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
     const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
+    blocking4kNs_ = t4k;
     // A copy this short wakes the thread quickly, unless the driver put it to sleep in
     // the call at once (an H100 host: 63 us against a 29 us kernel round trip): when
     // the copy took longer than the slow wake-up, it slept, and the call is the rest.
@@ -556,39 +559,69 @@ class Calibrator {
   /// 31 GB/s by which wake-up came off. The simulator adds each sync mode's own wake-up
   /// after the copy. Where the driver refuses the flag, the blocking sync's rule stays.
   void copiesHostWaitsFor() {
-    const cudaError_t err = cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceMapHost);
-    if (err != cudaSuccess) {
-      (void)cudaGetLastError();
-      log(std::string("copies timed with the blocking sync: the spin sync is not settable (") + cudaGetErrorName(err) +
-          ")");
-    } else {
-      std::vector<double> rt;
-      for (int i = 0; i < 50; ++i) {
-        const std::int64_t a = steadyNowNs();
-        launchTiny();
-        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
-        rt.push_back(double(steadyNowNs() - a));
-      }
-      copySpinWakeNs_ = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
-      log("copies the host waits for timed with the spin sync: its wake-up " + fmt(copySpinWakeNs_) + " ns comes off");
-    }
+    if (enterSpinSync("copies"))
+      log("copies the host waits for timed with the spin sync: its wake-up " + fmt(spinWakeNs_) + " ns comes off");
     pinnedBlockingCopies();
     pageableCopies();
     pageableStaging();
-    if (copySpinWakeNs_ >= 0) {
-      copySpinWakeNs_ = -1;
-      PIPESCOPE_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
+    leaveSpinSync();
+  }
+
+  /// A blocking cudaMemcpy's call cost, from a 4 KiB copy timed with the spin sync (the
+  /// same reason as above: with the blocking sync's 22-25 us wake-up taken off, the call
+  /// came out at 0.9 and 3.2 us on one host, where its traces show 8 us from the call to
+  /// its DMA), and the blocking sync's wake-up after such a copy: the 4 KiB copy's time
+  /// under that sync (syncCosts) less the call and the copy.
+  void blockingCopyCall() {
+    if (!enterSpinSync("the blocking cudaMemcpy call")) return;  // syncCosts' figure stays
+    const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
+    leaveSpinSync();
+    const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
+    p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - spinWakeNs_);
+    p_.memcpySyncWakeNs = std::max(0.0, blocking4kNs_ - copy4k - p_.memcpySyncCallNs);
+    log("blocking 4 KiB cudaMemcpy with the spin sync " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) +
+        " ns; with the blocking sync " + fmt(blocking4kNs_) + " ns -> wake-up after the copy " +
+        fmt(p_.memcpySyncWakeNs) + " ns");
+  }
+
+  /// Sets the spin sync and measures its wake-up (spinWakeNs_); false, with the
+  /// blocking sync kept and a log line, where the driver refuses the flag.
+  bool enterSpinSync(const char* what) {
+    const cudaError_t err = cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceMapHost);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      log(std::string(what) + " timed with the blocking sync: the spin sync is not settable (" +
+          cudaGetErrorName(err) + ")");
+      return false;
     }
+    std::vector<double> rt;
+    for (int i = 0; i < 50; ++i) {
+      const std::int64_t a = steadyNowNs();
+      launchTiny();
+      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
+      rt.push_back(double(steadyNowNs() - a));
+    }
+    spinWakeNs_ = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+    spinSyncSet_ = true;
+    return true;
+  }
+
+  /// Back to the backend's blocking sync.
+  void leaveSpinSync() {
+    if (!spinSyncSet_) return;
+    PIPESCOPE_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
+    spinSyncSet_ = false;
   }
 
   /// The wake-up after a wait of `waitedNs` for a DMA in copiesHostWaitsFor.
   double dmaWakeNs(double waitedNs) const {
-    return copySpinWakeNs_ >= 0 ? copySpinWakeNs_ : blockingSyncWakeNs(p_, waitedNs);
+    return spinSyncSet_ ? spinWakeNs_ : blockingSyncWakeNs(p_, waitedNs);
   }
 
-  /// What the simulator adds after a blocking copy whose host call took `callNs`.
+  /// What the simulator adds after a blocking copy whose host call took `callNs`, under
+  /// the sync set now.
   double copyWakeNs(double callNs, bool pageable = false) const {
-    if (copySpinWakeNs_ >= 0) return copySpinWakeNs_;
+    if (spinSyncSet_) return spinWakeNs_;
     if (p_.memcpySyncSleeps || (pageable && p_.pageableMemcpySyncSleeps))
       return p_.syncSleepWakeNs;  // as the simulator charges it
     return blockingSyncWakeNs(p_, callNs - p_.memcpySyncCallNs - p_.syncWakeNs);
@@ -938,7 +971,9 @@ class Calibrator {
   const CalibrationOptions& options_;
   CuptiTracer tracer_;
   double tinyPeriodNs_ = 0;  ///< back-to-back tiny kernels: gap + fixed cost
-  double copySpinWakeNs_ = -1;  ///< the spin sync's wake-up while copiesHostWaitsFor runs, else -1
+  bool spinSyncSet_ = false;  ///< enterSpinSync set the spin sync, leaveSpinSync not yet back
+  double spinWakeNs_ = 0;     ///< the spin sync's wake-up, measured by enterSpinSync
+  double blocking4kNs_ = 0;     ///< syncCosts' blocking 4 KiB cudaMemcpy under the blocking sync
   std::uint64_t nextId_ = 0;
   volatile double checksumSink_ = 0;
   DeviceProfile p_;

@@ -330,6 +330,7 @@ json profileToJson(const DeviceProfile& p) {
   j["syncSleepAfterNs"] = p.syncSleepAfterNs;
   if (p.memcpySyncSleeps) j["memcpySyncSleeps"] = true;
   if (p.pageableMemcpySyncSleeps) j["pageableMemcpySyncSleeps"] = true;
+  if (p.memcpySyncWakeNs > 0) j["memcpySyncWakeNs"] = p.memcpySyncWakeNs;
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
@@ -482,6 +483,11 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncSleepAfterNs", p.syncSleepAfterNs, true);
   r.boolean("memcpySyncSleeps", p.memcpySyncSleeps);
   r.boolean("pageableMemcpySyncSleeps", p.pageableMemcpySyncSleeps);
+  r.number("memcpySyncWakeNs", p.memcpySyncWakeNs, true);
+  if (p.memcpySyncWakeNs > 10e6)
+    throw std::invalid_argument("device profile field 'memcpySyncWakeNs' = " + std::to_string(p.memcpySyncWakeNs) +
+                                ": allowed 0 to 10000000 ns (the blocking sync's wake-up after a blocking cudaMemcpy; "
+                                "calibrate measures it)");
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);

@@ -266,6 +266,10 @@ struct DeviceProfile {
   /// calibrate sets it when a 4 KiB pageable copy took longer than its call, the copy
   /// and the slow wake-up. memcpySyncSleeps implies it.
   bool pageableMemcpySyncSleeps = false;
+  /// The blocking sync's wake-up after a blocking cudaMemcpy whose wait was short (up to
+  /// syncSleepAfterNs): a 4 KiB copy's time under that sync less its call (measured
+  /// with the spin sync) and the copy; 0 = syncWakeNs, the wake-up after a kernel.
+  double memcpySyncWakeNs = 0;
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch

@@ -255,12 +255,15 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
   hostT_ += cost;
 }
 
-void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
+void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps, bool blockingCopy) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
-  const double wake = sleeps && cfg_.sync == SyncMode::Blocking && profile_.syncSleepWakeNs > 0
-                          ? profile_.syncSleepWakeNs
-                          : wakeNs(signal - hostT_);
+  const bool blockingSync = cfg_.sync == SyncMode::Blocking;
+  double wake = wakeNs(signal - hostT_);
+  if (sleeps && blockingSync && profile_.syncSleepWakeNs > 0)
+    wake = profile_.syncSleepWakeNs;
+  else if (blockingCopy && blockingSync)
+    wake = blockingCopyWakeNs(profile_, signal - hostT_);
   const double end = std::max(hostT_, signal + wake);
   if (end > hostT_) {
     Op op;
@@ -341,7 +344,7 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
   // A blocking cudaMemcpy, and (without a staging curve) a cudaMemcpyAsync from
   // pageable memory, return only once the copy is done.
   const bool sleeps = profile_.memcpySyncSleeps || (pageable && profile_.pageableMemcpySyncSleeps);
-  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps);
+  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps, blockingCall);
   return id;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ProfileFieldTestSupport.h"
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/StageCosts.h"
@@ -223,6 +224,31 @@ TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
   const auto yieldPlain = runSim(c, p).of(OpKind::HostSync);
   ASSERT_EQ(yield.size(), yieldPlain.size());
   EXPECT_EQ(spans(yield), spans(yieldPlain));
+}
+
+TEST(SimulatorTiming, ABlockingCopyWakesUpAsMeasuredAfterACopyWhenItsWaitWasShort) {
+  DeviceProfile p = slowWakingHost();  // fast 10, slow 100 beyond a 2000 ns wait
+  p.memcpySyncWakeNs = 30;
+  PipelineConfig c = blockingCopiesCase();
+  // The H2D copy 0-1000 waited 1000: the copy's own wake-up, to 1030; kernel 1030-4030
+  // (its own sync needs no copy), copy back 4030-5030 after a 4000 ns wait: the slow
+  // wake-up, to 5130.
+  auto sync = runSim(c, p).of(OpKind::HostSync);
+  ASSERT_GE(sync.size(), 2u);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1030}, {1030, 5130}}));
+  // Without the figure the kernel's fast wake-up stands in: to 1010.
+  p.memcpySyncWakeNs = 0;
+  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 1010);
+  // Spin and yield syncs wake up as they do after anything.
+  p.memcpySyncWakeNs = 30;
+  c.sync = SyncMode::Spin;
+  p.spinSyncWakeNs = 5;
+  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 1005);
+}
+
+TEST(SimulatorTiming, TheCopyWakeUpRoundTripsThroughJsonAndOutOfRangeIsNamed) {
+  simtest::expectOptionalProfileNumber("memcpySyncWakeNs", &DeviceProfile::memcpySyncWakeNs, roundProfile(), 18000,
+                                       2e7);
 }
 
 TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes) {

@@ -65,6 +65,15 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                             [&](const std::string& l) { return l.find(line) != std::string::npos; }))
         << line;
+  // The blocking cudaMemcpy's call cost comes from a copy timed with the spin sync, and
+  // the blocking sync's wake-up after it is a wake-up: microseconds, never a sleep of
+  // milliseconds (logged, or the refusal of the flag is).
+  EXPECT_GE(p.memcpySyncWakeNs, 0.0);
+  EXPECT_LT(p.memcpySyncWakeNs, 2e6);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("wake-up after the copy") != std::string::npos ||
+           l.find("the blocking cudaMemcpy call timed with the blocking sync") != std::string::npos;
+  }));
   // The copies the host waits for are timed with the spin sync (or, where the driver
   // refuses it, the blocking one), and the log says which.
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
