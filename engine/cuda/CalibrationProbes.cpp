@@ -313,7 +313,7 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
   return gbps;
 }
 
-std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+std::vector<BytesNsPoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
                                                             bool quick, const CalibrationLog& log) {
   // Four workers, as in the middle of the CPU fitting runs; never more than the host
   // has cores beside the submit thread.
@@ -328,7 +328,7 @@ std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream,
     calls();
     return double(steadyNowNs() - a);
   };
-  std::vector<CallAfterStagePoint> curve;
+  std::vector<BytesNsPoint> curve;
   std::string line = "first CUDA calls after a CPU stage (" + std::to_string(pool.size()) + " workers), extra us:";
   std::string spanLine = "the same stages' span over their workers' mean time:";
   for (std::size_t bytes : sizes) {

@@ -77,7 +77,7 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
 /// after its stage) are timed on the host; the same calls timed right after a first
 /// round of them are the steady figure. Extra ns by stage bytes (median of the
 /// repetitions, at least 1 ns): the profile's callAfterCpuStage.
-std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+std::vector<BytesNsPoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
                                                             bool quick, const CalibrationLog& log);
 
 /// How much of its mapped write a model kernel hides behind its own work: the model

@@ -190,8 +190,8 @@ class FieldReader {
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
-  void callsAfterStage(const char* key, std::vector<CallAfterStagePoint>& out) {
-    points(key, out, "bytes", &CallAfterStagePoint::bytes, 1, INT64_MAX, "ns", &CallAfterStagePoint::ns);
+  void bytesNs(const char* key, std::vector<BytesNsPoint>& out) {
+    points(key, out, "bytes", &BytesNsPoint::bytes, 1, INT64_MAX, "ns", &BytesNsPoint::ns);
   }
   void roundsCurve(const char* key, std::vector<CpuRoundsPoint>& out) {
     points(key, out, "rounds", &CpuRoundsPoint::rounds, 0, 1 << 20, "nsPerByte", &CpuRoundsPoint::nsPerByte);
@@ -330,7 +330,8 @@ json profileToJson(const DeviceProfile& p) {
   j["syncSleepAfterNs"] = p.syncSleepAfterNs;
   if (p.memcpySyncSleeps) j["memcpySyncSleeps"] = true;
   if (p.pageableMemcpySyncSleeps) j["pageableMemcpySyncSleeps"] = true;
-  if (p.memcpySyncWakeNs > 0) j["memcpySyncWakeNs"] = p.memcpySyncWakeNs;
+  if (!p.memcpySyncWakeCurve.empty())
+    j["memcpySyncWakeCurve"] = pointsToJson(p.memcpySyncWakeCurve, "bytes", &BytesNsPoint::bytes, "ns", &BytesNsPoint::ns);
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
@@ -376,7 +377,7 @@ json profileToJson(const DeviceProfile& p) {
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
   if (!p.callAfterCpuStage.empty())
     j["callAfterCpuStage"] =
-        pointsToJson(p.callAfterCpuStage, "bytes", &CallAfterStagePoint::bytes, "ns", &CallAfterStagePoint::ns);
+        pointsToJson(p.callAfterCpuStage, "bytes", &BytesNsPoint::bytes, "ns", &BytesNsPoint::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   if (!p.multiGpuSource.empty()) j["multiGpuSource"] = p.multiGpuSource;
   j["peerAccess"] = p.peerAccess;
@@ -483,11 +484,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncSleepAfterNs", p.syncSleepAfterNs, true);
   r.boolean("memcpySyncSleeps", p.memcpySyncSleeps);
   r.boolean("pageableMemcpySyncSleeps", p.pageableMemcpySyncSleeps);
-  r.number("memcpySyncWakeNs", p.memcpySyncWakeNs, true);
-  if (p.memcpySyncWakeNs > 10e6)
-    throw std::invalid_argument("device profile field 'memcpySyncWakeNs' = " + std::to_string(p.memcpySyncWakeNs) +
-                                ": allowed 0 to 10000000 ns (the blocking sync's wake-up after a blocking cudaMemcpy; "
-                                "calibrate measures it)");
+  r.bytesNs("memcpySyncWakeCurve", p.memcpySyncWakeCurve);
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
@@ -502,7 +499,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.lateWorkers("cpuStageLateWorker", p.cpuStageLateWorker);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
-  r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
+  r.bytesNs("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.sizedStreamSpeedups("managedFaultStreamsSpeedupBySize", p.managedFaultStreamsSpeedupBySize);
   r.sizedWorkerSpeedups("managedCpuWriteFaultWorkers", p.managedCpuWriteFaultWorkers);

@@ -45,12 +45,12 @@ struct WorkerHandoff {
   bool operator==(const WorkerHandoff&) const = default;
 };
 
-/// Extra host time of the submit thread's first CUDA call after a CPU stage that
-/// touched `bytes` bytes, beyond the call's own cost.
-struct CallAfterStagePoint {
+/// A time at a size: e.g. the extra host time of the submit thread's first CUDA call
+/// after a CPU stage that touched `bytes` bytes, or a wake-up after a copy of `bytes`.
+struct BytesNsPoint {
   std::uint64_t bytes = 0;
   double ns = 0;
-  bool operator==(const CallAfterStagePoint&) const = default;
+  bool operator==(const BytesNsPoint&) const = default;
 };
 
 /// A CPU stage's fork-join span over its workers' mean time on `workers` threads:
@@ -266,10 +266,14 @@ struct DeviceProfile {
   /// calibrate sets it when a 4 KiB pageable copy took longer than its call, the copy
   /// and the slow wake-up. memcpySyncSleeps implies it.
   bool pageableMemcpySyncSleeps = false;
-  /// The blocking sync's wake-up after a blocking cudaMemcpy whose wait was short (up to
-  /// syncSleepAfterNs): a 4 KiB copy's time under that sync less its call (measured
-  /// with the spin sync) and the copy; 0 = syncWakeNs, the wake-up after a kernel.
-  double memcpySyncWakeNs = 0;
+  /// The blocking sync's wake-up after a blocking cudaMemcpy, by the copy's bytes (by
+  /// strictly increasing bytes; between points linear in log(bytes), beyond them the
+  /// nearest): a pinned H2D copy's time under that sync less the same copy's with the
+  /// spin sync and the spin sync's wake-up. Not the wake-up after a kernel of that
+  /// length: on an H200 host an 80 KiB copy's thread woke 55-60 us after a 4 us DMA
+  /// where a 4 KiB one's woke in 15. Empty = the kernel's rule (syncWakeNs, the slow
+  /// wake-up beyond syncSleepAfterNs, memcpySyncSleeps).
+  std::vector<BytesNsPoint> memcpySyncWakeCurve;
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch
@@ -320,7 +324,7 @@ struct DeviceProfile {
   /// a random set on an H200 host, 12-100 us where the steady call took 4-12 us. By the
   /// stage's bytes (sorted; linear in log(bytes) between points, flat beyond them);
   /// the simulator adds it to the first call after each stage. Empty = none.
-  std::vector<CallAfterStagePoint> callAfterCpuStage;
+  std::vector<BytesNsPoint> callAfterCpuStage;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 

@@ -255,15 +255,15 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
   hostT_ += cost;
 }
 
-void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps, bool blockingCopy) {
+void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps, double copyWakeNs) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
   const bool blockingSync = cfg_.sync == SyncMode::Blocking;
   double wake = wakeNs(signal - hostT_);
-  if (sleeps && blockingSync && profile_.syncSleepWakeNs > 0)
+  if (blockingSync && copyWakeNs > 0)
+    wake = copyWakeNs;
+  else if (blockingSync && sleeps && profile_.syncSleepWakeNs > 0)
     wake = profile_.syncSleepWakeNs;
-  else if (blockingCopy && blockingSync)
-    wake = blockingCopyWakeNs(profile_, signal - hostT_);
   const double end = std::max(hostT_, signal + wake);
   if (end > hostT_) {
     Op op;
@@ -344,7 +344,11 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
   // A blocking cudaMemcpy, and (without a staging curve) a cudaMemcpyAsync from
   // pageable memory, return only once the copy is done.
   const bool sleeps = profile_.memcpySyncSleeps || (pageable && profile_.pageableMemcpySyncSleeps);
-  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps, blockingCall);
+  // The wake-up measured after blocking copies by size (pinned ones: a pageable copy on
+  // a host whose staging path sleeps keeps the slow wake-up).
+  const bool byCurve = blockingCall && !(pageable && profile_.pageableMemcpySyncSleeps);
+  const double copyWake = byCurve ? nsAtBytes(profile_.memcpySyncWakeCurve, bytes) : 0.0;
+  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps, copyWake);
   return id;
 }
 

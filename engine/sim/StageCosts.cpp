@@ -270,17 +270,20 @@ double cpuStageHandoffNs(const DeviceProfile& p, int workers) {
   return linearAt(p.cpuStageHandoff, workers, &WorkerHandoff::workers, &WorkerHandoff::ns, false);
 }
 
-double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes) {
-  const auto& c = p.callAfterCpuStage;
-  if (c.empty() || bytes == 0) return 0;
+double nsAtBytes(const std::vector<BytesNsPoint>& c, std::uint64_t bytes) {
+  if (c.empty()) return 0;
   if (bytes <= c.front().bytes) return c.front().ns;
   if (bytes >= c.back().bytes) return c.back().ns;
   std::size_t i = 1;
   while (bytes > c[i].bytes) ++i;
-  const CallAfterStagePoint& a = c[i - 1];
-  const CallAfterStagePoint& b = c[i];
+  const BytesNsPoint& a = c[i - 1];
+  const BytesNsPoint& b = c[i];
   const double f = std::log(double(bytes) / double(a.bytes)) / std::log(double(b.bytes) / double(a.bytes));
   return a.ns + f * (b.ns - a.ns);
+}
+
+double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes) {
+  return bytes == 0 ? 0 : nsAtBytes(p.callAfterCpuStage, bytes);
 }
 
 double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {

@@ -114,12 +114,9 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
   return p.syncWakeNs;
 }
 
-/// The same after a blocking cudaMemcpy: a short wait's wake-up is the one measured
-/// after such a copy (memcpySyncWakeNs) where the profile has it.
-inline double blockingCopyWakeNs(const DeviceProfile& p, double waitedNs) {
-  if (p.syncSleepWakeNs > 0 && waitedNs > p.syncSleepAfterNs) return p.syncSleepWakeNs;
-  return p.memcpySyncWakeNs > 0 ? p.memcpySyncWakeNs : p.syncWakeNs;
-}
+/// A curve of times by size at `bytes`: linear in log(bytes) between its points, the
+/// nearest point's beyond them; 0 for an empty curve.
+double nsAtBytes(const std::vector<BytesNsPoint>& curve, std::uint64_t bytes);
 
 /// Throughput of `streams` link-bound kernels running at once against one alone: the
 /// curve, linear between its points, its last value beyond it, 1 for one stream or an

@@ -226,29 +226,43 @@ TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
   EXPECT_EQ(spans(yield), spans(yieldPlain));
 }
 
-TEST(SimulatorTiming, ABlockingCopyWakesUpAsMeasuredAfterACopyWhenItsWaitWasShort) {
-  DeviceProfile p = slowWakingHost();  // fast 10, slow 100 beyond a 2000 ns wait
-  p.memcpySyncWakeNs = 30;
+TEST(SimulatorTiming, ABlockingCopyWakesUpAsMeasuredAfterCopiesOfItsSize) {
+  DeviceProfile p = slowWakingHost();            // fast 10, slow 100 beyond a 2000 ns wait
+  p.memcpySyncWakeCurve = {{500, 30}, {2000, 60}};  // 1000 B: midway in log(bytes), 45
   PipelineConfig c = blockingCopiesCase();
-  // The H2D copy 0-1000 waited 1000: the copy's own wake-up, to 1030; kernel 1030-4030
-  // (its own sync needs no copy), copy back 4030-5030 after a 4000 ns wait: the slow
-  // wake-up, to 5130.
+  // Each 1000-byte copy wakes up 45 after its end, however long it waited: H2D 0-1000,
+  // to 1045; kernel 1045-4045 (its own sync needs no copy); copy back 4045-5045 after a
+  // 4000 ns wait, to 5090 (the kernel's rule would have woken it in 100).
   auto sync = runSim(c, p).of(OpKind::HostSync);
   ASSERT_GE(sync.size(), 2u);
-  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1030}, {1030, 5130}}));
-  // Without the figure the kernel's fast wake-up stands in: to 1010.
-  p.memcpySyncWakeNs = 0;
-  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 1010);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1045}, {1045, 5090}}));
+  // Past the curve's ends its nearest point: 3 chunks of 333-334 B wake in 30 each.
+  c.transferChunks = 3;
+  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 333 + 30);
+  c.transferChunks = 1;
+  // Without the curve the kernel's rule: fast to 1010, slow after the long wait, 5110.
+  p.memcpySyncWakeCurve.clear();
+  sync = runSim(c, p).of(OpKind::HostSync);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1010}, {1010, 5110}}));
   // Spin and yield syncs wake up as they do after anything.
-  p.memcpySyncWakeNs = 30;
-  c.sync = SyncMode::Spin;
+  p.memcpySyncWakeCurve = {{500, 30}, {2000, 60}};
   p.spinSyncWakeNs = 5;
+  c.sync = SyncMode::Spin;
   EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 1005);
 }
 
-TEST(SimulatorTiming, TheCopyWakeUpRoundTripsThroughJsonAndOutOfRangeIsNamed) {
-  simtest::expectOptionalProfileNumber("memcpySyncWakeNs", &DeviceProfile::memcpySyncWakeNs, roundProfile(), 18000,
-                                       2e7);
+TEST(SimulatorTiming, TheCopyWakeUpCurveRoundTripsThroughJsonAndBadPointsAreNamed) {
+  DeviceProfile p = roundProfile();
+  EXPECT_FALSE(profileToJson(p).contains("memcpySyncWakeCurve"));
+  p.memcpySyncWakeCurve = {{4096, 15000}, {65536, 55000}, {1 << 28, 60000}};
+  EXPECT_EQ(profileFromJson(profileToJson(p)).memcpySyncWakeCurve, p.memcpySyncWakeCurve);
+  const auto j = profileToJson(p);
+  const std::string unsorted = simtest::profileError(
+      j, "memcpySyncWakeCurve", nlohmann::json::array({{{"bytes", 65536}, {"ns", 1.0}}, {{"bytes", 4096}, {"ns", 2.0}}}));
+  EXPECT_NE(unsorted.find("memcpySyncWakeCurve[1].bytes"), std::string::npos) << unsorted;
+  const std::string zero =
+      simtest::profileError(j, "memcpySyncWakeCurve", nlohmann::json::array({{{"bytes", 4096}, {"ns", 0.0}}}));
+  EXPECT_NE(zero.find("memcpySyncWakeCurve[0]"), std::string::npos) << zero;
 }
 
 TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes) {

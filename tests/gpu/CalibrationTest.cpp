@@ -68,11 +68,18 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // The blocking cudaMemcpy's call cost comes from a copy timed with the spin sync, and
   // the blocking sync's wake-up after it is a wake-up: microseconds, never a sleep of
   // milliseconds (logged, or the refusal of the flag is).
-  EXPECT_GE(p.memcpySyncWakeNs, 0.0);
-  EXPECT_LT(p.memcpySyncWakeNs, 2e6);
+  // By size from 4 KiB to the copy curves' end, each within a wake-up's range.
+  if (!p.memcpySyncWakeCurve.empty()) {
+    EXPECT_EQ(p.memcpySyncWakeCurve.front().bytes, 4096u);
+    EXPECT_EQ(p.memcpySyncWakeCurve.back().bytes, p.h2dPinnedBlockingCurve.back().bytes);
+    for (const BytesNsPoint& w : p.memcpySyncWakeCurve) {
+      EXPECT_GE(w.ns, 1.0) << w.bytes;
+      EXPECT_LT(w.ns, 2e6) << w.bytes;
+    }
+  }
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("wake-up after the copy") != std::string::npos ||
-           l.find("the blocking cudaMemcpy call timed with the blocking sync") != std::string::npos;
+    return l.find("wake-up after a blocking cudaMemcpy, us:") != std::string::npos ||
+           l.find("timed with the blocking sync: the spin sync is not settable") != std::string::npos;
   }));
   // The copies the host waits for are timed with the spin sync (or, where the driver
   // refuses it, the blocking one), and the log says which.
