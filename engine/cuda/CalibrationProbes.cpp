@@ -169,8 +169,7 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
     PIPESCOPE_CUDA_CHECK(launchNormalize(d, m, bytes / sizeof(float), stream));
     PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
-  std::string gpuLine = "managed: kernel faulting pages in, GB/s:",
-              gpuWriteLine = "managed: kernel writing pages the host holds, GB/s:", cpuLine = "managed: CPU faulting pages back, GB/s:",
+  std::string gpuLine = "managed: kernel faulting pages in, GB/s:", cpuLine = "managed: CPU faulting pages back, GB/s:",
               writeLine = "managed: CPU writing pages the GPU holds, GB/s:",
               inLine = "managed: prefetch to the GPU, GB/s:", outLine = "managed: prefetch to the CPU, GB/s:";
   for (std::size_t bytes : sizes) {
@@ -183,12 +182,6 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
                                        [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(m, d, n, stream)); });
     const double own = normalizeFixedNs + normalizeOwnNsPerByte * double(bytes);
     out.gpuFault.push_back({bytes, double(bytes) / std::max(kernel - own, kernel * 0.05)});
-    // The same kernel writing pages the host wrote (the pipeline's output after
-    // postprocessing read it back): stores do not stall a warp as loads do, so the
-    // faults overlap more and the pages come over faster than the read's.
-    const double writing = eventTimedNs(stream, reps, [&] { toHost(bytes); },
-                                        [&] { PIPESCOPE_CUDA_CHECK(launchNormalize(d, m, n, stream)); });
-    out.gpuWriteFault.push_back({bytes, double(bytes) / std::max(writing - own, writing * 0.05)});
     // CPU side: postprocessing's read of pages a kernel just wrote, minus the same read
     // of pinned host memory.
     std::vector<double> faulted, plain;
@@ -229,7 +222,6 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
     out.prefetchToHost.push_back({bytes, double(bytes) / std::max(back, 1.0)});
     const std::string s = " " + sizeText(bytes) + "=";
     gpuLine += s + fmt(out.gpuFault.back().gbps, 2);
-    gpuWriteLine += s + fmt(out.gpuWriteFault.back().gbps, 2);
     cpuLine += s + fmt(out.cpuFault.back().gbps, 2);
     writeLine += s + fmt(out.cpuWriteFault.back().gbps, 2);
     inLine += s + fmt(out.prefetchToDevice.back().gbps, 2);
@@ -237,7 +229,6 @@ ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPe
   }
   if (log) {
     log(gpuLine);
-    log(gpuWriteLine);
     log(cpuLine);
     log(writeLine);
     log(inLine);
@@ -313,7 +304,7 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
   return gbps;
 }
 
-std::vector<BytesNsPoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
                                                             bool quick, const CalibrationLog& log) {
   // Four workers, as in the middle of the CPU fitting runs; never more than the host
   // has cores beside the submit thread.
@@ -328,7 +319,7 @@ std::vector<BytesNsPoint> calibrateCallAfterCpuStage(cudaStream_t stream, const 
     calls();
     return double(steadyNowNs() - a);
   };
-  std::vector<BytesNsPoint> curve;
+  std::vector<CallAfterStagePoint> curve;
   std::string line = "first CUDA calls after a CPU stage (" + std::to_string(pool.size()) + " workers), extra us:";
   std::string spanLine = "the same stages' span over their workers' mean time:";
   for (std::size_t bytes : sizes) {

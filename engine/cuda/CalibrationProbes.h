@@ -40,11 +40,11 @@ GemmCalibration calibrateGemm(ModelPreset preset, cudaStream_t stream, CuptiTrac
                               bool quick, const CalibrationLog& log);
 
 struct ManagedCalibration {
-  std::vector<BandwidthPoint> gpuFault, gpuWriteFault, cpuFault, cpuWriteFault, prefetchToDevice, prefetchToHost;
+  std::vector<BandwidthPoint> gpuFault, cpuFault, cpuWriteFault, prefetchToDevice, prefetchToHost;
 };
 
-/// Effective rates by size: a kernel faulting in pages the host wrote by reading them
-/// and by writing them (each minus the kernel's own time), the CPU reading pages a kernel wrote and writing pages the
+/// Effective rates by size: a kernel faulting in pages the host wrote (minus the
+/// kernel's own time), the CPU reading pages a kernel wrote and writing pages the
 /// device holds (postprocessing's read and preprocessing's write, each minus the same
 /// on pinned host memory), and cudaMemPrefetchAsync each way.
 ManagedCalibration calibrateManaged(cudaStream_t stream, double normalizeOwnNsPerByte, double normalizeFixedNs,
@@ -77,7 +77,7 @@ double calibrateMappedDuplex(cudaStream_t stream, double tinyPeriodNs, const Cal
 /// after its stage) are timed on the host; the same calls timed right after a first
 /// round of them are the steady figure. Extra ns by stage bytes (median of the
 /// repetitions, at least 1 ns): the profile's callAfterCpuStage.
-std::vector<BytesNsPoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
+std::vector<CallAfterStagePoint> calibrateCallAfterCpuStage(cudaStream_t stream, const std::function<void()>& calls,
                                                             bool quick, const CalibrationLog& log);
 
 /// How much of its mapped write a model kernel hides behind its own work: the model

@@ -559,54 +559,29 @@ class Calibrator {
   /// 31 GB/s by which wake-up came off. The simulator adds each sync mode's own wake-up
   /// after the copy. Where the driver refuses the flag, the blocking sync's rule stays.
   void copiesHostWaitsFor() {
-    const bool spin = enterSpinSync("copies");
-    if (spin)
+    if (enterSpinSync("copies"))
       log("copies the host waits for timed with the spin sync: its wake-up " + fmt(spinWakeNs_) + " ns comes off");
     pinnedBlockingCopies();
     pageableCopies();
     pageableStaging();
     leaveSpinSync();
-    if (spin) blockingSyncCopyWakes();
-  }
-
-  /// The blocking sync's wake-up after a blocking cudaMemcpy, by size: the pinned H2D
-  /// copies again, now under that sync, less their time with the spin sync and its
-  /// wake-up (pinnedBlockingCopies kept those), after the 4 KiB point of
-  /// blockingCopyCall. In the traces it follows the copy's size, not its wait: an 80 KiB
-  /// copy's thread woke 55-60 us after a 4 us DMA where a 4 KiB one's woke in 15.
-  void blockingSyncCopyWakes() {
-    auto& curve = p_.memcpySyncWakeCurve;
-    curve.clear();
-    std::string line = "blocking sync's wake-up after a blocking cudaMemcpy, us:";
-    const auto add = [&](std::size_t bytes, double ns) {
-      curve.push_back({bytes, std::max(ns, 1.0)});
-      line.append(" ").append(std::to_string(bytes / kKiB)).append("K=").append(fmt(curve.back().ns / 1e3, 1));
-    };
-    if (copyWake4kNs_ >= 0) add(4 * kKiB, copyWake4kNs_);
-    const auto sizes = curveSizes();
-    for (std::size_t i = 0; i < sizes.size() && i < spinH2dNs_.size(); ++i) {
-      const int reps = int(std::clamp<std::size_t>((512 * kMiB) / sizes[i], 5, 40));
-      add(sizes[i], blockingCopyNs(pinned_.host(), sizes[i], true, reps) - spinH2dNs_[i] + spinWakeNs_);
-    }
-    log(line);
   }
 
   /// A blocking cudaMemcpy's call cost, from a 4 KiB copy timed with the spin sync (the
   /// same reason as above: with the blocking sync's 22-25 us wake-up taken off, the call
   /// came out at 0.9 and 3.2 us on one host, where its traces show 8 us from the call to
-  /// its DMA), and the blocking sync's wake-up after such a copy (the first point of
-  /// memcpySyncWakeCurve): the 4 KiB copy's time under that sync (syncCosts) less the
-  /// call and the copy.
+  /// its DMA). The blocking sync's wake-up after that copy (syncCosts' time less the
+  /// call and the copy) is logged beside it: the simulator wakes a blocking copy as it
+  /// wakes any wait (a curve of it by copy size judged no better on an unseen set).
   void blockingCopyCall() {
     if (!enterSpinSync("the blocking cudaMemcpy call")) return;  // syncCosts' figure stays
     const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
     leaveSpinSync();
     const double copy4k = p_.copyLatencyNs + 4.0 * kKiB / p_.h2dPinnedCurve.front().gbps;
     p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - spinWakeNs_);
-    copyWake4kNs_ = std::max(0.0, blocking4kNs_ - copy4k - p_.memcpySyncCallNs);
     log("blocking 4 KiB cudaMemcpy with the spin sync " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) +
-        " ns; with the blocking sync " + fmt(blocking4kNs_) + " ns -> wake-up after the copy " + fmt(copyWake4kNs_) +
-        " ns");
+        " ns; with the blocking sync " + fmt(blocking4kNs_) + " ns -> wake-up after the copy " +
+        fmt(std::max(0.0, blocking4kNs_ - copy4k - p_.memcpySyncCallNs)) + " ns");
   }
 
   /// Sets the spin sync and measures its wake-up (spinWakeNs_); false, with the
@@ -661,9 +636,7 @@ class Calibrator {
       std::string line = h2d ? "H2D pinned blocking cudaMemcpy GB/s:" : "D2H pinned blocking cudaMemcpy GB/s:";
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((512 * kMiB) / b, 5, 40));
-        const double ns = blockingCopyNs(pinned_.host(), b, h2d, reps);
-        if (h2d) spinH2dNs_.push_back(ns);  // with the spin sync here: blockingSyncCopyWakes compares
-        const double gbps = blockingCopyGBps(b, ns);
+        const double gbps = blockingCopyGBps(b, blockingCopyNs(pinned_.host(), b, h2d, reps));
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
       }
@@ -839,7 +812,6 @@ class Calibrator {
     const ManagedCalibration managed = calibrateManaged(st(), 2.0 / p_.deviceMemoryGBps, p_.kernelFixedNs,
                                                         options_.device, options_.quick, options_.log);
     p_.managedGpuFaultCurve = managed.gpuFault;
-    p_.managedGpuWriteFaultCurve = managed.gpuWriteFault;
     p_.managedCpuFaultCurve = managed.cpuFault;
     p_.managedCpuWriteFaultCurve = managed.cpuWriteFault;
     p_.prefetchToDeviceCurve = managed.prefetchToDevice;
@@ -1000,9 +972,7 @@ class Calibrator {
   double tinyPeriodNs_ = 0;  ///< back-to-back tiny kernels: gap + fixed cost
   bool spinSyncSet_ = false;  ///< enterSpinSync set the spin sync, leaveSpinSync not yet back
   double spinWakeNs_ = 0;     ///< the spin sync's wake-up, measured by enterSpinSync
-  double blocking4kNs_ = 0;     ///< syncCosts' blocking 4 KiB cudaMemcpy under the blocking sync
-  double copyWake4kNs_ = -1;    ///< the blocking sync's wake-up after that copy (blockingCopyCall), -1 = none
-  std::vector<double> spinH2dNs_;  ///< pinned blocking H2D copies' times with the spin sync, by curveSizes()
+  double blocking4kNs_ = 0;   ///< syncCosts' blocking 4 KiB cudaMemcpy under the blocking sync
   std::uint64_t nextId_ = 0;
   volatile double checksumSink_ = 0;
   DeviceProfile p_;

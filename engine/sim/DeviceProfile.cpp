@@ -190,8 +190,8 @@ class FieldReader {
   void handoffs(const char* key, std::vector<WorkerHandoff>& out) {
     points(key, out, "workers", &WorkerHandoff::workers, 1, 4096, "ns", &WorkerHandoff::ns);
   }
-  void bytesNs(const char* key, std::vector<BytesNsPoint>& out) {
-    points(key, out, "bytes", &BytesNsPoint::bytes, 1, INT64_MAX, "ns", &BytesNsPoint::ns);
+  void callsAfterStage(const char* key, std::vector<CallAfterStagePoint>& out) {
+    points(key, out, "bytes", &CallAfterStagePoint::bytes, 1, INT64_MAX, "ns", &CallAfterStagePoint::ns);
   }
   void roundsCurve(const char* key, std::vector<CpuRoundsPoint>& out) {
     points(key, out, "rounds", &CpuRoundsPoint::rounds, 0, 1 << 20, "nsPerByte", &CpuRoundsPoint::nsPerByte);
@@ -304,8 +304,6 @@ json profileToJson(const DeviceProfile& p) {
   if (!p.managedCpuFaultCurve.empty()) j["managedCpuFaultCurve"] = curveToJson(p.managedCpuFaultCurve);
   if (!p.managedCpuWriteFaultCurve.empty())
     j["managedCpuWriteFaultCurve"] = curveToJson(p.managedCpuWriteFaultCurve);
-  if (!p.managedGpuWriteFaultCurve.empty())
-    j["managedGpuWriteFaultCurve"] = curveToJson(p.managedGpuWriteFaultCurve);
   if (!p.prefetchToDeviceCurve.empty()) j["prefetchToDeviceCurve"] = curveToJson(p.prefetchToDeviceCurve);
   if (!p.prefetchToHostCurve.empty()) j["prefetchToHostCurve"] = curveToJson(p.prefetchToHostCurve);
   if (p.prefetchAfterKernelNs != 0) j["prefetchAfterKernelNs"] = p.prefetchAfterKernelNs;
@@ -330,8 +328,6 @@ json profileToJson(const DeviceProfile& p) {
   j["syncSleepAfterNs"] = p.syncSleepAfterNs;
   if (p.memcpySyncSleeps) j["memcpySyncSleeps"] = true;
   if (p.pageableMemcpySyncSleeps) j["pageableMemcpySyncSleeps"] = true;
-  if (!p.memcpySyncWakeCurve.empty())
-    j["memcpySyncWakeCurve"] = pointsToJson(p.memcpySyncWakeCurve, "bytes", &BytesNsPoint::bytes, "ns", &BytesNsPoint::ns);
   j["spinSyncWakeNs"] = p.spinSyncWakeNs;
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
@@ -377,7 +373,7 @@ json profileToJson(const DeviceProfile& p) {
         pointsToJson(p.cpuStageHandoff, "workers", &WorkerHandoff::workers, "ns", &WorkerHandoff::ns);
   if (!p.callAfterCpuStage.empty())
     j["callAfterCpuStage"] =
-        pointsToJson(p.callAfterCpuStage, "bytes", &BytesNsPoint::bytes, "ns", &BytesNsPoint::ns);
+        pointsToJson(p.callAfterCpuStage, "bytes", &CallAfterStagePoint::bytes, "ns", &CallAfterStagePoint::ns);
   j["deviceMemoryBytes"] = p.deviceMemoryBytes;
   if (!p.multiGpuSource.empty()) j["multiGpuSource"] = p.multiGpuSource;
   j["peerAccess"] = p.peerAccess;
@@ -456,7 +452,6 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("managedGpuFaultCurve", p.managedGpuFaultCurve);
   r.curve("managedCpuFaultCurve", p.managedCpuFaultCurve);
   r.curve("managedCpuWriteFaultCurve", p.managedCpuWriteFaultCurve);
-  r.curve("managedGpuWriteFaultCurve", p.managedGpuWriteFaultCurve);
   r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
   r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
   r.number("prefetchAfterKernelNs", p.prefetchAfterKernelNs, true);
@@ -484,7 +479,6 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("syncSleepAfterNs", p.syncSleepAfterNs, true);
   r.boolean("memcpySyncSleeps", p.memcpySyncSleeps);
   r.boolean("pageableMemcpySyncSleeps", p.pageableMemcpySyncSleeps);
-  r.bytesNs("memcpySyncWakeCurve", p.memcpySyncWakeCurve);
   r.number("spinSyncWakeNs", p.spinSyncWakeNs, true);
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
@@ -499,7 +493,7 @@ DeviceProfile profileFromJson(const json& j) {
   r.speedups("cpuWorkerSpeedup", p.cpuWorkerSpeedup);
   r.lateWorkers("cpuStageLateWorker", p.cpuStageLateWorker);
   r.handoffs("cpuStageHandoff", p.cpuStageHandoff);
-  r.bytesNs("callAfterCpuStage", p.callAfterCpuStage);
+  r.callsAfterStage("callAfterCpuStage", p.callAfterCpuStage);
   r.streamSpeedups("managedFaultStreamsSpeedup", p.managedFaultStreamsSpeedup);
   r.sizedStreamSpeedups("managedFaultStreamsSpeedupBySize", p.managedFaultStreamsSpeedupBySize);
   r.sizedWorkerSpeedups("managedCpuWriteFaultWorkers", p.managedCpuWriteFaultWorkers);

@@ -45,12 +45,12 @@ struct WorkerHandoff {
   bool operator==(const WorkerHandoff&) const = default;
 };
 
-/// A time at a size: e.g. the extra host time of the submit thread's first CUDA call
-/// after a CPU stage that touched `bytes` bytes, or a wake-up after a copy of `bytes`.
-struct BytesNsPoint {
+/// Extra host time of the submit thread's first CUDA call after a CPU stage that
+/// touched `bytes` bytes, beyond the call's own cost.
+struct CallAfterStagePoint {
   std::uint64_t bytes = 0;
   double ns = 0;
-  bool operator==(const BytesNsPoint&) const = default;
+  bool operator==(const CallAfterStagePoint&) const = default;
 };
 
 /// A CPU stage's fork-join span over its workers' mean time on `workers` threads:
@@ -168,11 +168,6 @@ struct DeviceProfile {
   /// in the pipeline traces of both GPUs the preprocessing of such pages ran 2-3x
   /// slower than the read curve (postprocessing's) says.
   std::vector<BandwidthPoint> managedCpuWriteFaultCurve;
-  /// A kernel *writing* pages that live on the host (the output postprocessing read
-  /// back last); empty = managedGpuFaultCurve. Its own curve: stores do not hold a warp
-  /// the way loads do, so more faults are in flight; in an H200 pipeline trace a model
-  /// kernel writing 2.3 MB of such pages took 338 us where the read curve says 532.
-  std::vector<BandwidthPoint> managedGpuWriteFaultCurve;
   /// How much faster the CPU stage's workers fault a buffer's pages over together than
   /// one thread does (the curves above are one thread's), for preprocessing's writes and
   /// postprocessing's reads: a curve by workers at each measured size, sorted by
@@ -266,14 +261,6 @@ struct DeviceProfile {
   /// calibrate sets it when a 4 KiB pageable copy took longer than its call, the copy
   /// and the slow wake-up. memcpySyncSleeps implies it.
   bool pageableMemcpySyncSleeps = false;
-  /// The blocking sync's wake-up after a blocking cudaMemcpy, by the copy's bytes (by
-  /// strictly increasing bytes; between points linear in log(bytes), beyond them the
-  /// nearest): a pinned H2D copy's time under that sync less the same copy's with the
-  /// spin sync and the spin sync's wake-up. Not the wake-up after a kernel of that
-  /// length: on an H200 host an 80 KiB copy's thread woke 55-60 us after a 4 us DMA
-  /// where a 4 KiB one's woke in 15. Empty = the kernel's rule (syncWakeNs, the slow
-  /// wake-up beyond syncSleepAfterNs, memcpySyncSleeps).
-  std::vector<BytesNsPoint> memcpySyncWakeCurve;
   double spinSyncWakeNs = 1000;
   double yieldSyncWakeNs = 2500;
   /// Host time the measuring tool itself spends per GPU op and per retired batch
@@ -324,7 +311,7 @@ struct DeviceProfile {
   /// a random set on an H200 host, 12-100 us where the steady call took 4-12 us. By the
   /// stage's bytes (sorted; linear in log(bytes) between points, flat beyond them);
   /// the simulator adds it to the first call after each stage. Empty = none.
-  std::vector<BytesNsPoint> callAfterCpuStage;
+  std::vector<CallAfterStagePoint> callAfterCpuStage;
 
   std::uint64_t deviceMemoryBytes = 141ull << 30;
 

@@ -219,8 +219,7 @@ Simulator::ManagedPages& Simulator::pipelinePages(std::int32_t batch) {
 double Simulator::managedMoveNs(std::uint64_t bytes, ManagedTouch touch) const {
   // The fault curves are one buffer's; the pipeline's slots take turns (managedSlotsSlowdown).
   return managedFaultNs(profile_, bytes, touch) *
-         (touch == ManagedTouch::Kernel || touch == ManagedTouch::KernelWrite ? managedSlotsFactor_
-                                                                              : managedSlotsCpuFactor_);
+         (touch == ManagedTouch::Kernel ? managedSlotsFactor_ : managedSlotsCpuFactor_);
 }
 
 bool Simulator::isManagedMemory() const {
@@ -255,15 +254,12 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
   hostT_ += cost;
 }
 
-void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps, double copyWakeNs) {
+void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
-  const bool blockingSync = cfg_.sync == SyncMode::Blocking;
-  double wake = wakeNs(signal - hostT_);
-  if (blockingSync && copyWakeNs > 0)
-    wake = copyWakeNs;
-  else if (blockingSync && sleeps && profile_.syncSleepWakeNs > 0)
-    wake = profile_.syncSleepWakeNs;
+  const double wake = sleeps && cfg_.sync == SyncMode::Blocking && profile_.syncSleepWakeNs > 0
+                          ? profile_.syncSleepWakeNs
+                          : wakeNs(signal - hostT_);
   const double end = std::max(hostT_, signal + wake);
   if (end > hostT_) {
     Op op;
@@ -344,11 +340,7 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
   // A blocking cudaMemcpy, and (without a staging curve) a cudaMemcpyAsync from
   // pageable memory, return only once the copy is done.
   const bool sleeps = profile_.memcpySyncSleeps || (pageable && profile_.pageableMemcpySyncSleeps);
-  // The wake-up measured after blocking copies by size (pinned ones: a pageable copy on
-  // a host whose staging path sleeps keeps the slow wake-up).
-  const bool byCurve = blockingCall && !(pageable && profile_.pageableMemcpySyncSleeps);
-  const double copyWake = byCurve ? nsAtBytes(profile_.memcpySyncWakeCurve, bytes) : 0.0;
-  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps, copyWake);
+  if (hostBlocking && !staged) hostWait(id, names_.memcpyWait, blockingCall && sleeps);
   return id;
 }
 
@@ -548,7 +540,7 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
       pages.outputBytesOnHost = 0;
     }
     const double faultIn = managedMoveNs(movedIn, ManagedTouch::Kernel);
-    const double faultOut = managedMoveNs(movedOut, ManagedTouch::KernelWrite);
+    const double faultOut = managedMoveNs(movedOut, ManagedTouch::Kernel);
     first.ns += faultIn;
     last.ns += faultOut;
     // The pages cross the host link towards the GPU either way (the output's too: the

@@ -108,9 +108,7 @@ class Simulator {
   double callSwitchNs(std::uint16_t name, std::uint32_t kindKey);
   /// The host waits for op `opId`; `sleeps`: a blocking cudaMemcpy on a host whose
   /// driver sleeps in it (DeviceProfile::memcpySyncSleeps).
-  /// `sleeps`: a blocking copy on a host whose driver sleeps in it; `copyWakeNs` > 0: the
-  /// blocking sync's wake-up after this blocking cudaMemcpy (memcpySyncWakeCurve).
-  void hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps = false, double copyWakeNs = 0);
+  void hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps = false);
   /// A D2H cudaMemcpyAsync into pageable memory: the call waits for its DMA (with the
   /// sync mode's wake-up), then copies the bytes out of the driver's staging buffer.
   void copyOutOfStaging(std::uint64_t opId, double stagingNs);

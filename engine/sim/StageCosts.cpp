@@ -128,13 +128,10 @@ double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::
 
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch) {
   if (bytes == 0) return 0;
-  // Each curve falls back to a more general one: CPU write -> CPU read -> kernel read,
-  // kernel write -> kernel read.
-  const bool cpu = touch == ManagedTouch::CpuRead || touch == ManagedTouch::CpuWrite;
+  // Each CPU curve falls back to the one before it: write -> read -> the GPU's.
   const std::vector<BandwidthPoint>* curve = &p.managedGpuFaultCurve;
-  if (cpu && !p.managedCpuFaultCurve.empty()) curve = &p.managedCpuFaultCurve;
+  if (touch != ManagedTouch::Kernel && !p.managedCpuFaultCurve.empty()) curve = &p.managedCpuFaultCurve;
   if (touch == ManagedTouch::CpuWrite && !p.managedCpuWriteFaultCurve.empty()) curve = &p.managedCpuWriteFaultCurve;
-  if (touch == ManagedTouch::KernelWrite && !p.managedGpuWriteFaultCurve.empty()) curve = &p.managedGpuWriteFaultCurve;
   return double(bytes) / curveGBps(*curve, bytes, p.managedMigrationGBps);
 }
 
@@ -172,8 +169,7 @@ double byWorkers(const std::vector<WorkerSpeedup>& c, int workers) {
 }  // namespace
 
 double managedCpuFaultWorkersSpeedup(const DeviceProfile& p, int workers, std::uint64_t bytes, ManagedTouch touch) {
-  const bool cpu = touch == ManagedTouch::CpuRead || touch == ManagedTouch::CpuWrite;
-  if (!cpu || workers <= 1) return 1.0;
+  if (touch == ManagedTouch::Kernel || workers <= 1) return 1.0;
   const auto& sizes = touch == ManagedTouch::CpuWrite ? p.managedCpuWriteFaultWorkers : p.managedCpuReadFaultWorkers;
   if (sizes.empty()) return 1.0;
   const double s = atSize(sizes, bytes, [&](const std::vector<WorkerSpeedup>& c) { return byWorkers(c, workers); });
@@ -270,20 +266,17 @@ double cpuStageHandoffNs(const DeviceProfile& p, int workers) {
   return linearAt(p.cpuStageHandoff, workers, &WorkerHandoff::workers, &WorkerHandoff::ns, false);
 }
 
-double nsAtBytes(const std::vector<BytesNsPoint>& c, std::uint64_t bytes) {
-  if (c.empty()) return 0;
+double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes) {
+  const auto& c = p.callAfterCpuStage;
+  if (c.empty() || bytes == 0) return 0;
   if (bytes <= c.front().bytes) return c.front().ns;
   if (bytes >= c.back().bytes) return c.back().ns;
   std::size_t i = 1;
   while (bytes > c[i].bytes) ++i;
-  const BytesNsPoint& a = c[i - 1];
-  const BytesNsPoint& b = c[i];
+  const CallAfterStagePoint& a = c[i - 1];
+  const CallAfterStagePoint& b = c[i];
   const double f = std::log(double(bytes) / double(a.bytes)) / std::log(double(b.bytes) / double(a.bytes));
   return a.ns + f * (b.ns - a.ns);
-}
-
-double callAfterCpuStageNs(const DeviceProfile& p, std::uint64_t bytes) {
-  return bytes == 0 ? 0 : nsAtBytes(p.callAfterCpuStage, bytes);
 }
 
 double cpuStageLateWorkerFactor(const DeviceProfile& p, int workers) {

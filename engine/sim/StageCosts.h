@@ -84,13 +84,11 @@ double headKernelNs(const DeviceProfile& p, std::uint64_t activationBytes, std::
 
 /// Who touches managed pages that live elsewhere, and so faults them over.
 enum class ManagedTouch {
-  Kernel,       ///< a kernel reading pages that live on the host
-  KernelWrite,  ///< a kernel writing pages that live on the host (its output)
+  Kernel,    ///< a kernel, the pages live on the host
   CpuRead,   ///< a CPU stage reading pages on the device (postprocessing)
   CpuWrite,  ///< a CPU stage writing pages on the device (preprocessing)
 };
-/// Managed pages faulted over on first touch; 0 for 0 bytes. Each curve falls back to a
-/// more general one: CPU write -> CPU read -> kernel read, kernel write -> kernel read.
+/// Managed pages faulted over on first touch; 0 for 0 bytes.
 double managedFaultNs(const DeviceProfile& p, std::uint64_t bytes, ManagedTouch touch);
 /// How much faster `workers` CPU workers fault a buffer of `bytes` over together (each
 /// its share) than one thread (CpuRead or CpuWrite; 1 for a kernel): the profile's
@@ -113,10 +111,6 @@ inline double blockingSyncWakeNs(const DeviceProfile& p, double waitedNs) {
   if (p.syncSleepWakeNs > 0 && waitedNs > p.syncSleepAfterNs) return p.syncSleepWakeNs;
   return p.syncWakeNs;
 }
-
-/// A curve of times by size at `bytes`: linear in log(bytes) between its points, the
-/// nearest point's beyond them; 0 for an empty curve.
-double nsAtBytes(const std::vector<BytesNsPoint>& curve, std::uint64_t bytes);
 
 /// Throughput of `streams` link-bound kernels running at once against one alone: the
 /// curve, linear between its points, its last value beyond it, 1 for one stream or an

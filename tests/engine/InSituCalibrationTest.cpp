@@ -427,7 +427,6 @@ TEST(DeviceProfileFields, GemmManagedMappedAndCpuFieldsRoundTripAndAreChecked) {
   p.mappedWriteGBps = 40;
   p.managedGpuFaultCurve = {{65536, 0.8}, {1 << 26, 7.5}};
   p.managedCpuFaultCurve = {{65536, 0.2}};
-  p.managedGpuWriteFaultCurve = {{65536, 1.4}, {1 << 26, 9.0}};
   p.prefetchToDeviceCurve = {{65536, 1.5}};
   p.prefetchToHostCurve = {{65536, 0.7}};
   p.cpuPreprocessNsPerByte = 0.31;
@@ -445,18 +444,6 @@ TEST(DeviceProfileFields, GemmManagedMappedAndCpuFieldsRoundTripAndAreChecked) {
   j = profileToJson(p);
   j["lightGemmCurve"] = nlohmann::json::array({{{"rows", 64}, {"ns", -1.0}}});
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
-  j = profileToJson(p);
-  j["managedGpuWriteFaultCurve"] = nlohmann::json::array({{{"bytes", 65536}, {"gbps", 0.0}}});
-  try {
-    profileFromJson(j);
-    FAIL() << "a zero rate must be refused";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("managedGpuWriteFaultCurve"), std::string::npos) << e.what();
-  }
-  // Profiles saved before the write curve load without it.
-  j = profileToJson(p);
-  j.erase("managedGpuWriteFaultCurve");
-  EXPECT_TRUE(profileFromJson(j).managedGpuWriteFaultCurve.empty());
 }
 
 }  // namespace

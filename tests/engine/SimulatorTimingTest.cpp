@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ProfileFieldTestSupport.h"
 #include "SimulatorTestSupport.h"
 #include "sim/GpuModel.h"
 #include "sim/StageCosts.h"
@@ -226,45 +225,6 @@ TEST(SimulatorTiming, ABlockingCopyOnAHostWhoseDriverSleepsInItWakesUpSlowly) {
   EXPECT_EQ(spans(yield), spans(yieldPlain));
 }
 
-TEST(SimulatorTiming, ABlockingCopyWakesUpAsMeasuredAfterCopiesOfItsSize) {
-  DeviceProfile p = slowWakingHost();            // fast 10, slow 100 beyond a 2000 ns wait
-  p.memcpySyncWakeCurve = {{500, 30}, {2000, 60}};  // 1000 B: midway in log(bytes), 45
-  PipelineConfig c = blockingCopiesCase();
-  // Each 1000-byte copy wakes up 45 after its end, however long it waited: H2D 0-1000,
-  // to 1045; kernel 1045-4045 (its own sync needs no copy); copy back 4045-5045 after a
-  // 4000 ns wait, to 5090 (the kernel's rule would have woken it in 100).
-  auto sync = runSim(c, p).of(OpKind::HostSync);
-  ASSERT_GE(sync.size(), 2u);
-  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1045}, {1045, 5090}}));
-  // Past the curve's ends its nearest point: 3 chunks of 333-334 B wake in 30 each.
-  c.transferChunks = 3;
-  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 333 + 30);
-  c.transferChunks = 1;
-  // Without the curve the kernel's rule: fast to 1010, slow after the long wait, 5110.
-  p.memcpySyncWakeCurve.clear();
-  sync = runSim(c, p).of(OpKind::HostSync);
-  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1010}, {1010, 5110}}));
-  // Spin and yield syncs wake up as they do after anything.
-  p.memcpySyncWakeCurve = {{500, 30}, {2000, 60}};
-  p.spinSyncWakeNs = 5;
-  c.sync = SyncMode::Spin;
-  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 1005);
-}
-
-TEST(SimulatorTiming, TheCopyWakeUpCurveRoundTripsThroughJsonAndBadPointsAreNamed) {
-  DeviceProfile p = roundProfile();
-  EXPECT_FALSE(profileToJson(p).contains("memcpySyncWakeCurve"));
-  p.memcpySyncWakeCurve = {{4096, 15000}, {65536, 55000}, {1 << 28, 60000}};
-  EXPECT_EQ(profileFromJson(profileToJson(p)).memcpySyncWakeCurve, p.memcpySyncWakeCurve);
-  const auto j = profileToJson(p);
-  const std::string unsorted = simtest::profileError(
-      j, "memcpySyncWakeCurve", nlohmann::json::array({{{"bytes", 65536}, {"ns", 1.0}}, {{"bytes", 4096}, {"ns", 2.0}}}));
-  EXPECT_NE(unsorted.find("memcpySyncWakeCurve[1].bytes"), std::string::npos) << unsorted;
-  const std::string zero =
-      simtest::profileError(j, "memcpySyncWakeCurve", nlohmann::json::array({{{"bytes", 4096}, {"ns", 0.0}}}));
-  EXPECT_NE(zero.find("memcpySyncWakeCurve[0]"), std::string::npos) << zero;
-}
-
 TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes) {
   DeviceProfile p = slowWakingHost();
   p.pageableMemcpySyncSleeps = true;
@@ -345,26 +305,6 @@ TEST(SimulatorTiming, ManagedPagesAreFaultedOverWhereTheyAreTouched) {
   EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 3000}, {3000, 6000}, {6000, 8000}}));
   EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{3000, 6000}, {6000, 9000}, {9000, 12000}}));
   EXPECT_EQ(r.makespan(), 12000);
-}
-
-TEST(SimulatorTiming, AKernelWritingPagesTheHostHoldsFaultsThemAtTheKernelWriteRate) {
-  DeviceProfile p = roundProfile();
-  p.managedGpuFaultCurve = {{1000, 1.0}};       // reading 1000 B: 1000 ns
-  p.managedGpuWriteFaultCurve = {{1000, 2.0}};  // writing them: 500 ns
-  p.managedCpuFaultCurve = {{1000, 0.5}};       // postprocessing reading them back: 2000 ns
-  PipelineConfig c = roundConfig(1000, 3);
-  c.memory = HostMemory::Managed;
-  c.postprocessOpsPerByte = 1.0;  // one round per byte: 1000 ns
-  const auto r = runSim(c, p);
-  // As in the test above, but the model kernel's output (its write) faults at the
-  // write rate: batches 0 and 1 fault the input in (1000) and the output (500) around
-  // 1000 of work: 0-2500, 2500-5000. Batch 0's postprocessing reads the output back
-  // (2000 + 1000): 2500-5500. Batch 2 reuses batch 0's buffers: the input stayed on the
-  // device, the output is written again on the host (500 + 1000): 5500-7000. Then
-  // batches 1 and 2 are postprocessed: 5500-8500, 8500-11500.
-  EXPECT_EQ(spans(r.of(OpKind::Kernel)), (std::vector<Span>{{0, 2500}, {2500, 5000}, {5500, 7000}}));
-  EXPECT_EQ(spans(r.of(OpKind::Postprocess)), (std::vector<Span>{{2500, 5500}, {5500, 8500}, {8500, 11500}}));
-  EXPECT_EQ(r.makespan(), 11500);
 }
 
 TEST(SimulatorTiming, PreprocessingWritesPagesTheDeviceHoldsAtTheWriteFaultRate) {

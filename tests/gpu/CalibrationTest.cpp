@@ -65,21 +65,13 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(),
                             [&](const std::string& l) { return l.find(line) != std::string::npos; }))
         << line;
-  // The blocking cudaMemcpy's call cost comes from a copy timed with the spin sync, and
-  // the blocking sync's wake-up after it is a wake-up: microseconds, never a sleep of
-  // milliseconds (logged, or the refusal of the flag is).
-  // By size from 4 KiB to the copy curves' end, each within a wake-up's range.
-  if (!p.memcpySyncWakeCurve.empty()) {
-    EXPECT_EQ(p.memcpySyncWakeCurve.front().bytes, 4096u);
-    EXPECT_EQ(p.memcpySyncWakeCurve.back().bytes, p.h2dPinnedBlockingCurve.back().bytes);
-    for (const BytesNsPoint& w : p.memcpySyncWakeCurve) {
-      EXPECT_GE(w.ns, 1.0) << w.bytes;
-      EXPECT_LT(w.ns, 2e6) << w.bytes;
-    }
-  }
+  // The blocking cudaMemcpy's call cost comes from a copy timed with the spin sync:
+  // microseconds (0.9-5.7 us on H200 hosts), logged, or the refusal of the flag is.
+  EXPECT_GE(p.memcpySyncCallNs, 0.0);
+  EXPECT_LT(p.memcpySyncCallNs, 1e5);
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("wake-up after a blocking cudaMemcpy, us:") != std::string::npos ||
-           l.find("timed with the blocking sync: the spin sync is not settable") != std::string::npos;
+    return l.find("blocking 4 KiB cudaMemcpy with the spin sync") != std::string::npos ||
+           l.find("the blocking cudaMemcpy call timed with the blocking sync") != std::string::npos;
   }));
   // The copies the host waits for are timed with the spin sync (or, where the driver
   // refuses it, the blocking one), and the log says which.
@@ -99,17 +91,9 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   // A mapped read beside a compute kernel keeps SMs the compute kernel then lacks (2.2
   // compute kernels' worth on two H200 hosts). Never more than the 4 the profile
   // allows, and logged with both kernels' times.
-  // Managed pages faulted in by a kernel reading them and by one writing them: effective
-  // rates at the same sizes, each between a crawl and the host link's ceiling (on two
-  // H200 hosts 0.2-10 GB/s reading; the write's own line is logged).
+  // Managed pages a kernel faults in: effective rates between a crawl and the host
+  // link's ceiling (0.2-10 GB/s on H200 hosts).
   expectPlausibleCurve(p.managedGpuFaultCurve, 0.01, 200, "managed kernel read fault");
-  expectPlausibleCurve(p.managedGpuWriteFaultCurve, 0.01, 200, "managed kernel write fault");
-  ASSERT_EQ(p.managedGpuWriteFaultCurve.size(), p.managedGpuFaultCurve.size());
-  for (std::size_t i = 0; i < p.managedGpuFaultCurve.size(); ++i)
-    EXPECT_EQ(p.managedGpuWriteFaultCurve[i].bytes, p.managedGpuFaultCurve[i].bytes);
-  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("managed: kernel writing pages the host holds, GB/s:") != std::string::npos;
-  }));
   // A prefetch back to the host queued behind the kernel that wrote the pages: a wait of
   // the driver's, tens to hundreds of microseconds in the pipeline traces, never
   // negative, never milliseconds; both variants logged.
