@@ -553,8 +553,8 @@ class Calibrator {
 
   /// The copies whose host call waits for the DMA (blocking cudaMemcpy, pageable
   /// cudaMemcpyAsync) are timed with the spin sync: its wake-up is a few microseconds
-  /// and steady, where the blocking sync's climbs a staircase (15, 35, 52-75 us on an
-  /// H200 host) whose steps moved between two calibrations minutes apart (the slow
+  /// and steady, where the blocking sync's climbs a staircase (15, 35, 55-105 us on
+  /// H200 hosts) whose steps moved between two calibrations minutes apart (the slow
   /// wake-up beyond a 124 vs a 12 us wait), so a 64 KiB copy's 42 us came out at 2.2 or
   /// 31 GB/s by which wake-up came off. The simulator adds each sync mode's own wake-up
   /// after the copy. Where the driver refuses the flag, the blocking sync's rule stays.
@@ -568,9 +568,9 @@ class Calibrator {
   }
 
   /// A blocking cudaMemcpy's call cost, from a 4 KiB copy timed with the spin sync (the
-  /// same reason as above: with the blocking sync's 22-25 us wake-up taken off, the call
-  /// came out at 0.9 and 3.2 us on one host, where its traces show 8 us from the call to
-  /// its DMA). The blocking sync's wake-up after that copy (syncCosts' time less the
+  /// same reason as above: with the blocking sync's 18-25 us wake-up taken off, the call
+  /// came out at 0.0-6.7 us on H200 hosts, where their traces show 7-17 us from the call
+  /// to its DMA). The blocking sync's wake-up after that copy (syncCosts' time less the
   /// call and the copy) is logged beside it: the simulator wakes a blocking copy as it
   /// wakes any wait (a curve of it by copy size judged no better on an unseen set).
   void blockingCopyCall() {

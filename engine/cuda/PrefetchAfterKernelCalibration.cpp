@@ -94,8 +94,9 @@ class Probe {
 };
 
 std::string line(const char* what, const Times& t) {
-  char buf[192];
-  std::snprintf(buf, sizeof buf, "%s: kernel %.1f us, prefetch alone %.1f us, both %.1f us -> %.1f us more (median of the rounds)", what,
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%s: kernel %.1f us, prefetch alone %.1f us, both %.1f us -> %.1f us more (median of the rounds)", what,
                 t.kernel / 1e3, t.prefetch / 1e3, t.both / 1e3, t.extra / 1e3);
   return buf;
 }
