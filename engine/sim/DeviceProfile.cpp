@@ -332,6 +332,8 @@ json profileToJson(const DeviceProfile& p) {
   j["yieldSyncWakeNs"] = p.yieldSyncWakeNs;
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
   j["hostBatchOverheadNs"] = p.hostBatchOverheadNs;
+  j["hostPendingOpNs"] = p.hostPendingOpNs;
+  j["syncReturnNs"] = p.syncReturnNs;
   j["cpuNsPerOp"] = p.cpuNsPerOp;
   j["cpuPreprocessNsPerByte"] = p.cpuPreprocessNsPerByte;
   j["cpuPostprocessNsPerByte"] = p.cpuPostprocessNsPerByte;
@@ -483,6 +485,8 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("yieldSyncWakeNs", p.yieldSyncWakeNs, true);
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
   r.number("hostBatchOverheadNs", p.hostBatchOverheadNs, true);
+  r.number("hostPendingOpNs", p.hostPendingOpNs, true);
+  r.number("syncReturnNs", p.syncReturnNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
   r.number("cpuPreprocessNsPerByte", p.cpuPreprocessNsPerByte, true);
   r.number("cpuPostprocessNsPerByte", p.cpuPostprocessNsPerByte, true);

@@ -269,6 +269,14 @@ struct DeviceProfile {
   /// an uninstrumented program.
   double hostOpOverheadNs = 0;
   double hostBatchOverheadNs = 0;
+  /// Per GPU op the backend still holds (issued, its batch not yet retired) each time
+  /// a batch retires: its finalising scans them all (16 streams x 4 ops cost an H200
+  /// host about 4 us a batch, one stream under 2). 0 for an uninstrumented program.
+  double hostPendingOpNs = 0;
+  /// What a cudaEventSynchronize / cudaDeviceSynchronize costs when the work it waits
+  /// for is already done (about 2 us on the GPU hosts); a wait that does wait costs
+  /// its wake-up instead when that is longer.
+  double syncReturnNs = 0;
 
   // Host CPU (pre/postprocessing), for this host.
   /// One round of preprocess/postprocess work (config/ModelWork.h: rounds =

@@ -1,11 +1,13 @@
 #include "sim/HostOverheadFit.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
 #include "metrics/Spread.h"
 #include "sim/FitRuns.h"
 #include "sim/PipelineCallTimes.h"
+#include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
 
 namespace pipescope {
@@ -22,15 +24,36 @@ std::string fmt(double v) {
   return buf;
 }
 
+std::string fmt1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 struct TracedRuns {
   PipelineCallTimes calls;  ///< each figure's median over the runs
   double makespanNs = 0;    ///< the runs' median
 };
 
+/// The GPU ops the simulator's backend holds, on average, when a batch of `c`
+/// retires: the retire gap it gives with 1 us per held op and nothing else there.
+double heldOpsAtRetire(const DeviceProfile& p, const PipelineConfig& c) {
+  DeviceProfile q = p;
+  q.hostBatchOverheadNs = 0;
+  q.hostPendingOpNs = 1000;
+  q.syncReturnNs = std::max(q.syncReturnNs, 1.0);  // every sync recorded, so every retire has its gap
+  auto sim = makeSimulatorBackend(q);
+  std::string failure;
+  double gapNs = 0;
+  measureMakespanNs(*sim, c, failure, nullptr, [&](const Trace& t) { gapNs = readPipelineCallTimes(t).retireGapNs; });
+  if (!failure.empty()) throw std::runtime_error(kWhat + ": " + failure);
+  return gapNs / 1000;
+}
+
 /// `runs` runs of `c` on `measured`, each read from its trace.
 TracedRuns tracedRuns(Backend& measured, const PipelineConfig& c, int runs) {
-  std::vector<double> launch, copy, record, gap, makespans;
-  int gaps = 0;
+  std::vector<double> launch, copy, record, gap, syncReturn, retireGap, makespans;
+  int gaps = 0, retireGaps = 0;
   for (int i = 0; i < runs; ++i) {
     std::string failure;
     PipelineCallTimes t;
@@ -46,6 +69,11 @@ TracedRuns tracedRuns(Backend& measured, const PipelineConfig& c, int runs) {
     record.push_back(t.eventRecordNs);
     gap.push_back(t.gapNs);
     gaps += t.gaps;
+    if (t.retireGaps > 0) {
+      syncReturn.push_back(t.syncReturnNs);
+      retireGap.push_back(t.retireGapNs);
+      retireGaps += t.retireGaps;
+    }
   }
   TracedRuns out;
   out.calls.kernelLaunchNs = spreadOf(launch).median;
@@ -53,6 +81,12 @@ TracedRuns tracedRuns(Backend& measured, const PipelineConfig& c, int runs) {
   out.calls.eventRecordNs = spreadOf(record).median;
   out.calls.gapNs = spreadOf(gap).median;
   out.calls.gaps = gaps;
+  // Only a run whose every trace had retire gaps gives retire figures.
+  if (int(retireGap.size()) == runs) {
+    out.calls.syncReturnNs = spreadOf(syncReturn).median;
+    out.calls.retireGapNs = spreadOf(retireGap).median;
+    out.calls.retireGaps = retireGaps;
+  }
   out.makespanNs = spreadOf(makespans).median;
   return out;
 }
@@ -78,6 +112,7 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
   // The plain run's makespan (what the per-batch cost is solved on), then the op-heavy
   // run's traces (what the calls cost); its makespan, from the same runs, for the log.
   r.measuredNs = measureInterleavedNs(measured, {configs[0]}, reps, kWhat);
+  const TracedRuns plain = tracedRuns(measured, configs[0], kTraceRuns);
   const TracedRuns heavy = tracedRuns(measured, configs[1], kTraceRuns);
   r.measuredNs.push_back(heavy.makespanNs);
   const PipelineCallTimes& calls = heavy.calls;
@@ -86,9 +121,26 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
   p.memcpyAsyncCallNs = r.memcpyAsyncCallNs = calls.memcpyAsyncNs;
   p.eventRecordNs = r.eventRecordNs = calls.eventRecordNs;
   p.hostOpOverheadNs = r.perOpNs = calls.gapNs;
-  // The per-batch cost: what the plain run (few ops a batch) takes beyond its ops.
-  p.hostBatchOverheadNs = r.perBatchNs = solveProfileField(p, &DeviceProfile::hostBatchOverheadNs, configs[0],
-                                                           r.measuredNs[0], 0, kMaxOverheadNs, kWhat);
+  p.hostPendingOpNs = p.syncReturnNs = 0;
+  if (plain.calls.retireGaps > 0 && calls.retireGaps > 0) {
+    // Retiring a batch, read from both runs' traces: the sync's return, then the gap
+    // before the next call, which grows with the ops the backend still holds (few
+    // on one stream, 8 streams x 18 in the op-heavy run): a line through the two.
+    p.syncReturnNs = r.syncReturnNs = calls.syncReturnNs;
+    const double heldPlain = heldOpsAtRetire(p, configs[0]), heldHeavy = heldOpsAtRetire(p, configs[1]);
+    r.retireGapsNs = {plain.calls.retireGapNs, calls.retireGapNs};
+    r.heldOps = {heldPlain, heldHeavy};
+    if (heldHeavy > heldPlain)
+      r.perHeldOpNs = std::max(0.0, (calls.retireGapNs - plain.calls.retireGapNs) / (heldHeavy - heldPlain));
+    r.perBatchNs = std::max(0.0, plain.calls.retireGapNs - r.perHeldOpNs * heldPlain);
+    p.hostPendingOpNs = r.perHeldOpNs;
+    p.hostBatchOverheadNs = r.perBatchNs;
+  } else {
+    // A backend that records no syncs: the per-batch cost is what the plain run (few
+    // ops a batch) takes beyond its ops.
+    p.hostBatchOverheadNs = r.perBatchNs = solveProfileField(p, &DeviceProfile::hostBatchOverheadNs, configs[0],
+                                                             r.measuredNs[0], 0, kMaxOverheadNs, kWhat);
+  }
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(p, c, kWhat));
   if (log) {
     logFitRuns(log, "host overhead", configs, r.measuredNs, r.predictedNs);
@@ -98,6 +150,11 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
         "), cudaEventRecord " + fitMicros(r.eventRecordNs) + " us (bare " + fitMicros(profile.eventRecordNs) + ")");
     log("host overhead of the measuring backend: " + fmt(r.perOpNs) + " ns per GPU op (between calls, over " +
         std::to_string(calls.gaps) + " gaps), " + fmt(r.perBatchNs) + " ns per batch");
+    if (!r.retireGapsNs.empty())
+      log("retiring a batch (the traces): a sync that finds it done " + fitMicros(r.syncReturnNs) +
+          " us, then before the next call " + fitMicros(r.retireGapsNs[0]) + " us with " + fmt1(r.heldOps[0]) +
+          " ops held and " + fitMicros(r.retireGapsNs[1]) + " us with " + fmt1(r.heldOps[1]) +
+          ": " + fmt(r.perHeldOpNs) + " ns per held op");
   }
   return r;
 }
@@ -108,6 +165,8 @@ void applyHostOverhead(DeviceProfile& profile, const HostOverheadResult& fit) {
   profile.eventRecordNs = fit.eventRecordNs;
   profile.hostOpOverheadNs = fit.perOpNs;
   profile.hostBatchOverheadNs = fit.perBatchNs;
+  profile.hostPendingOpNs = fit.perHeldOpNs;
+  profile.syncReturnNs = fit.syncReturnNs;
 }
 
 }  // namespace pipescope

@@ -2,8 +2,8 @@
 // The measuring tool's own host cost. pipescope's CUDA backend does more per GPU op
 // than the bare CUDA call (CUPTI correlation ids, op records) and more per batch
 // (finalising and publishing ops): on small batches that is most of the host's
-// time. The calibration runs the backend itself on tiny batches, reads the calls'
-// costs and hostOpOverheadNs from their traces and fits hostBatchOverheadNs, so the
+// time. The calibration runs the backend itself on tiny batches and reads the calls'
+// costs, hostOpOverheadNs and what retiring a batch costs from their traces, so the
 // simulator reproduces those runs (docs/fidelity.md).
 #include <functional>
 #include <string>
@@ -28,6 +28,11 @@ struct HostOverheadResult {
   /// calls' cost in calibrate's tight loops (inside the pipeline an H200 host's
   /// cudaEventRecord took 1.0 us where the loop measured 1.9).
   double kernelLaunchNs = 0, memcpyAsyncCallNs = 0, eventRecordNs = 0;
+  /// Retiring a batch, from both runs' traces (empty, 0 when they record no syncs):
+  /// the sync's cost when its batch is done, the gap after it in each run, the ops
+  /// the backend held then in each (the simulator's count), and the cost per held op.
+  double syncReturnNs = 0, perHeldOpNs = 0;
+  std::vector<double> retireGapsNs, heldOps;
   std::vector<double> measuredNs;   ///< makespan of each fitting run (the plain one's median of reps, the op-heavy one's of 3)
   std::vector<double> predictedNs;  ///< the simulator's, with the fitted parameters
 };
@@ -37,10 +42,14 @@ struct HostOverheadResult {
 /// as the per-op overhead, the median time between one call's end and the next call's
 /// start in the same batch (readPipelineCallTimes; read, not fitted: two runs could not
 /// tell a per-op overhead from the call costs, and calibrations minutes apart on one
-/// host put 0.02 and 2.8 us on it where the traces show 0.5-0.7). Then the per-batch
-/// overhead, the one unknown left, by bisection on the simulator with `profile` (other
-/// fields as they are) until it reproduces the plain run; >= 0. Throws
-/// std::runtime_error when a measured run fails or its trace holds no such calls.
+/// host put 0.02 and 2.8 us on it where the traces show 0.5-0.7). The plain run is
+/// traced 3 times too: retiring a batch costs a sync's return (the op-heavy run's
+/// lower quartile) and then a gap before the next call that grows with the GPU ops the
+/// backend still holds (a line through the two runs' gaps, the simulator counting the
+/// held ops); both >= 0. Where the traces hold no syncs, the per-batch overhead is
+/// solved instead by bisection on the simulator with `profile` (other fields as they
+/// are) until it reproduces the plain run; >= 0. Throws std::runtime_error when a
+/// measured run fails or its trace holds no such calls.
 HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profile, int reps,
                                    const std::function<void(const std::string&)>& log = {});
 

@@ -101,7 +101,9 @@ DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& prof
     log("over " + std::to_string(fits.size()) + " rounds, median (range): kernel launch " +
         range(fits, &DeviceProfile::kernelLaunchNs, 1e-3, 2) + " us, host overhead per op " +
         range(fits, &DeviceProfile::hostOpOverheadNs, 1e-3, 2) + " us and per batch " +
-        range(fits, &DeviceProfile::hostBatchOverheadNs, 1e-3, 2) + " us, light GEMM call " +
+        range(fits, &DeviceProfile::hostBatchOverheadNs, 1e-3, 2) + " us and per held op " +
+        range(fits, &DeviceProfile::hostPendingOpNs, 1, 0) + " ns, sync return " +
+        range(fits, &DeviceProfile::syncReturnNs, 1e-3, 2) + " us, light GEMM call " +
         range(fits, &DeviceProfile::lightGemmCallNs, 1e-3, 1) + " us, CPU stage " +
         range(fits, &DeviceProfile::cpuPreprocessNsPerByte, 1, 3) + " ns/B at 0 rounds");
   if (log && !out.cpuStageLateWorker.empty()) {
@@ -119,7 +121,8 @@ DeviceProfile medianOfFits(const std::vector<DeviceProfile>& fits) {
   for (double DeviceProfile::*f :
        {&DeviceProfile::cpuNsPerOp, &DeviceProfile::cpuPreprocessNsPerOp, &DeviceProfile::cpuPostprocessNsPerOp,
         &DeviceProfile::cpuPreprocessNsPerByte, &DeviceProfile::cpuPostprocessNsPerByte,
-        &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::kernelLaunchNs,
+        &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::hostPendingOpNs,
+        &DeviceProfile::syncReturnNs, &DeviceProfile::kernelLaunchNs,
         &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs, &DeviceProfile::lightGemmCallNs,
         &DeviceProfile::heavyGemmCallNs})
     p.*f = medianOf(fits, f);

@@ -23,6 +23,23 @@ CallKind kindOf(const std::string& name) {
 
 double medianOrZero(const std::vector<double>& v) { return v.empty() ? 0 : spreadOf(v).median; }
 
+double lowerQuartileOrZero(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto q = v.begin() + std::ptrdiff_t(v.size() / 4);
+  std::nth_element(v.begin(), q, v.end());
+  return *q;
+}
+
+/// The mean of `v` without its slowest 5 %.
+double trimmedMeanOrZero(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t kept = std::max<std::size_t>(1, v.size() - v.size() / 20);
+  double sum = 0;
+  for (std::size_t i = 0; i < kept; ++i) sum += v[i];
+  return sum / double(kept);
+}
+
 }  // namespace
 
 PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
@@ -33,10 +50,14 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
   std::vector<bool> submitLane;
   for (const Lane& l : trace.lanes()) submitLane.push_back(l.kind == LaneKind::HostSubmit);
   std::map<std::uint16_t, std::vector<Op>> byLane;  // every op of each submit lane
-  std::vector<double> launch, copy, record;
+  std::vector<double> launch, copy, record, syncs;
+  auto isEventSync = [&](const Op& op) {
+    return op.kind == OpKind::HostSync && op.name < names.size() && names[op.name] == "cudaEventSynchronize";
+  };
   trace.ops().snapshot().forEach([&](const Op& op) {
     if (op.lane >= submitLane.size() || !submitLane[op.lane]) return;
     byLane[op.lane].push_back(op);
+    if (isEventSync(op)) syncs.push_back(double(op.duration()));
     if (op.kind != OpKind::ApiCall || op.name >= kinds.size()) return;
     switch (kinds[op.name]) {
       case CallKind::Launch: launch.push_back(double(op.duration())); break;
@@ -45,7 +66,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
       case CallKind::Other: break;
     }
   });
-  std::vector<double> gaps;
+  std::vector<double> gaps, retireGaps;
   for (auto& [lane, ops] : byLane) {
     std::sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
     for (std::size_t i = 1; i < ops.size(); ++i) {
@@ -55,6 +76,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
       // many calls per batch the median leaves the few batch boundaries out.
       if (a.kind == OpKind::ApiCall && b.kind == OpKind::ApiCall && a.batch == b.batch && b.start >= a.end)
         gaps.push_back(double(b.start - a.end));
+      if (isEventSync(a) && b.kind == OpKind::ApiCall && b.start >= a.end) retireGaps.push_back(double(b.start - a.end));
     }
   }
   PipelineCallTimes t;
@@ -63,6 +85,9 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
   t.eventRecordNs = medianOrZero(record);
   t.gapNs = medianOrZero(gaps);
   t.gaps = int(gaps.size());
+  t.syncReturnNs = lowerQuartileOrZero(std::move(syncs));
+  t.retireGaps = int(retireGaps.size());
+  t.retireGapNs = trimmedMeanOrZero(std::move(retireGaps));
   return t;
 }
 

@@ -13,6 +13,13 @@ struct PipelineCallTimes {
   double eventRecordNs = 0;   ///< median cudaEventRecord
   double gapNs = 0;           ///< median gap between consecutive calls of one batch
   int gaps = 0;               ///< how many gaps the median is of
+  /// Lower quartile of the cudaEventSynchronize waits: what one costs when its batch
+  /// is already done (in a host-bound run most are; 0 when the trace has none).
+  double syncReturnNs = 0;
+  /// Mean time from a cudaEventSynchronize's end to the next call, the slowest 5 %
+  /// left out (a preempted thread): the backend retiring the batch it waited for.
+  double retireGapNs = 0;
+  int retireGaps = 0;  ///< how many such gaps
   /// Every figure was found (each call kind at least once, at least one gap).
   bool complete() const { return kernelLaunchNs > 0 && memcpyAsyncNs > 0 && eventRecordNs > 0 && gaps > 0; }
 };
@@ -20,7 +27,7 @@ struct PipelineCallTimes {
 /// Reads the submitting threads' API calls of `trace` (published). Consecutive ops of
 /// a submit lane count as a gap only when both are API calls of the same batch (or
 /// both without one), so a host wait or a CPU stage between them is never taken for
-/// bookkeeping.
+/// bookkeeping; a cudaEventSynchronize followed by an API call gives a retire gap.
 PipelineCallTimes readPipelineCallTimes(const Trace& trace);
 
 }  // namespace pipescope

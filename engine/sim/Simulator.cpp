@@ -260,7 +260,10 @@ void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
   const double wake = sleeps && cfg_.sync == SyncMode::Blocking && profile_.syncSleepWakeNs > 0
                           ? profile_.syncSleepWakeNs
                           : wakeNs(signal - hostT_);
-  const double end = std::max(hostT_, signal + wake);
+  // A sync call that finds its work done still costs its return (syncReturnNs): the
+  // backend calls one per retired batch, waiting or not.
+  const double floor = name == names_.eventSync || name == names_.deviceSync ? profile_.syncReturnNs : 0.0;
+  const double end = std::max(hostT_ + floor, signal + wake);
   if (end > hostT_) {
     Op op;
     op.kind = OpKind::HostSync;
@@ -286,6 +289,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
   streamLastOp_[stream] = id;
   if (stageOutNs > 0) copyOutOfStaging(id, stageOutNs);
+  ++gpuOpsIssued_;
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
   hostT_ += multiGpuOpOverheadNs_;
   return id;
@@ -583,7 +587,7 @@ void Simulator::runBlockingBatch(std::int32_t batch, int device) {
   // Without a blocking copy back (zero-copy, managed) the host synchronises the device.
   const std::uint64_t last = streamLastOp_[std::size_t(globalStream(device, 0))];
   if (lastWaited_ != last) hostWait(last, names_.deviceSync);
-  hostT_ += profile_.hostBatchOverheadNs;
+  retireBookkeeping(gpuOpsIssued_);
   cpuStage(OpKind::Postprocess, batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
 }
@@ -733,14 +737,16 @@ void Simulator::runPipelineBatch(std::int32_t batch) {
   pipelineWaits_.clear();
   for (int s = 0; s < std::min(micro, cfg_.streams); ++s)
     pipelineWaits_.push_back(streamLastOp_[std::size_t(globalStream(last, s))]);
-  inFlight_.push_back(InFlightBatch{batch, last, *std::min_element(pipelineWaits_.begin(), pipelineWaits_.end()), true});
+  inFlight_.push_back(
+      InFlightBatch{batch, last, *std::min_element(pipelineWaits_.begin(), pipelineWaits_.end()), true, gpuOpsIssued_});
   ++inFlightOn_[std::size_t(last)];
 }
 
 void Simulator::finishIssuing(std::int32_t batch, int device, int stream) {
   // The CUDA backend records one event per batch after its D2H and later waits on it.
   apiCall(names_.eventRecord, profile_.eventRecordNs, 0);
-  inFlight_.push_back(InFlightBatch{batch, device, streamLastOp_[std::size_t(globalStream(device, stream))], false});
+  inFlight_.push_back(
+      InFlightBatch{batch, device, streamLastOp_[std::size_t(globalStream(device, stream))], false, gpuOpsIssued_});
   ++inFlightOn_[std::size_t(device)];
 }
 
@@ -750,11 +756,19 @@ void Simulator::retireOldest() {
     for (std::uint64_t id : pipelineWaits_) hostWait(id, names_.eventSync);
   else
     hostWait(b.lastOp, names_.eventSync);
-  hostT_ += profile_.hostBatchOverheadNs;
+  retireBookkeeping(b.opsThrough);
   inFlight_.pop_front();
   --inFlightOn_[std::size_t(b.device)];
   cpuStage(OpKind::Postprocess, b.batch, bytes_.d2h, cfg_.postprocessOpsPerByte);
   ++completed_;
+}
+
+void Simulator::retireBookkeeping(std::uint64_t opsThrough) {
+  // The CUDA backend's finalising scans every op it still holds, up to the newest
+  // batch's, each time a batch is done (engine/cuda/OpRecorder.cpp): its cost grows
+  // with the ops in flight, streams x ops a batch, not with the batch's own ops.
+  hostT_ += profile_.hostBatchOverheadNs + profile_.hostPendingOpNs * double(gpuOpsIssued_ - gpuOpsRetired_);
+  gpuOpsRetired_ = std::max(gpuOpsRetired_, opsThrough);
 }
 
 void Simulator::drain() {
@@ -843,6 +857,7 @@ void Simulator::startConfig(const PipelineConfig& config) {
   copyCache_[0] = copyCache_[1] = CopyCost{};
   afterStageCache_[0] = afterStageCache_[1] = AfterStageCost{};
   callAfterStageNs_ = 0;
+  gpuOpsIssued_ = gpuOpsRetired_ = 0;
   const auto streams = std::size_t(gpus_ * kStreamsPerGpu);
   streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.

@@ -36,6 +36,7 @@ class Simulator {
     int device = 0;
     std::uint64_t lastOp = 0;  // the GPU op whose completion ends the batch (pipeline: the earliest of them)
     bool pipeline = false;     // ends when every op of pipelineWaits_ has
+    std::uint64_t opsThrough = 0;  // GPU ops issued up to and including this batch's
   };
   enum class Stage : std::uint8_t { H2D, Kernels, D2H };
   /// The kernels one GPU runs for a batch (or, pipelined, for a micro-batch at one stage).
@@ -157,6 +158,13 @@ class Simulator {
   double multiGpuOpOverheadNs_ = 0;  // the submit thread's extra time per GPU op over this run's GPUs
   std::vector<std::uint64_t> streamLastOp_;  // by global stream
   std::uint64_t lastWaited_ = ~std::uint64_t(0);
+  // GPU ops issued, and how many of them belong to retired batches: the ops in
+  // between are the ones the backend's bookkeeping still holds when a batch retires.
+  std::uint64_t gpuOpsIssued_ = 0, gpuOpsRetired_ = 0;
+  /// The host's bookkeeping when a batch retires: hostBatchOverheadNs plus
+  /// hostPendingOpNs for each GPU op still held; the batch's ops through `opsThrough`
+  /// are retired after.
+  void retireBookkeeping(std::uint64_t opsThrough);
   // The extra cost the next API call pays for following a CPU stage (callAfterCpuStage),
   // and the last stage size it was looked up for (every batch's stages have the same sizes).
   double callAfterStageNs_ = 0;

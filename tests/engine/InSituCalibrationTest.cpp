@@ -11,6 +11,7 @@
 #include "sim/GemmCallFit.h"
 #include "sim/HostOverheadFit.h"
 #include "sim/InPipelineFits.h"
+#include "sim/PipelineCallTimes.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/StageCosts.h"
 
@@ -60,6 +61,58 @@ TEST(HostOverheadFit, TakesTheCallCostsThePipelinePaysFromItsTrace) {
   EXPECT_NE(lines.back().find("host overhead of the measuring backend: 600 ns per GPU op (between calls"),
             std::string::npos)
       << lines.back();
+}
+
+TEST(HostOverheadFit, ReadsWhatRetiringABatchCostsFromBothRunsTraces) {
+  DeviceProfile truth = h200();
+  truth.hostOpOverheadNs = 600;
+  truth.syncReturnNs = 2000;
+  truth.hostPendingOpNs = 50;
+  truth.hostBatchOverheadNs = 1500;
+  auto measured = makeSimulatorBackend(truth);
+  std::vector<std::string> lines;
+  const HostOverheadResult r = fitHostOverhead(*measured, h200(), 1, [&](const std::string& l) { lines.push_back(l); });
+  // The simulator's own traces: the figures come back as they went in.
+  EXPECT_NEAR(r.syncReturnNs, 2000, 1);
+  EXPECT_NEAR(r.perHeldOpNs, 50, 2.5);
+  EXPECT_NEAR(r.perBatchNs, 1500, 75);
+  ASSERT_EQ(r.heldOps.size(), 2u);
+  // One stream holds its 2 slots' ops, 8 streams their 16 slots' 18 ops each: far more.
+  EXPECT_GT(r.heldOps[1], 10 * r.heldOps[0]);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.02);
+  DeviceProfile fitted = h200();
+  applyHostOverhead(fitted, r);
+  EXPECT_EQ(fitted.hostPendingOpNs, r.perHeldOpNs);
+  EXPECT_EQ(fitted.syncReturnNs, r.syncReturnNs);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("retiring a batch (the traces): a sync that finds it done 2.0 us"), std::string::npos)
+      << lines.back();
+}
+
+TEST(HostOverheadFit, RetiringABatchCostsTheSyncsReturnAndEachHeldOp) {
+  // Async, 2 streams (4 host slots), 64 KiB batches: the host retires batch b once
+  // batches b..b+3 are issued, so the backend then holds 4 batches' GPU ops.
+  PipelineConfig c = hostOverheadConfigs()[0];
+  c.streams = 2;
+  DeviceProfile p = h200();
+  p.syncReturnNs = 3000;
+  p.hostPendingOpNs = 100;
+  p.hostBatchOverheadNs = 700;
+  auto sim = makeSimulatorBackend(p);
+  Trace t;
+  RunControl rc;
+  ASSERT_EQ(sim->run(c, t, rc).state, RunState::Finished);
+  t.ops().publish();
+  int gpuOpsOfBatch0 = 0;
+  t.ops().snapshot().forEach([&](const Op& op) {
+    if (op.batch == 0 && (op.kind == OpKind::Kernel || op.kind == OpKind::CopyH2D || op.kind == OpKind::CopyD2H))
+      ++gpuOpsOfBatch0;
+  });
+  ASSERT_GT(gpuOpsOfBatch0, 0);
+  const PipelineCallTimes calls = readPipelineCallTimes(t);
+  // Every wait costs at least the sync's return; the tiny batches are done by then.
+  EXPECT_DOUBLE_EQ(calls.syncReturnNs, 3000);
+  EXPECT_NEAR(calls.retireGapNs, 700 + 100.0 * c.hostSlots() * gpuOpsOfBatch0, 1);
 }
 
 TEST(HostOverheadFit, TheOverheadLengthensSmallBatchesInTheSimulator) {
@@ -161,8 +214,8 @@ DeviceProfile cpuThreeTimesSlower(DeviceProfile p) {
 DeviceProfile hostTwiceSlower(DeviceProfile p) {
   for (double DeviceProfile::*f :
        {&DeviceProfile::kernelLaunchNs, &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs,
-        &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::lightGemmCallNs,
-        &DeviceProfile::heavyGemmCallNs})
+        &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::hostPendingOpNs,
+        &DeviceProfile::syncReturnNs, &DeviceProfile::lightGemmCallNs, &DeviceProfile::heavyGemmCallNs})
     p.*f *= 2;
   for (auto& c : p.cpuPreprocessRoundsCurve) c.nsPerByte *= 2;
   for (auto& c : p.cpuPostprocessRoundsCurve) c.nsPerByte *= 2;
@@ -192,6 +245,8 @@ TEST(DeviceProfileFields, OverheadsAndBlockingCurvesRoundTripAndAreUsed) {
   DeviceProfile p = h200();
   p.hostOpOverheadNs = 1234;
   p.hostBatchOverheadNs = 5678;
+  p.hostPendingOpNs = 42;
+  p.syncReturnNs = 2100;
   p.h2dPinnedBlockingCurve = {{1 << 20, 30.0}, {32 << 20, 45.0}};
   p.d2hPinnedBlockingCurve = {{1 << 20, 31.0}, {32 << 20, 46.0}};
   p.cpuPreprocessNsPerOp = 0.32;

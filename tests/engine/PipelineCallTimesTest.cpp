@@ -49,6 +49,39 @@ TEST(PipelineCallTimes, ReadsEachCallKindAndTheGapsWithinABatch) {
   EXPECT_TRUE(t.complete());
 }
 
+TEST(PipelineCallTimes, ReadsWhatRetiringABatchCosts) {
+  TraceBuilder b;
+  // Four batches: each ends with an event record; the host then waits for the batch
+  // before it (100, 2000, 120, 140 ns) and starts the next batch 300, 500, 400 ns
+  // after the wait; the last wait is followed by another wait (not a retire gap), of
+  // 100 ns, right after which a launch starts (a gap of 0). Twenty more waits of 130
+  // ns, each 200 ns before the next call.
+  std::int64_t t = 0;
+  const std::int64_t waits[] = {100, 2000, 120, 140};
+  const std::int64_t after[] = {300, 500, 400};
+  for (int i = 0; i < 4; ++i) {
+    b.add(OpKind::ApiCall, b.submit, "cudaEventRecord", i, t, t + 10);
+    b.add(OpKind::HostSync, b.submit, "cudaEventSynchronize", i, t + 10, t + 10 + waits[i]);
+    t += 10 + waits[i] + (i < 3 ? after[i] : 0);
+  }
+  b.add(OpKind::HostSync, b.submit, "cudaEventSynchronize", 4, t, t + 100);
+  t += 100;
+  for (int i = 0; i < 20; ++i) {
+    b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 5 + i, t, t + 10);
+    b.add(OpKind::HostSync, b.submit, "cudaEventSynchronize", 5 + i, t + 10, t + 140);
+    t += 140 + 200;
+  }
+  b.add(OpKind::ApiCall, b.submit, "cudaMemcpyAsync H2D", 30, t, t + 10);
+  b.trace.ops().publish();
+  const PipelineCallTimes r = readPipelineCallTimes(b.trace);
+  // 25 waits: 100, 100, 120, 140, 2000 and 20 of 130: sorted, index 25 / 4 = 6 is 130.
+  EXPECT_DOUBLE_EQ(r.syncReturnNs, 130);
+  // Retire gaps: 300, 500, 400, 0, then 20 x 200 (the last to the copy): 24 gaps,
+  // the slowest 5 % (one: 500) left out.
+  EXPECT_EQ(r.retireGaps, 24);
+  EXPECT_DOUBLE_EQ(r.retireGapNs, (300.0 + 400.0 + 0.0 + 20 * 200.0) / 23.0);
+}
+
 TEST(PipelineCallTimes, ATraceWithoutSomeCallKindIsIncomplete) {
   TraceBuilder b;
   b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 0, 0, 100);

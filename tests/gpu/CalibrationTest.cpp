@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "GpuTestEnvironment.h"
+#include "sim/DeviceProfile.h"
+#include "sim/HostOverheadFit.h"
 
 namespace pipescope {
 namespace {
@@ -217,6 +219,35 @@ namespace {
 
 // On a machine with several GPUs, the quick calibration also measures peer copies and
 // NCCL's all-reduce into the profile's multi-GPU fields.
+TEST(CalibrationTest, RetiringABatchIsReadFromTheBackendsOwnTraces) {
+  PIPESCOPE_LOAD_CUDA_MODULE(cuda);
+  const CudaProbe probe = cuda.probe();
+  if (probe.status != CudaProbe::Status::Available) GTEST_SKIP() << "no CUDA device: " << probe.message;
+  std::string error;
+  auto backend = cuda.makeBackend(0, error);
+  ASSERT_TRUE(backend) << error;
+  std::vector<std::string> lines;
+  const HostOverheadResult r =
+      fitHostOverhead(*backend, *builtinProfile("h200"), 1, [&](const std::string& l) { lines.push_back(l); });
+  // The backend records every cudaEventSynchronize, so both runs give retire figures.
+  ASSERT_EQ(r.retireGapsNs.size(), 2u);
+  ASSERT_EQ(r.heldOps.size(), 2u);
+  // H200 hosts: a sync that finds its batch done returned in 1.9-2.5 us (lower ends of
+  // four sets' traces); a thread that slept to return is far below 50 us still.
+  EXPECT_GT(r.syncReturnNs, 0.0);
+  EXPECT_LT(r.syncReturnNs, 50e3);
+  // 8 streams x 18 ops hold far more than one stream's 2 x 4: a gap that grows with
+  // them (H200 hosts: 0.6-1.9 us on one stream, 4-33 us on 8-16 streams).
+  EXPECT_GT(r.heldOps[1], 4 * r.heldOps[0]);
+  EXPECT_GT(r.retireGapsNs[1], r.retireGapsNs[0]);
+  EXPECT_GT(r.perHeldOpNs, 0.0);
+  EXPECT_LT(r.perHeldOpNs, 2000.0);
+  EXPECT_GE(r.perBatchNs, 0.0);
+  EXPECT_LT(r.perBatchNs, 100e3);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.back().find("retiring a batch (the traces):"), std::string::npos) << lines.back();
+}
+
 TEST(CalibrationTest, SeveralGpusGiveThePeerAndAllReduceFields) {
 #if !PIPESCOPE_HAVE_NCCL
   GTEST_SKIP() << "this build has no NCCL: no multi-GPU probes";
