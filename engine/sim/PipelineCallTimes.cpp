@@ -11,13 +11,14 @@ namespace pipescope {
 
 namespace {
 
-enum class CallKind { Launch, MemcpyAsync, EventRecord, Other };
+enum class CallKind { Launch, MemcpyAsync, EventRecord, Gemm, Other };
 
 CallKind kindOf(const std::string& name) {
   if (name == "cudaLaunchKernel") return CallKind::Launch;
   // The CUDA backend names each direction ("cudaMemcpyAsync H2D"), the simulator not.
   if (name.rfind("cudaMemcpyAsync", 0) == 0) return CallKind::MemcpyAsync;
   if (name == "cudaEventRecord") return CallKind::EventRecord;
+  if (name == "cublasSgemm") return CallKind::Gemm;
   return CallKind::Other;
 }
 
@@ -50,7 +51,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
   std::vector<bool> submitLane;
   for (const Lane& l : trace.lanes()) submitLane.push_back(l.kind == LaneKind::HostSubmit);
   std::map<std::uint16_t, std::vector<Op>> byLane;  // every op of each submit lane
-  std::vector<double> launch, copy, record, syncs;
+  std::vector<double> launch, copy, record, gemm, syncs;
   auto isEventSync = [&](const Op& op) {
     return op.kind == OpKind::HostSync && op.name < names.size() && names[op.name] == "cudaEventSynchronize";
   };
@@ -63,6 +64,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
       case CallKind::Launch: launch.push_back(double(op.duration())); break;
       case CallKind::MemcpyAsync: copy.push_back(double(op.duration())); break;
       case CallKind::EventRecord: record.push_back(double(op.duration())); break;
+      case CallKind::Gemm: gemm.push_back(double(op.duration())); break;
       case CallKind::Other: break;
     }
   });
@@ -83,6 +85,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
   t.kernelLaunchNs = medianOrZero(launch);
   t.memcpyAsyncNs = medianOrZero(copy);
   t.eventRecordNs = medianOrZero(record);
+  t.gemmCallNs = medianOrZero(gemm);
   t.gapNs = medianOrZero(gaps);
   t.gaps = int(gaps.size());
   t.syncReturnNs = lowerQuartileOrZero(std::move(syncs));

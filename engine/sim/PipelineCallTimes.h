@@ -11,6 +11,7 @@ struct PipelineCallTimes {
   double kernelLaunchNs = 0;  ///< median cudaLaunchKernel
   double memcpyAsyncNs = 0;   ///< median cudaMemcpyAsync (either direction)
   double eventRecordNs = 0;   ///< median cudaEventRecord
+  double gemmCallNs = 0;      ///< median cublasSgemm (0 when the run made none)
   double gapNs = 0;           ///< median gap between consecutive calls of one batch
   int gaps = 0;               ///< how many gaps the median is of
   /// Lower quartile of the cudaEventSynchronize waits: what one costs when its batch

@@ -328,6 +328,11 @@ TEST(GemmCallFit, RecoversTheCallCostsThePipelinePays) {
   const GemmCallResult r = fitGemmCalls(*measured, loop, 1);
   EXPECT_NEAR(r.lightCallNs, 13300, 13300 * 0.03);
   EXPECT_NEAR(r.heavyCallNs, 24000, 24000 * 0.03);
+  // Read from the runs' traces, and solved from their length: on a simulator both agree.
+  EXPECT_DOUBLE_EQ(r.lightCallNs, r.lightTracedNs);
+  EXPECT_DOUBLE_EQ(r.heavyCallNs, r.heavyTracedNs);
+  EXPECT_NEAR(r.lightSolvedNs, 13300, 13300 * 0.03);
+  EXPECT_NEAR(r.heavySolvedNs, 24000, 24000 * 0.03);
   ASSERT_EQ(r.measuredNs.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) EXPECT_NEAR(r.predictedNs[i] / r.measuredNs[i], 1.0, 0.01);
   applyGemmCalls(loop, r);

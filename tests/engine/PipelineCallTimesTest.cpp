@@ -82,6 +82,20 @@ TEST(PipelineCallTimes, ReadsWhatRetiringABatchCosts) {
   EXPECT_DOUBLE_EQ(r.retireGapNs, (300.0 + 400.0 + 0.0 + 20 * 200.0) / 23.0);
 }
 
+TEST(PipelineCallTimes, ReadsTheCublasCallsMedian) {
+  TraceBuilder b;
+  b.add(OpKind::ApiCall, b.submit, "cublasSgemm", 0, 0, 9000);
+  b.add(OpKind::ApiCall, b.submit, "cublasSgemm", 0, 9500, 20500);
+  b.add(OpKind::ApiCall, b.submit, "cublasSgemm", 0, 21000, 61000);
+  b.add(OpKind::ApiCall, b.worker, "cublasSgemm", 0, 0, 1000);  // not the submit thread's
+  b.trace.ops().publish();
+  EXPECT_DOUBLE_EQ(readPipelineCallTimes(b.trace).gemmCallNs, 11000);  // 9000, 11000, 40000
+  TraceBuilder none;
+  none.add(OpKind::ApiCall, none.submit, "cudaLaunchKernel", 0, 0, 100);
+  none.trace.ops().publish();
+  EXPECT_EQ(readPipelineCallTimes(none.trace).gemmCallNs, 0);
+}
+
 TEST(PipelineCallTimes, ATraceWithoutSomeCallKindIsIncomplete) {
   TraceBuilder b;
   b.add(OpKind::ApiCall, b.submit, "cudaLaunchKernel", 0, 0, 100);
