@@ -463,9 +463,11 @@ class Calibrator {
     return median(t);
   }
 
-  void syncCosts() {
-    // Wake-up: host round trip of launch + cudaStreamSynchronize beyond the launch call
-    // and the kernel itself (the GPU's own launch latency is part of the wake-up).
+  /// The wake-up of the device's current sync mode: the median host round trip of a
+  /// tiny kernel's launch + cudaStreamSynchronize (50 of them) beyond the launch call
+  /// and the kernel itself, which the simulator runs for kernelFixedNs (the GPU's own
+  /// launch latency is part of the wake-up); >= 0.
+  double roundTripWakeNs() {
     std::vector<double> rt;
     for (int i = 0; i < 50; ++i) {
       const std::int64_t a = steadyNowNs();
@@ -473,9 +475,12 @@ class Calibrator {
       PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
       rt.push_back(double(steadyNowNs() - a));
     }
-    // The simulator runs a tiny kernel for kernelFixedNs; the rest of the round trip
-    // beyond the launch call is the wake-up (and the GPU's own launch latency).
-    p_.syncWakeNs = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+    return std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+  }
+
+  void syncCosts() {
+    // Wake-up of the backend's blocking sync.
+    p_.syncWakeNs = roundTripWakeNs();
     sleepWake();
     // Blocking cudaMemcpy: call cost beyond the copy and the wake-up.
     const double t4k = blockingCopyNs(pinned_.host(), 4 * kKiB, true, 50);
@@ -487,7 +492,8 @@ class Calibrator {
     p_.memcpySyncSleeps = p_.syncSleepWakeNs > 0 && t4k - copy4k > p_.syncSleepWakeNs;
     const double wake = p_.memcpySyncSleeps ? p_.syncSleepWakeNs : p_.syncWakeNs;
     p_.memcpySyncCallNs = std::max(0.0, t4k - copy4k - wake);
-    log("sync: launch+sync round trip " + fmt(median(rt)) + " ns -> wake-up " + fmt(p_.syncWakeNs) +
+    log("sync: launch+sync round trip " + fmt(p_.syncWakeNs + p_.kernelLaunchNs + p_.kernelFixedNs) +
+        " ns -> wake-up " + fmt(p_.syncWakeNs) +
         " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns" +
         (p_.memcpySyncSleeps ? " (the thread slept in it: its wake-up is the slow one)" : ""));
     // The same from pageable memory: its staging path may sleep where the pinned one
@@ -594,14 +600,7 @@ class Calibrator {
           cudaGetErrorName(err) + ")");
       return false;
     }
-    std::vector<double> rt;
-    for (int i = 0; i < 50; ++i) {
-      const std::int64_t a = steadyNowNs();
-      launchTiny();
-      PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
-      rt.push_back(double(steadyNowNs() - a));
-    }
-    spinWakeNs_ = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+    spinWakeNs_ = roundTripWakeNs();
     spinSyncSet_ = true;
     return true;
   }
@@ -852,14 +851,7 @@ class Calibrator {
         line += std::string(" ") + m.name + " not settable (" + cudaGetErrorName(err) + "), default kept;";
         continue;
       }
-      std::vector<double> rt;
-      for (int i = 0; i < 50; ++i) {
-        const std::int64_t a = steadyNowNs();
-        launchTiny();
-        PIPESCOPE_CUDA_CHECK(cudaStreamSynchronize(st()));
-        rt.push_back(double(steadyNowNs() - a));
-      }
-      *m.wake = std::max(0.0, median(rt) - p_.kernelLaunchNs - p_.kernelFixedNs);
+      *m.wake = roundTripWakeNs();
       line += std::string(" ") + m.name + "=" + fmt(*m.wake) + " ns;";
     }
     PIPESCOPE_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
