@@ -109,8 +109,9 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
                                    const std::function<void(const std::string&)>& log) {
   const std::vector<PipelineConfig> configs = hostOverheadConfigs();
   HostOverheadResult r;
-  // The plain run's makespan (what the per-batch cost is solved on), then the op-heavy
-  // run's traces (what the calls cost); its makespan, from the same runs, for the log.
+  // The plain run's makespan (logged; the per-batch cost is solved on it where the
+  // traces hold no syncs), then both runs' traces: the op-heavy one's give what the
+  // calls cost (its makespan, from the same runs, for the log), both what retiring costs.
   r.measuredNs = measureInterleavedNs(measured, {configs[0]}, reps, kWhat);
   const TracedRuns plain = tracedRuns(measured, configs[0], kTraceRuns);
   const TracedRuns heavy = tracedRuns(measured, configs[1], kTraceRuns);
