@@ -56,6 +56,17 @@ std::vector<double> measureInterleavedNs(Backend& measured, const std::vector<Pi
   return medians;
 }
 
+PipelineCallTimes tracedCallTimes(Backend& measured, const PipelineConfig& c, const std::string& what,
+                                  double* makespanNs) {
+  std::string failure;
+  PipelineCallTimes t;
+  const double ns =
+      measureMakespanNs(measured, c, failure, nullptr, [&](const Trace& trace) { t = readPipelineCallTimes(trace); });
+  if (!failure.empty()) throw std::runtime_error(what + ": " + failure);
+  if (makespanNs) *makespanNs = ns;
+  return t;
+}
+
 double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c, const std::string& what) {
   auto sim = makeSimulatorBackend(profile);
   std::string failure;

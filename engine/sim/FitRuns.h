@@ -9,6 +9,7 @@
 #include "backend/Backend.h"
 #include "config/PipelineConfig.h"
 #include "sim/DeviceProfile.h"
+#include "sim/PipelineCallTimes.h"
 
 namespace pipescope {
 
@@ -30,6 +31,12 @@ void logFitRuns(const std::function<void(const std::string&)>& log, const std::s
 /// message of the std::runtime_error thrown when a run fails.
 std::vector<double> measureInterleavedNs(Backend& measured, const std::vector<PipelineConfig>& configs, int reps,
                                          const std::string& what);
+
+/// One run of `c` on `measured`: the host's calls as its trace shows them
+/// (readPipelineCallTimes), and its makespan in `makespanNs` when given. Throws
+/// std::runtime_error naming `what` when the run fails.
+PipelineCallTimes tracedCallTimes(Backend& measured, const PipelineConfig& c, const std::string& what,
+                                  double* makespanNs = nullptr);
 
 /// The simulator's makespan of `c` on `profile`; throws std::runtime_error naming `what`.
 double simulatedMakespanNs(const DeviceProfile& profile, const PipelineConfig& c, const std::string& what);

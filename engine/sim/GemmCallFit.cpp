@@ -1,10 +1,7 @@
 #include "sim/GemmCallFit.h"
 
-#include <stdexcept>
-
 #include "metrics/Spread.h"
 #include "sim/FitRuns.h"
-#include "sim/PipelineCallTimes.h"
 #include "sim/Validation.h"
 
 namespace pipescope {
@@ -21,11 +18,7 @@ constexpr int kTraceRuns = 3;
 double tracedGemmCallNs(Backend& measured, const PipelineConfig& c) {
   std::vector<double> calls;
   for (int i = 0; i < kTraceRuns; ++i) {
-    std::string failure;
-    double ns = 0;
-    measureMakespanNs(measured, c, failure, nullptr,
-                      [&](const Trace& trace) { ns = readPipelineCallTimes(trace).gemmCallNs; });
-    if (!failure.empty()) throw std::runtime_error(kWhat + ": " + failure);
+    const double ns = tracedCallTimes(measured, c, kWhat).gemmCallNs;
     if (ns <= 0) return 0;
     calls.push_back(ns);
   }

@@ -43,11 +43,7 @@ double heldOpsAtRetire(const DeviceProfile& p, const PipelineConfig& c) {
   q.hostPendingOpNs = 1000;
   q.syncReturnNs = std::max(q.syncReturnNs, 1.0);  // every sync recorded, so every retire has its gap
   auto sim = makeSimulatorBackend(q);
-  std::string failure;
-  double gapNs = 0;
-  measureMakespanNs(*sim, c, failure, nullptr, [&](const Trace& t) { gapNs = readPipelineCallTimes(t).retireGapNs; });
-  if (!failure.empty()) throw std::runtime_error(kWhat + ": " + failure);
-  return gapNs / 1000;
+  return tracedCallTimes(*sim, c, kWhat).retireGapNs / 1000;
 }
 
 /// `runs` runs of `c` on `measured`, each read from its trace.
@@ -55,11 +51,9 @@ TracedRuns tracedRuns(Backend& measured, const PipelineConfig& c, int runs) {
   std::vector<double> launch, copy, record, gap, syncReturn, retireGap, makespans;
   int gaps = 0, retireGaps = 0;
   for (int i = 0; i < runs; ++i) {
-    std::string failure;
-    PipelineCallTimes t;
-    makespans.push_back(measureMakespanNs(measured, c, failure, nullptr,
-                                          [&](const Trace& trace) { t = readPipelineCallTimes(trace); }));
-    if (!failure.empty()) throw std::runtime_error(kWhat + ": " + failure);
+    double makespan = 0;
+    const PipelineCallTimes t = tracedCallTimes(measured, c, kWhat, &makespan);
+    makespans.push_back(makespan);
     if (!t.complete())
       throw std::runtime_error(kWhat + ": the backend's trace of " + describeCase(c) +
                                " holds no kernel launch, cudaMemcpyAsync or cudaEventRecord calls to read their "

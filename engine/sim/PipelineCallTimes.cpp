@@ -11,7 +11,7 @@ namespace pipescope {
 
 namespace {
 
-enum class CallKind { Launch, MemcpyAsync, EventRecord, Gemm, Other };
+enum class CallKind { Launch, MemcpyAsync, EventRecord, Gemm, EventSync, Other };
 
 CallKind kindOf(const std::string& name) {
   if (name == "cudaLaunchKernel") return CallKind::Launch;
@@ -19,6 +19,7 @@ CallKind kindOf(const std::string& name) {
   if (name.rfind("cudaMemcpyAsync", 0) == 0) return CallKind::MemcpyAsync;
   if (name == "cudaEventRecord") return CallKind::EventRecord;
   if (name == "cublasSgemm") return CallKind::Gemm;
+  if (name == "cudaEventSynchronize") return CallKind::EventSync;  // a host wait, not a call
   return CallKind::Other;
 }
 
@@ -53,7 +54,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
   std::map<std::uint16_t, std::vector<Op>> byLane;  // every op of each submit lane
   std::vector<double> launch, copy, record, gemm, syncs;
   auto isEventSync = [&](const Op& op) {
-    return op.kind == OpKind::HostSync && op.name < names.size() && names[op.name] == "cudaEventSynchronize";
+    return op.kind == OpKind::HostSync && op.name < kinds.size() && kinds[op.name] == CallKind::EventSync;
   };
   trace.ops().snapshot().forEach([&](const Op& op) {
     if (op.lane >= submitLane.size() || !submitLane[op.lane]) return;
@@ -65,6 +66,7 @@ PipelineCallTimes readPipelineCallTimes(const Trace& trace) {
       case CallKind::MemcpyAsync: copy.push_back(double(op.duration())); break;
       case CallKind::EventRecord: record.push_back(double(op.duration())); break;
       case CallKind::Gemm: gemm.push_back(double(op.duration())); break;
+      case CallKind::EventSync:
       case CallKind::Other: break;
     }
   });

@@ -262,8 +262,8 @@ void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
                           : wakeNs(signal - hostT_);
   // A sync call that finds its work done still costs its return (syncReturnNs): the
   // backend calls one per retired batch, waiting or not.
-  const double floor = name == names_.eventSync || name == names_.deviceSync ? profile_.syncReturnNs : 0.0;
-  const double end = std::max(hostT_ + floor, signal + wake);
+  const double returnNs = name == names_.eventSync || name == names_.deviceSync ? profile_.syncReturnNs : 0.0;
+  const double end = std::max(hostT_ + returnNs, signal + wake);
   if (end > hostT_) {
     Op op;
     op.kind = OpKind::HostSync;

@@ -317,6 +317,51 @@ TEST(DeviceProfileFields, PageableStagingCurvesRoundTripAndOlderProfilesLoadWith
   EXPECT_THROW(profileFromJson(j), std::invalid_argument);
 }
 
+/// The simulator with its cublasSgemm calls recorded under another name: a backend
+/// whose traces hold no such calls.
+class UnnamedGemmCallsBackend : public Backend {
+ public:
+  explicit UnnamedGemmCallsBackend(const DeviceProfile& p) : sim_(makeSimulatorBackend(p)) {}
+  std::string_view kind() const override { return "unnamed-gemm-calls"; }
+  DeviceInfo describe() const override { return sim_->describe(); }
+  RunOutcome run(const PipelineConfig& config, Trace& trace, RunControl& control) override {
+    Trace inner;
+    const RunOutcome outcome = sim_->run(config, inner, control);
+    inner.ops().publish();
+    trace.setDevices(inner.devices());
+    std::vector<std::uint16_t> lanes, names;
+    for (const Lane& l : inner.lanes()) lanes.push_back(trace.lane(l.kind, l.index, l.device, l.name));
+    const std::vector<std::string> innerNames = inner.names();
+    for (std::size_t i = 0; i < innerNames.size(); ++i)
+      names.push_back(i == 0 ? 0 : trace.internName(innerNames[i] == "cublasSgemm" ? "gemm" : innerNames[i]));
+    inner.ops().snapshot().forEach([&](const Op& op) {
+      Op copy = op;
+      copy.lane = lanes[op.lane];
+      copy.name = names[op.name];
+      trace.ops().append(copy);
+    });
+    trace.setCompletedBatches(inner.completedBatches());
+    return outcome;
+  }
+
+ private:
+  std::unique_ptr<Backend> sim_;
+};
+
+TEST(GemmCallFit, SolvesTheCallCostFromTheRunsLengthWhereTheTracesHoldNoCalls) {
+  DeviceProfile truth = h200();
+  truth.lightGemmCallNs = 13300;
+  truth.heavyGemmCallNs = 24000;
+  UnnamedGemmCallsBackend measured(truth);
+  const GemmCallResult r = fitGemmCalls(measured, h200(), 1);
+  EXPECT_EQ(r.lightTracedNs, 0);
+  EXPECT_EQ(r.heavyTracedNs, 0);
+  EXPECT_EQ(r.lightCallNs, r.lightSolvedNs);
+  EXPECT_EQ(r.heavyCallNs, r.heavySolvedNs);
+  EXPECT_NEAR(r.lightCallNs, 13300, 13300 * 0.03);
+  EXPECT_NEAR(r.heavyCallNs, 24000, 24000 * 0.03);
+}
+
 TEST(GemmCallFit, RecoversTheCallCostsThePipelinePays) {
   DeviceProfile truth = h200();
   truth.lightGemmCallNs = 13300;  // an H200 host's pipeline, against 9200 in the loop
