@@ -8,11 +8,14 @@
 // - the minimal reference (gpu_minimal_pipeline.h): the plainest correct pipeline for
 //   the same work; pipescope / minimal is everything pipescope adds, structure included.
 //
-// Usage: gpu_pipeline_bench [reps] [--streams-table] [--breakdown] [--mirror-table] [--long-runs]
+// Usage: gpu_pipeline_bench [reps] [--streams-table] [--breakdown] [--mirror-table] [--long-runs] [--tiny-batches]
 //   no table flag: the mirror table, the instrumentation breakdown and bandwidth;
 //   --streams-table: minimal, mirror and pipescope at 1, 2, 4, 8, 16 streams;
 //   --breakdown: the minimal reference with each of pipescope's differences alone;
 //   --long-runs: pipescope's cost per batch over a long run of tiny batches (flat?).
+//   --tiny-batches: the mirror reference and pipescope on 64 KiB batches at 1, 4 and 16
+//                   streams: what recording costs per batch when a batch's work is tiny
+//                   and many batches are in flight.
 // Targets (docs/performance.md): pipescope within 2% of the minimal reference at every
 // stream count, >= 97% of the ideal bound at its best stream count, instrumentation
 // ratio (pipescope / mirror) <= 1.02 on every row, bandwidth within 2%.
@@ -472,23 +475,61 @@ bool printLongRunTable(Backend& backend, int reps) {
   return s > 0;
 }
 
+// ----------------------------------------------------------------- tiny batches
+/// Recording's cost per batch where a batch is a few microseconds of GPU work and many
+/// batches are in flight: retiring a batch must cost what it finalises, not what the
+/// other streams still hold. Mirror and pipescope alternate, `reps` runs each.
+bool printTinyBatchTable(Backend& backend, int reps) {
+  setSchedule(cudaDeviceScheduleBlockingSync);
+  backend.keepBuffersBetweenRuns(true);
+  constexpr int kBatches = 3000;
+  std::printf("\ntiny batches: 64 KiB pinned, async, %d batches, median of %d runs, mirror and pipescope "
+              "alternating\n\n", kBatches, reps);
+  std::printf("| streams | mirror ms | pipescope ms | ratio | pipescope - mirror, µs per batch |\n");
+  std::printf("| ---: | ---: | ---: | ---: | ---: |\n");
+  for (int streams : {1, 4, 16}) {
+    PipelineConfig c;
+    c.batchSamples = 1;
+    c.sampleBytes = 64 * 1024;
+    c.batchCount = kBatches;
+    c.streams = streams;
+    c.mode = TransferMode::Async;
+    c.memory = HostMemory::Pinned;
+    Reference mirror(c);
+    mirror.run();          // warm-up
+    runPipescope(backend, c);  // warm-up
+    std::vector<double> rt, pt;
+    for (int i = 0; i < reps; ++i) {
+      rt.push_back(mirror.run());
+      const PipescopeRun pr = runPipescope(backend, c);
+      if (!pr.ok) return false;
+      pt.push_back(pr.makespanMs);
+    }
+    const double r = median(rt), p = median(pt);
+    std::printf("| %d | %.2f | %.2f | %.3f | %.2f |\n", streams, r, p, p / r, (p - r) * 1e3 / kBatches);
+    std::fflush(stdout);
+  }
+  return true;
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
-  bool streamsTable = false, breakdown = false, mirrorTable = false, longRuns = false;
+  bool streamsTable = false, breakdown = false, mirrorTable = false, longRuns = false, tinyBatches = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--streams-table") streamsTable = true;
     else if (a == "--breakdown") breakdown = true;
     else if (a == "--mirror-table") mirrorTable = true;
     else if (a == "--long-runs") longRuns = true;
+    else if (a == "--tiny-batches") tinyBatches = true;
     else if (!a.empty() && a.find_first_not_of("0123456789") == std::string_view::npos) reps = std::max(1, std::atoi(argv[i]));
     else {
       std::fprintf(stderr, "unknown argument '%s': usage gpu_pipeline_bench [reps] [--streams-table] [--breakdown] "
-                           "[--mirror-table] [--long-runs]\n", argv[i]);
+                           "[--mirror-table] [--long-runs] [--tiny-batches]\n", argv[i]);
       return 2;
     }
   }
-  if (!streamsTable && !breakdown && !longRuns) mirrorTable = true;
+  if (!streamsTable && !breakdown && !longRuns && !tinyBatches) mirrorTable = true;
   // pipescope's backend comes from the module, as in the programs; the references run
   // this program's own CUDA code (its kernels are the backend's, compiled in here too).
   const CudaModuleLoad& cudaLoad = loadCudaModule();
@@ -514,6 +555,7 @@ int main(int argc, char** argv) {
   if (streamsTable && !printStreamsTable(*backend, reps)) return 1;
   if (breakdown && !printStructureBreakdown(reps)) return 1;
   if (longRuns && !printLongRunTable(*backend, reps)) return 1;
+  if (tinyBatches && !printTinyBatchTable(*backend, reps)) return 1;
   if (!mirrorTable) return 0;
 
   PipelineConfig base;  // 32 batches of 64 x 512 KiB = 32 MiB, default flops/byte (kernel ~ copy on an H200)

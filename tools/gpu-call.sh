@@ -32,7 +32,8 @@
 #                               streams measured and predicted (default: the calibrated profile)
 #   probes:NAME[,NAME...]       tools/gpu-probes.sh with those probes (tools/probes/NAME.cu)
 #   matrix[:PROFILE]            the fixed 72-configuration matrix, measurements saved
-#   bench[:REPS]                gpu_pipeline_bench REPS (default 9)
+#   bench[:REPS[:FLAGS]]        gpu_pipeline_bench REPS (default 9), with its table options
+#                               FLAGS, comma-separated (bench:5:--tiny-batches -> bench-tinybatches.log)
 #   pytorch                     tools/pytorch-traces.py (real PyTorch profiler traces)
 #   memcheck[:FILTER] racecheck[:FILTER]   compute-sanitizer over the gpu tests
 #                               (memcheck:MultiGpu* for the runs over several GPUs)
@@ -198,8 +199,13 @@ for step in "$@"; do
       tail -60 "$L/probes.log" >>"$OUT/summary.log"
       ;;
     bench)
-      timeout 420 $B/bench/gpu_pipeline_bench "${arg:-9}" >"$L/bench.log" 2>&1
-      echo "bench rc=$?" | tee -a "$OUT/summary.log"
+      reps=${arg%%:*} flags=
+      [[ $arg == *:* ]] && flags=${arg#*:}
+      log=bench${flags:+-${flags//[^a-z]/}}.log  # bench:5:--tiny-batches -> bench-tinybatches.log
+      # shellcheck disable=SC2086
+      timeout 420 $B/bench/gpu_pipeline_bench "${reps:-9}" ${flags//,/ } >"$L/$log" 2>&1
+      echo "bench $arg rc=$?" | tee -a "$OUT/summary.log"
+      [ -n "$flags" ] && tail -12 "$L/$log" >>"$OUT/summary.log"
       ;;
     pytorch)
       PYTHONUNBUFFERED=1 timeout 300 python3 tools/pytorch-traces.py "$L/pytorch-traces" >"$L/pytorch.log" 2>&1

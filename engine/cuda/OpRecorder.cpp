@@ -30,7 +30,7 @@ void OpRecorder::ensureKey(int key) {
   lastEnd_.resize(n, 0);
   held_.resize(n);
   emittedEnd_.resize(n, INT64_MIN);
-  pendingPerStream_.resize(n, 0);
+  pendingByStream_.resize(n);
 }
 
 // ------------------------------------------------------------------ clocks
@@ -140,9 +140,9 @@ void OpRecorder::finish() {
   }
   finalize(/*all=*/true);
   if (cupti_) {
-    unresolved_ += std::int64_t(pending_.size());
-    pending_.clear();
-    std::fill(pendingPerStream_.begin(), pendingPerStream_.end(), 0);
+    unresolved_ += pendingCount_;
+    for (std::deque<Pending>& q : pendingByStream_) q.clear();
+    pendingCount_ = 0;
   }
 }
 
@@ -211,9 +211,21 @@ void OpRecorder::end(Pending p, GpuTarget where, Op api, Op op, std::int64_t cal
   op.submit = callStart - t0_;
   if (events) op.flags = std::uint8_t(op.flags | kOpEventTimed);
   p.op = op;
+  enqueue(std::move(p));
+}
+
+void OpRecorder::enqueue(Pending&& p) {
   ensureKey(p.key);
-  ++pendingPerStream_[std::size_t(p.key)];
-  pending_.push_back(std::move(p));
+  p.seq = ++nextSeq_;
+  pendingByStream_[std::size_t(p.key)].push_back(std::move(p));
+  ++pendingCount_;
+}
+
+std::uint64_t OpRecorder::oldestPendingId() const {
+  std::uint64_t oldest = UINT64_MAX;
+  for (const std::deque<Pending>& q : pendingByStream_)
+    if (!q.empty()) oldest = std::min(oldest, q.front().id);
+  return oldest;
 }
 
 /// A group call's kernels are launched by the library, which may do so from a thread
@@ -310,9 +322,7 @@ void OpRecorder::endGroup(std::vector<Pending> ps, const std::vector<GpuTarget>&
     if (p.eventStart >= 0) op.flags = std::uint8_t(op.flags | kOpEventTimed);
     p.op = op;
     p.grouped = whole.lane != kNoLane;
-    ensureKey(p.key);
-    ++pendingPerStream_[std::size_t(p.key)];
-    pending_.push_back(std::move(p));
+    enqueue(std::move(p));
   }
 }
 
@@ -343,7 +353,7 @@ void OpRecorder::batchDone(std::int32_t batch) {
 
 /// Appends the GPU ops of done batches whose timestamps are known.
 void OpRecorder::finalize(bool all) {
-  if (pending_.empty()) return;
+  if (pendingCount_ == 0) return;
   if (cupti_ && tracer_.active()) {
     const std::int64_t now = steadyNowNs();
     if (now - lastCalibrationNs_ >= kCalibrateIntervalNs) {
@@ -354,33 +364,38 @@ void OpRecorder::finalize(bool all) {
       tracer_.flush(false);  // completed records only: cheaper than a forced flush
       lastFlushNs_ = now;
     }
-    tracer_.collect(intervals_, pending_.front().id);
+    tracer_.collect(intervals_, oldestPendingId());
   }
   auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
   // Ops of a stream are finalised in issue order: once one must wait (batch not done,
-  // CUPTI record not delivered), every later op of its stream waits too. Once every
-  // stream with pending ops waits, the rest of the queue cannot move: the scan stops
-  // there, so a batch costs what it finalises, not what is still pending.
-  std::vector<char> blocked(held_.size(), 0);
-  const auto streamsWithOps = std::size_t(
-      std::count_if(pendingPerStream_.begin(), pendingPerStream_.end(), [](std::int64_t n) { return n > 0; }));
-  std::size_t blockedCount = 0;
-  std::vector<Pending> kept;
-  auto block = [&](std::size_t si, Pending&& p) {
-    if (!blocked[si]) ++blockedCount;
-    blocked[si] = 1;
-    ++pendingPerStream_[si];
-    kept.push_back(std::move(p));
+  // CUPTI record not delivered), every later op of its stream waits too, so that
+  // stream leaves the merge. The streams' oldest ops are merged by issue order (a
+  // min-heap on `seq`): ops are appended in the order they were issued, as one queue
+  // scanned from the front would, at a cost of what is finalised, not what is pending.
+  const auto later = [](const std::pair<std::uint64_t, std::size_t>& x, const std::pair<std::uint64_t, std::size_t>& y) {
+    return x.first > y.first;
   };
-  while (!pending_.empty() && (all || blockedCount < streamsWithOps)) {
-    Pending p = std::move(pending_.front());
-    pending_.pop_front();
-    const std::size_t si = std::size_t(p.key);
-    --pendingPerStream_[si];
-    if (blocked[si] || !done(p.op.batch)) {
-      block(si, std::move(p));
-      continue;
-    }
+  heads_.clear();
+  for (std::size_t si = 0; si < pendingByStream_.size(); ++si)
+    if (!pendingByStream_[si].empty()) heads_.emplace_back(pendingByStream_[si].front().seq, si);
+  std::make_heap(heads_.begin(), heads_.end(), later);
+  while (!heads_.empty()) {
+    std::pop_heap(heads_.begin(), heads_.end(), later);
+    const std::size_t si = heads_.back().second;
+    heads_.pop_back();
+    std::deque<Pending>& queue = pendingByStream_[si];
+    // The stream's oldest op leaves its queue (recorded, or dropped as unresolved); the
+    // stream's next op joins the merge.
+    auto advance = [&] {
+      queue.pop_front();
+      --pendingCount_;
+      if (!queue.empty()) {
+        heads_.emplace_back(queue.front().seq, si);
+        std::push_heap(heads_.begin(), heads_.end(), later);
+      }
+    };
+    Pending& p = queue.front();
+    if (!done(p.op.batch)) continue;  // blocked: the stream's head stays queued
     Op& op = p.op;
     DeviceClock& dev = devices_[std::size_t(p.device)];
     if (p.eventStart >= 0 && !all) {
@@ -389,7 +404,6 @@ void OpRecorder::finalize(bool all) {
       const cudaError_t q = cudaEventQuery(dev.eventPool[std::size_t(p.eventEnd)].get());
       if (q == cudaErrorNotReady) {
         (void)cudaGetLastError();
-        block(si, std::move(p));
         continue;
       }
       if (q != cudaSuccess) throwCudaError("cudaEventQuery", q, std::string());
@@ -410,9 +424,8 @@ void OpRecorder::finalize(bool all) {
         if (all && !tracer_.active()) {
           ++unresolved_;  // CUPTI has stopped: this record will never come
           if (p.grouped) wholePart(p.id, nullptr);
-          continue;
+          advance();
         }
-        block(si, std::move(p));
         continue;
       }
       op.start = cuptiToHost(q.front().start);
@@ -427,10 +440,9 @@ void OpRecorder::finalize(bool all) {
         if (all && !tracer_.active()) {
           ++unresolved_;  // CUPTI has stopped: this record will never come
           if (p.grouped) wholePart(p.id, nullptr);
-          continue;
+          advance();
         }
-        block(si, std::move(p));  // record not delivered yet
-        continue;
+        continue;  // else: record not delivered yet
       }
       op.start = cuptiToHost(it->second.start);
       op.end = cuptiToHost(it->second.end);
@@ -440,15 +452,15 @@ void OpRecorder::finalize(bool all) {
     op.ready = std::min(std::max(op.submit, lastEnd_[si]), op.start);
     lastEnd_[si] = std::max(lastEnd_[si], op.end);
     emit(op, si, p.eventStart >= 0 && cupti_, p.grouped ? p.id : 0);
+    advance();
   }
   if (all)
     for (std::size_t si = 0; si < held_.size(); ++si) emit(std::nullopt, si, false);
   // Batches older than every pending op are no longer needed for lookups. A stream's
-  // ops are issued in batch order and the scan stops only once every stream has
-  // blocked, so each stream's oldest pending op is in `kept`.
+  // ops are issued in batch order, so its oldest pending op is at its queue's front.
   std::int32_t oldest = INT32_MAX;
-  for (const Pending& p : kept) oldest = std::min(oldest, p.op.batch);
-  for (auto it = kept.rbegin(); it != kept.rend(); ++it) pending_.push_front(std::move(*it));
+  for (const std::deque<Pending>& q : pendingByStream_)
+    if (!q.empty()) oldest = std::min(oldest, q.front().op.batch);
   doneBatches_.erase(doneBatches_.begin(), std::lower_bound(doneBatches_.begin(), doneBatches_.end(), oldest));
 }
 

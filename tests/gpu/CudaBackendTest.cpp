@@ -300,6 +300,42 @@ TEST_F(CudaBackendTest, ChunksRoiAndResidencyShapeTheCopies) {
   EXPECT_EQ(ofKind(ops, OpKind::CopyD2H).size(), 8u);
 }
 
+// Retiring a batch finalises each stream's ops from that stream's own queue: with 16
+// streams of small batches in flight, every op must still come out once, in its
+// stream's issue order, with event-timed prefetches among CUPTI-timed ops too.
+TEST_F(CudaBackendTest, ManyStreamsOfSmallBatchesRecordEveryOpInIssueOrder) {
+  for (HostMemory m : {HostMemory::Pinned, HostMemory::ManagedPrefetch}) {
+    SCOPED_TRACE(std::string(toString(m)));
+    PipelineConfig c;
+    c.batchSamples = 1;
+    c.sampleBytes = 64 * 1024;
+    c.mode = TransferMode::Async;
+    c.memory = m;
+    c.streams = m == HostMemory::Pinned ? 16 : 8;
+    c.transferChunks = m == HostMemory::Pinned ? 4 : 1;
+    c.batchCount = 160;
+    const auto ops = run(c);
+    expectWellFormed(ops);
+    const std::size_t copies = std::size_t(c.batchCount * c.transferChunks);
+    EXPECT_EQ(ofKind(ops, OpKind::CopyH2D).size(), copies);
+    EXPECT_EQ(ofKind(ops, OpKind::CopyD2H).size(), copies);
+    EXPECT_EQ(ofKind(ops, OpKind::Kernel).size(), std::size_t(2 * c.batchCount));  // normalize, model
+    std::vector<int> perBatch(std::size_t(c.batchCount), 0);
+    std::vector<std::uint32_t> lastCorrelation(64, 0);
+    for (const Op& op : ops) {
+      if (!isGpuKind(op.kind)) continue;
+      ASSERT_GE(op.batch, 0);
+      ASSERT_LT(op.batch, c.batchCount);
+      ++perBatch[std::size_t(op.batch)];
+      std::uint32_t& last = lastCorrelation[std::size_t(op.stream)];
+      EXPECT_GT(op.correlation, last) << "stream " << op.stream << ": an op appended out of issue order";
+      last = op.correlation;
+    }
+    for (int b = 0; b < c.batchCount; ++b)
+      EXPECT_EQ(perBatch[std::size_t(b)], 2 * c.transferChunks + 2) << "batch " << b;
+  }
+}
+
 TEST_F(CudaBackendTest, CublasPresetsRunRealGemms) {
   if (sanitizerTool() == "racecheck")
     GTEST_SKIP() << "cuBLAS' GEMMs take minutes under racecheck, which checks shared-memory hazards of our own "
