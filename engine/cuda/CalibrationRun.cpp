@@ -662,7 +662,7 @@ class Calibrator {
       for (std::size_t b : curveSizes()) {
         const int reps = int(std::clamp<std::size_t>((256 * kMiB) / b, 3, 40));
         blockingCopyNs(pageable.host(), b, h2d, 1);  // first touch of the staging path
-        const double gbps = blockingCopyGBps(b, blockingCopyNs(pageable.host(), b, h2d, reps), true);
+        const double gbps = blockingCopyGBps(b, blockingCopyNs(pageable.host(), b, h2d, reps), true, h2d);
         curve.push_back({b, gbps});
         line.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(gbps, 2));
         std::vector<double> t;
@@ -671,7 +671,7 @@ class Calibrator {
           t.push_back(blockingCopyNs(static_cast<char*>(pageable.host()) + cursor, b, h2d, 1));
           cursor += b;
         }
-        const double rotatingGBps = blockingCopyGBps(b, median(t), true);
+        const double rotatingGBps = blockingCopyGBps(b, median(t), true, h2d);
         rotating.push_back({b, rotatingGBps});
         rotatingLine.append(" ").append(std::to_string(b / kKiB)).append("K=").append(fmt(rotatingGBps, 2));
       }
@@ -735,10 +735,13 @@ class Calibrator {
   }
 
   /// A blocking cudaMemcpy's rate from its host time: the call, latency and the wake-up
-  /// the simulator adds after a wait that long come off.
-  double blockingCopyGBps(std::size_t bytes, double ns, bool pageable = false) const {
+  /// the simulator adds after a wait that long come off. A pageable H2D copy waits for
+  /// no DMA (the call returns once the bytes are staged, and the simulator charges no
+  /// wake-up after it), so no wake-up comes off its time.
+  double blockingCopyGBps(std::size_t bytes, double ns, bool pageable = false, bool h2d = false) const {
     const double fixed = p_.memcpySyncCallNs + p_.copyLatencyNs;
-    return double(bytes) / std::max(ns - fixed - copyWakeNs(ns, pageable), ns * 0.05);
+    const double wake = pageable && h2d ? 0.0 : copyWakeNs(ns, pageable);
+    return double(bytes) / std::max(ns - fixed - wake, ns * 0.05);
   }
 
   void bidirectional() {

@@ -115,8 +115,12 @@ class Simulator {
   void copyOutOfStaging(std::uint64_t opId, double stagingNs);
   std::uint64_t issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
                           bool hostBlocking);
+  /// `stageOutNs`: see copyOutOfStaging. `callRestNs`: the call goes on this long after
+  /// the op is submitted (a pageable H2D staging its later chunks while the first one's
+  /// DMA runs).
   std::uint64_t issueGpu(const GpuCommand& cmd, std::int32_t batch, std::uint64_t bytes, std::uint16_t name,
-                         std::uint8_t flags, std::uint16_t apiName, double apiCost, double stageOutNs = 0);
+                         std::uint8_t flags, std::uint16_t apiName, double apiCost, double stageOutNs = 0,
+                         double callRestNs = 0);
 
   void flushDoneOps();
   void recordCollectiveCall(std::uint64_t lastMember, int members);
@@ -198,6 +202,7 @@ class Simulator {
     bool pageable = false;
     double soloNs = 0, gbps = 0;
     double stagingNs = 0;  ///< the host's staging memcpy inside the call (host-staged copies)
+    double stagingAfterDmaStartNs = 0;  ///< H2D: what the call stages after the DMA has started
   };
   CopyCost copyCache_[2];  // H2D, D2H
   std::uint64_t flushed_ = 0;

@@ -188,7 +188,7 @@ TEST(SimulatorGolden, BlockingPinnedAndPageable) {
   PipelineConfig pageable = pinned;
   pageable.memory = HostMemory::Pageable;
   pageable.sync = SyncMode::Spin;
-  expectGolden(runSim(pageable, hyperQ()), {"blocking pageable", 0x624c4bbdb242aad9ull, 3600});
+  expectGolden(runSim(pageable, hyperQ()), {"blocking pageable", 0xd7923ff2911daac3ull, 3600});
 }
 
 TEST(SimulatorGolden, AsyncPageableFourStreams) {

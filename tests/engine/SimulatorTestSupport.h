@@ -26,6 +26,17 @@ struct SimRun {
     std::sort(out.begin(), out.end(), [](const Op& a, const Op& b) { return a.start < b.start; });
     return out;
   }
+  /// The API call that issued each of `gpu` (its part correlated with the op), in order.
+  std::vector<Op> callsOf(const std::vector<Op>& gpu) const {
+    std::vector<Op> out;
+    for (const Op& g : gpu)
+      for (const Op& op : ops)
+        if (op.kind == OpKind::ApiCall && op.correlation == g.correlation && g.correlation != 0) {
+          out.push_back(op);
+          break;
+        }
+    return out;
+  }
   std::vector<Op> gpuOps() const {
     std::vector<Op> out;
     for (const Op& op : ops)

@@ -234,15 +234,17 @@ TEST(SimulatorTiming, OnlyPageableBlockingCopiesSleepWhenOnlyTheStagingPathDoes)
   auto sync = runSim(c, p).of(OpKind::HostSync);
   ASSERT_GE(sync.size(), 2u);
   EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 1010}, {1010, 5110}}));
-  // Pageable (0.5 byte/ns: 2000 ns a copy): the H2D 0-2000 slept, slow wake-up to
-  // 2100; kernel 2100-5100, copy back 5100-7100, slow wake-up to 7200.
+  // Pageable (0.5 byte/ns: 2000 ns a copy): the H2D call stages the bytes (0-2000) and
+  // returns, as CUDA's pageable H2D copies do; its DMA runs at the pinned rate
+  // (2000-3000), the kernel 3000-6000, the copy back 6000-8000 after a wait that began
+  // at 2000 and ends in the slow wake-up, at 8100. The H2D waits for nothing.
   c.memory = HostMemory::Pageable;
-  sync = runSim(c, p).of(OpKind::HostSync);
+  const auto r = runSim(c, p);
+  sync = r.of(OpKind::HostSync);
   ASSERT_GE(sync.size(), 2u);
-  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{0, 2100}, {2100, 7200}}));
-  // Without the flag the short pageable H2D wakes up fast: to 2010.
-  p.pageableMemcpySyncSleeps = false;
-  EXPECT_EQ(runSim(c, p).of(OpKind::HostSync)[0].end, 2010);
+  EXPECT_EQ(spans({sync[0], sync[1]}), (std::vector<Span>{{2000, 8100}, {10100, 16200}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)).front(), (Span{2000, 3000}));
+  EXPECT_EQ(sync.size(), std::size_t(c.batchCount));  // one wait a batch: the copy back's
 }
 
 TEST(SimulatorTiming, BlockingSyncWakeUpFollowsTheWait) {
@@ -409,7 +411,10 @@ TEST(SimulatorTiming, PageableCopiesRotatingOverHostSlotsTakeTheRotatingRate) {
   c.mode = TransferMode::Blocking;  // one host slot: the same buffer every batch
   auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
-  EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{2000, 2000}));
+  // A blocking H2D stages the bytes inside its call (the same-buffer rate) and its DMA
+  // moves them at the pinned rate; the D2H copies at the pageable rate.
+  EXPECT_EQ(durations(r.callsOf(r.of(OpKind::CopyH2D))), (std::vector<std::int64_t>{2000, 2000}));
+  EXPECT_EQ(durations(r.of(OpKind::CopyH2D)), (std::vector<std::int64_t>{1000, 1000}));
   EXPECT_EQ(durations(r.of(OpKind::CopyD2H)), (std::vector<std::int64_t>{2000, 2000}));
   c.mode = TransferMode::Async;  // one stream, two host slots used in turn
   r = runSim(c, p);
@@ -456,13 +461,46 @@ TEST(SimulatorTiming, PageableAsyncCopiesStageOnTheHostInsideTheCall) {
   EXPECT_EQ(r.of(OpKind::HostSync).front().start, 0);
   EXPECT_EQ(r.of(OpKind::HostSync).front().end, 2100);
 
-  // A blocking cudaMemcpy keeps its own measured curves: no staging split.
+  // A blocking cudaMemcpy keeps its own measured curves: the H2D stages at the blocking
+  // pageable rate (0.5 B/ns) inside its call (0-2000), then its DMA runs (2000-3000).
   p.h2dPageableStagingCurve = {{1000, 0.25}};
   p.d2hPageableStagingCurve = {{1000, 0.5}};
   c.mode = TransferMode::Blocking;
   r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
-  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{2000, 3000}}));
+  EXPECT_EQ(spans(r.callsOf(r.of(OpKind::CopyH2D))), (std::vector<Span>{{0, 2000}}));
+}
+
+TEST(SimulatorTiming, APageableCopyOverOneMebibyteStartsItsDmaAfterTheFirstStagedMebibyte) {
+  // 4 MiB H2D from pageable memory, staged at 0.5 B/ns (8 388 608 ns in the call). The
+  // DMA starts once the first MiB is staged (2 097 152 ns) and ends after the call, by
+  // the last MiB's DMA at the pinned 1 B/ns (1 048 576 ns): 8 388 608 + 1 048 576.
+  // CUPTI's one record spans it all, the call shows in two parts around the submit.
+  DeviceProfile p = roundProfile();
+  p.h2dPageableStagingCurve = {{1000, 0.5}};
+  p.d2hPageableStagingCurve = {{1000, 0.5}};
+  PipelineConfig c = roundConfig(4u << 20, 1);
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pageable;
+  auto r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{2097152, 8388608 + 1048576}}));
+  const auto calls = spans(r.of(OpKind::ApiCall));
+  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{0, 2097152}), calls.end());
+  EXPECT_NE(std::find(calls.begin(), calls.end(), Span{2097152, 8388608}), calls.end());
+  // The same in a blocking cudaMemcpy (the blocking pageable curve's rate).
+  p.h2dPageableCurve = {{1000, 0.5}};
+  c.mode = TransferMode::Blocking;
+  r = runSim(c, p);
+  ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{2097152, 8388608 + 1048576}}));
+  // At one MiB or less the DMA starts after the call.
+  c = roundConfig(1u << 20, 1);
+  c.mode = TransferMode::Async;
+  c.memory = HostMemory::Pageable;
+  r = runSim(c, p);
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{2097152, 2097152 + 1048576}}));
 }
 
 TEST(SimulatorTiming, ChunksOfOnePageableSlotAreNoWarmerThanTheWholeBatch) {
@@ -477,12 +515,14 @@ TEST(SimulatorTiming, ChunksOfOnePageableSlotAreNoWarmerThanTheWholeBatch) {
   c.transferChunks = 2;
   auto r = runSim(c, p);
   ASSERT_EQ(r.outcome.state, RunState::Finished) << r.outcome.message;
-  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 2000}, {2000, 4000}}));
+  // Each chunk's call stages it (2000 ns); its DMA follows at the pinned rate.
+  EXPECT_EQ(spans(r.callsOf(r.of(OpKind::CopyH2D))), (std::vector<Span>{{0, 2000}, {2000, 4000}}));
+  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{2000, 2500}, {4000, 4500}}));
   // One chunk of 500 B: its own size is its footprint, the warm rate.
   c.sampleBytes = 500;
   c.transferChunks = 1;
   r = runSim(c, p);
-  EXPECT_EQ(spans(r.of(OpKind::CopyH2D)), (std::vector<Span>{{0, 1000}}));
+  EXPECT_EQ(spans(r.callsOf(r.of(OpKind::CopyH2D))), (std::vector<Span>{{0, 1000}}));
   // Pinned copies do not go through the CPU's caches: their own rate by chunk.
   EXPECT_DOUBLE_EQ(copyGBps(p, {.dir = CopyDirection::H2D, .footprintBytes = 1000}, 500), 1.0);
 }
