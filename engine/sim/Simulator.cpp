@@ -328,8 +328,8 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
   const bool staged = pageable && !blockingCall && stagesPageableCopiesOnHost(profile_, dir);
   // A blocking cudaMemcpy from pageable memory to the device returns once the bytes
   // are in the driver's staging buffer, as the async one does (CUDA's documented
-  // behaviour): in all 62 pageable rows of five H200 sets, blocking and async, the H2D
-  // DMA ended 2-20 us after its call had returned. So the host waits for no DMA and
+  // behaviour): in all 68 pageable rows of five H200 sets, blocking and async, the H2D
+  // DMA ended 0-21 us after its call had returned. So the host waits for no DMA and
   // wakes up from no sleep: the call lasts as long as the blocking pageable curve's
   // copy (calibrated from such calls' host time).
   const bool stagedBlocking = pageable && blockingCall && dir == CopyDirection::H2D;
@@ -354,7 +354,7 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
       // The driver stages 1 MiB at a time: the first chunk's DMA starts while the call
       // stages the rest, and the last chunk's DMA ends after the call returns. CUPTI
       // records one copy over all of it (rows of 1.06-83 MB: the DMA started once
-      // 0.9-1.04 MB were staged, and ran at the staging rate, 5-16 GB/s).
+      // 0.9-1.04 MB were staged, and lasted until the call's last chunk had moved).
       const double first = cache.stagingNs * double(kPageableStagingChunkBytes) / double(bytes);
       const std::uint64_t lastChunk = (bytes - 1) % kPageableStagingChunkBytes + 1;
       const CopyPath dma{.dir = dir, .footprintBytes = path.footprintBytes};
