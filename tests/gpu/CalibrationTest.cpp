@@ -236,12 +236,13 @@ TEST(CalibrationTest, RetiringABatchIsReadFromTheBackendsOwnTraces) {
   // four sets' traces); a thread that slept to return is far below 50 us still.
   EXPECT_GT(r.syncReturnNs, 0.0);
   EXPECT_LT(r.syncReturnNs, 50e3);
-  // 8 streams x 18 ops hold far more than one stream's 2 x 4: a gap that grows with
-  // them (H200 hosts: 0.6-1.9 us on one stream, 4-33 us on 8-16 streams).
+  // 8 streams x 18 ops hold far more than one stream's 2 x 4. The backend finalises a
+  // retired batch from each stream's own queue, so the gap hardly grows with what the
+  // other streams hold: 0-2 ns per held op over 15 rounds on 1-GPU H200 hosts, where
+  // scanning one queue of every stream's ops had cost 14-25 ns.
   EXPECT_GT(r.heldOps[1], 4 * r.heldOps[0]);
-  EXPECT_GT(r.retireGapsNs[1], r.retireGapsNs[0]);
-  EXPECT_GT(r.perHeldOpNs, 0.0);
-  EXPECT_LT(r.perHeldOpNs, 2000.0);
+  EXPECT_GE(r.perHeldOpNs, 0.0);
+  EXPECT_LT(r.perHeldOpNs, 10.0);
   EXPECT_GE(r.perBatchNs, 0.0);
   EXPECT_LT(r.perBatchNs, 100e3);
   ASSERT_FALSE(lines.empty());
