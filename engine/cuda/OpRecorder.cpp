@@ -140,9 +140,10 @@ void OpRecorder::finish() {
   }
   finalize(/*all=*/true);
   if (cupti_) {
-    unresolved_ += pendingCount_;
-    for (std::deque<Pending>& q : pendingByStream_) q.clear();
-    pendingCount_ = 0;
+    for (std::deque<Pending>& q : pendingByStream_) {
+      unresolved_ += std::int64_t(q.size());
+      q.clear();
+    }
   }
 }
 
@@ -218,14 +219,6 @@ void OpRecorder::enqueue(Pending&& p) {
   ensureKey(p.key);
   p.seq = ++nextSeq_;
   pendingByStream_[std::size_t(p.key)].push_back(std::move(p));
-  ++pendingCount_;
-}
-
-std::uint64_t OpRecorder::oldestPendingId() const {
-  std::uint64_t oldest = UINT64_MAX;
-  for (const std::deque<Pending>& q : pendingByStream_)
-    if (!q.empty()) oldest = std::min(oldest, q.front().id);
-  return oldest;
 }
 
 /// A group call's kernels are launched by the library, which may do so from a thread
@@ -353,20 +346,6 @@ void OpRecorder::batchDone(std::int32_t batch) {
 
 /// Appends the GPU ops of done batches whose timestamps are known.
 void OpRecorder::finalize(bool all) {
-  if (pendingCount_ == 0) return;
-  if (cupti_ && tracer_.active()) {
-    const std::int64_t now = steadyNowNs();
-    if (now - lastCalibrationNs_ >= kCalibrateIntervalNs) {
-      calibrate();
-      lastCalibrationNs_ = now;
-    }
-    if (now - lastFlushNs_ >= kFlushIntervalNs) {
-      tracer_.flush(false);  // completed records only: cheaper than a forced flush
-      lastFlushNs_ = now;
-    }
-    tracer_.collect(intervals_, oldestPendingId());
-  }
-  auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
   // Ops of a stream are finalised in issue order: once one must wait (batch not done,
   // CUPTI record not delivered), every later op of its stream waits too, so that
   // stream leaves the merge. The streams' oldest ops are merged by issue order (a
@@ -378,7 +357,22 @@ void OpRecorder::finalize(bool all) {
   heads_.clear();
   for (std::size_t si = 0; si < pendingByStream_.size(); ++si)
     if (!pendingByStream_[si].empty()) heads_.emplace_back(pendingByStream_[si].front().seq, si);
+  if (heads_.empty()) return;
   std::make_heap(heads_.begin(), heads_.end(), later);
+  if (cupti_ && tracer_.active()) {
+    const std::int64_t now = steadyNowNs();
+    if (now - lastCalibrationNs_ >= kCalibrateIntervalNs) {
+      calibrate();
+      lastCalibrationNs_ = now;
+    }
+    if (now - lastFlushNs_ >= kFlushIntervalNs) {
+      tracer_.flush(false);  // completed records only: cheaper than a forced flush
+      lastFlushNs_ = now;
+    }
+    // The earliest-issued pending op has the oldest id (ids grow with issue order).
+    tracer_.collect(intervals_, pendingByStream_[heads_.front().second].front().id);
+  }
+  auto done = [&](std::int32_t b) { return all || std::binary_search(doneBatches_.begin(), doneBatches_.end(), b); };
   while (!heads_.empty()) {
     std::pop_heap(heads_.begin(), heads_.end(), later);
     const std::size_t si = heads_.back().second;
@@ -388,7 +382,6 @@ void OpRecorder::finalize(bool all) {
     // stream's next op joins the merge.
     auto advance = [&] {
       queue.pop_front();
-      --pendingCount_;
       if (!queue.empty()) {
         heads_.emplace_back(queue.front().seq, si);
         std::push_heap(heads_.begin(), heads_.end(), later);

@@ -157,7 +157,6 @@ class OpRecorder {
   std::int64_t eventTime(DeviceClock& d, int e);
   void finalize(bool all);
   void enqueue(Pending&& p);
-  std::uint64_t oldestPendingId() const;
   void noteFirstOp();
   void emit(std::optional<Op> op, std::size_t stream, bool hold, std::uint64_t wholeId = 0);
   void wholePart(std::uint64_t id, const Op* part);
@@ -186,7 +185,6 @@ class OpRecorder {
   // at every op still in flight on other streams (with 16 streams that scan had cost
   // 4-33 µs of the submit thread's time per batch).
   std::vector<std::deque<Pending>> pendingByStream_;
-  std::int64_t pendingCount_ = 0;
   std::uint64_t nextSeq_ = 0;
   std::vector<std::pair<std::uint64_t, std::size_t>> heads_;  // finalize's heap, kept for its capacity
   std::vector<std::int32_t> doneBatches_;

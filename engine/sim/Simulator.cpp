@@ -341,9 +341,9 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
                         .rotating = bytes_.rotatingHost,
                         .cpuWritten = bytes_.cpuWritesInput && !staged,
                         .footprintBytes = dir == CopyDirection::H2D ? bytes_.in : bytes_.d2h};
+    // A staged copy's DMA moves pinned bytes at the engine's own rate.
+    const CopyPath dma{.dir = dir, .footprintBytes = path.footprintBytes};
     if (stagedBlocking) {
-      // The DMA moves staged (pinned) bytes at the engine's own rate.
-      const CopyPath dma{.dir = dir, .footprintBytes = path.footprintBytes};
       cache = {bytes, pageable, copySoloNs(profile_, dma, bytes), copyGBps(profile_, dma, bytes),
                copySoloNs(profile_, path, bytes)};
     } else {
@@ -357,7 +357,6 @@ std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, 
       // 0.9-1.04 MB were staged, and lasted until the call's last chunk had moved).
       const double first = cache.stagingNs * double(kPageableStagingChunkBytes) / double(bytes);
       const std::uint64_t lastChunk = (bytes - 1) % kPageableStagingChunkBytes + 1;
-      const CopyPath dma{.dir = dir, .footprintBytes = path.footprintBytes};
       cache.stagingAfterDmaStartNs = cache.stagingNs - first;
       cache.soloNs = std::max(cache.soloNs, cache.stagingAfterDmaStartNs + copySoloNs(profile_, dma, lastChunk));
       cache.gbps = double(bytes) / cache.soloNs;
