@@ -242,7 +242,11 @@ TEST(CalibrationTest, RetiringABatchIsReadFromTheBackendsOwnTraces) {
   // scanning one queue of every stream's ops had cost 14-25 ns.
   EXPECT_GT(r.heldOps[1], 4 * r.heldOps[0]);
   EXPECT_GE(r.perHeldOpNs, 0.0);
-  EXPECT_LT(r.perHeldOpNs, 10.0);
+  // Under compute-sanitizer every call is instrumented (114 ns per held op under memcheck):
+  // the bound is a timing of the plain build.
+  if (sanitizerTool().empty()) {
+    EXPECT_LT(r.perHeldOpNs, 10.0);
+  }
   EXPECT_GE(r.perBatchNs, 0.0);
   EXPECT_LT(r.perBatchNs, 100e3);
   ASSERT_FALSE(lines.empty());
