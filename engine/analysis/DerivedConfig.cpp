@@ -6,6 +6,7 @@
 
 #include "analysis/SimulatedRun.h"
 #include "config/ModelWork.h"
+#include "sim/StageCosts.h"
 
 namespace pipescope {
 
@@ -113,9 +114,15 @@ void setHostWork(PipelineConfig& c, const DeviceProfile& p, double hostNs, std::
 }
 
 void setKernelWork(PipelineConfig& c, const DeviceProfile& p, double kernelNs) {
-  const double ns = std::max(0.0, kernelNs - p.kernelFixedNs);
+  // customModelKernelNs inverted: what is left of the kernel's time after its fixed
+  // cost and (where the profile has that rate) its own bytes is FLOP time, at the
+  // batch's grid's efficiency.
+  const double memoryNs =
+      p.modelMemoryGBps > 0 ? double(c.batchBytes() + c.outputBytes()) / p.modelMemoryGBps : 0.0;
+  const double ns = std::max(0.0, kernelNs - p.kernelFixedNs - memoryNs);
   const double bytes = double(std::max<std::uint64_t>(c.batchBytes(), 1));
-  c.modelFlopsPerByte = std::clamp(ns * p.modelGflops / bytes, 0.0, limits::kMaxModelFlopsPerByte);
+  const double flopNs = ns / modelKernelBlocksFactor(p, c.batchBytes() / 4);
+  c.modelFlopsPerByte = std::clamp(flopNs * p.modelGflops / bytes, 0.0, limits::kMaxModelFlopsPerByte);
 }
 
 }  // namespace

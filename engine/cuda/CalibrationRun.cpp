@@ -33,6 +33,7 @@
 #include "cuda/ManagedWorkersCalibration.h"
 #include "cuda/PrefetchAfterKernelCalibration.h"
 #include "cuda/WorkerPool.h"
+#include "sim/ModelKernelFit.h"
 #include "sim/StageCosts.h"
 #if PIPESCOPE_HAVE_NCCL
 #include "cuda/multigpu/MultiGpuProbes.h"
@@ -234,16 +235,25 @@ class Calibrator {
     log("back-to-back tiny kernels: " + fmt(tinyPeriodNs_) + " ns apart");
 
     constexpr double kBalanced = 1050.0;  // the validation's balanced workload and the default
-    for (double fpb : {100.0, kBalanced, 3200.0}) {
+    // From 20 to 3200 flop/B, the span of the validation's random sets: the kernel's
+    // loads add to its FLOP time (100 flop/B ran 1.4x what its FLOP rate says on an
+    // H200), so both rates are fitted over all four.
+    std::vector<ModelKernelSample> samples;
+    for (double fpb : {20.0, 100.0, kBalanced, 3200.0}) {
       const std::uint32_t fmas = modelFmasPerElement(fpb);
       const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, n, out, n, fmas, st())); });
       const double solo = std::max(1.0, period - tinyPeriodNs_);
-      const double gflops = double(kComputeBytes) * fpb / solo;
-      log("model kernel " + fmt(fpb, 0) + " flop/B on 32 MiB: " + fmt(solo / 1e3, 2) + " us = " + fmt(gflops, 0) +
-          " GFLOP/s");
-      // The validation's balanced workload; the other two show how far the kernel is from pure compute.
-      if (fpb == kBalanced) p_.modelGflops = gflops;
+      const double flops = double(n) * 2.0 * fmas;
+      samples.push_back({flops, 2.0 * double(kComputeBytes), solo});
+      log("model kernel " + fmt(fpb, 0) + " flop/B on 32 MiB: " + fmt(solo / 1e3, 2) + " us = " +
+          fmt(flops / solo, 0) + " GFLOP/s");
     }
+    const ModelKernelRates rates = fitModelKernelRates(samples);
+    p_.modelGflops = rates.gflops;
+    p_.modelMemoryGBps = rates.memoryGBps;
+    log("model kernel fit: " + fmt(rates.gflops, 0) + " GFLOP/s plus its bytes (read + written) at " +
+        fmt(rates.memoryGBps, 0) + " GB/s, worst miss " + fmt(100.0 * rates.worstRelativeError, 1) + " %");
+    modelKernelByBlocks(in, out);
     // Small batches: fewer threads than the GPU holds, so a lower rate (logged only).
     for (std::size_t bytes : {1 * kMiB, 4 * kMiB}) {
       const std::size_t m = bytes / sizeof(float);
@@ -258,6 +268,28 @@ class Calibrator {
     log("normalize kernel on 32 MiB: " + fmt(period / 1e3, 2) + " us per launch, " + fmt(p_.deviceMemoryGBps, 0) +
         " GB/s read+write");
     kernelFixedCost();
+  }
+
+  /// Grids of fewer blocks than the full one (batches under 4.3 MB): one element per
+  /// thread, and a grid just past a whole number of resident waves runs its last wave
+  /// nearly as long as a full one (H200 traces: 1 174 blocks 1.42x the rate's time,
+  /// 2 112 blocks 1.03x). Every 132 blocks up to the full grid, at 3200 flop/B where
+  /// the FLOP time is nearly all of it: the time over what the two rates give.
+  void modelKernelByBlocks(const float* in, float* out) {
+    const std::uint32_t fmas = modelFmasPerElement(3200.0);
+    std::string line = "model kernel at 3200 flop/B by blocks (one float a thread), its time over its rates':";
+    p_.modelKernelBlocksCurve.clear();
+    for (std::uint64_t blocks = 132; blocks <= kModelKernelMaxBlocks; blocks += 132) {
+      const std::size_t m = std::size_t(blocks * kModelKernelThreads);
+      const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, m, out, m, fmas, st())); });
+      const double solo = std::max(1.0, period - tinyPeriodNs_);
+      const double flopNs = double(m) * 2.0 * fmas / p_.modelGflops;
+      const double memoryNs = p_.modelMemoryGBps > 0 ? 2.0 * sizeof(float) * double(m) / p_.modelMemoryGBps : 0.0;
+      const double factor = std::max(0.05, (solo - memoryNs) / flopNs);
+      p_.modelKernelBlocksCurve.push_back({int(blocks), factor});
+      line += " " + std::to_string(blocks) + "=" + fmt(factor, 2);
+    }
+    log(line);
   }
 
   /// A kernel costs more than its rate says: a 1 MiB normalize runs ~1.8 us on an
@@ -496,16 +528,20 @@ class Calibrator {
         " ns -> wake-up " + fmt(p_.syncWakeNs) +
         " ns; blocking 4 KiB cudaMemcpy " + fmt(t4k) + " ns -> call cost " + fmt(p_.memcpySyncCallNs) + " ns" +
         (p_.memcpySyncSleeps ? " (the thread slept in it: its wake-up is the slow one)" : ""));
-    // The same from pageable memory: its staging path may sleep where the pinned one
+    // The same to pageable memory: its staging path may sleep where the pinned one
     // does not (a 2 x H200 host: 54 vs 28 us). Beyond the call, the copy and the slow
-    // wake-up it slept (the staging of 4 KiB takes a few microseconds at most).
+    // wake-up it slept (the staging of 4 KiB takes a few microseconds at most). Timed
+    // on a copy to the host: a pageable copy to the device returns once staged, so
+    // only the other direction waits (the simulator applies this to it alone).
     HostBuffer pageable(HostMemory::Pageable, 4 * kKiB, "pageable host buffer");
     std::memset(pageable.host(), 1, 4 * kKiB);
-    blockingCopyNs(pageable.host(), 4 * kKiB, true, 1);  // first touch of the staging path
-    const double p4k = blockingCopyNs(pageable.host(), 4 * kKiB, true, 50);
+    blockingCopyNs(pageable.host(), 4 * kKiB, false, 1);  // first touch of the staging path
+    const double p4k = blockingCopyNs(pageable.host(), 4 * kKiB, false, 50);
+    const double d2hGBps = p_.d2hPinnedCurve.empty() ? p_.d2hPinnedGBps : p_.d2hPinnedCurve.front().gbps;
+    const double copyOut4k = p_.copyLatencyNs + 4.0 * kKiB / d2hGBps;
     p_.pageableMemcpySyncSleeps = p_.memcpySyncSleeps || (p_.syncSleepWakeNs > 0 &&
-                                                          p4k - p_.memcpySyncCallNs - copy4k > p_.syncSleepWakeNs);
-    log("blocking 4 KiB cudaMemcpy from pageable memory " + fmt(p4k) + " ns" +
+                                                          p4k - p_.memcpySyncCallNs - copyOut4k > p_.syncSleepWakeNs);
+    log("blocking 4 KiB cudaMemcpy to pageable memory " + fmt(p4k) + " ns" +
         (p_.pageableMemcpySyncSleeps ? " (the thread slept in it: its wake-up is the slow one)" : ""));
   }
 

@@ -10,7 +10,8 @@ namespace {
 constexpr int kThreads = 256;
 
 unsigned gridFor(std::size_t n) {
-  // Grid-stride loops: enough blocks to fill any current GPU, no more.
+  // Grid-stride loops: enough blocks to fill any current GPU, no more. The simulator
+  // counts the same blocks (config/ModelWork.h: modelKernelBlocks); change both.
   const std::size_t blocks = (n + kThreads - 1) / kThreads;
   return unsigned(std::clamp<std::size_t>(blocks, 1, 132 * 32));
 }

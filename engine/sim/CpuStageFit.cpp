@@ -134,10 +134,13 @@ std::vector<StageTimes> measureStages(Backend& measured, const std::vector<Pipel
 
 CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<void(const std::string&)>& log) {
   CpuStageResult r;
-  // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone. The third
-  // point: a line through 0 and 4 rounds made stages of 5-8 rounds 1.1-1.5x too fast.
+  // 0.25 ops/byte rounds to 0 rounds: the stages' own per-byte work alone. A line
+  // through 0 and 4 rounds made stages of 5-8 rounds 1.1-1.5x too fast, hence 8; and
+  // postprocessing of 1 round 1.2x too slow (38 rows of seven H200 sets: a round on
+  // bytes just read costs less than the next ones), hence 1 and 2.
   constexpr double kRounds = 4;
-  const int roundPoints[] = {0, 4, 8};
+  const int roundPoints[] = {0, 1, 2, 4, 8};
+  constexpr std::size_t kFour = 3;  // roundPoints[kFour] == kRounds
   const int counts[] = {1, 2, 4, 8};
   std::vector<PipelineConfig> configs;
   for (int rounds : roundPoints) configs.push_back(cpuStageConfig(1, rounds == 0 ? 0.25 : double(rounds)));
@@ -145,7 +148,7 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
   for (int workers : counts) configs.push_back(cpuStageConfig(workers, 2.0));
   const std::vector<StageTimes> times = measureStages(measured, configs, reps);
   const StageTimes zero = times[0];
-  const StageTimes four = times[1];
+  const StageTimes four = times[kFour];
   for (std::size_t i = 0; i < std::size(roundPoints); ++i) {
     r.preprocessRoundsCurve.push_back({roundPoints[i], times[i].pre});
     r.postprocessRoundsCurve.push_back({roundPoints[i], times[i].post});
@@ -173,12 +176,11 @@ CpuStageResult fitCpuStages(Backend& measured, int reps, const std::function<voi
     lateLine += " " + std::to_string(counts[i]) + "w=" + fmt(factor, 3);
   }
   if (log) {
-    log("CPU stages inside the pipeline, one worker: preprocess " + fmt(zero.pre, 4) + " ns/B at 0 rounds, " +
-        fmt(four.pre, 4) + " at 4; postprocess " + fmt(zero.post, 4) + " and " + fmt(four.post, 4) + " -> " +
-        fmt(r.preprocessNsPerOp, 4) + " and " + fmt(r.postprocessNsPerOp, 4) + " ns per round-byte; at 8 rounds " +
-        fmt(times[2].pre, 4) + " and " + fmt(times[2].post, 4) + " ns/B (" +
-        fmt((times[2].pre - four.pre) / kRounds, 4) + " and " + fmt((times[2].post - four.post) / kRounds, 4) +
-        " per round-byte from 4 to 8)");
+    std::string curve = "CPU stages inside the pipeline, one worker, ns/B by rounds (preprocess / postprocess):";
+    for (std::size_t i = 0; i < std::size(roundPoints); ++i)
+      curve += " " + std::to_string(roundPoints[i]) + "=" + fmt(times[i].pre, 4) + "/" + fmt(times[i].post, 4);
+    log(curve + " -> " + fmt(r.preprocessNsPerOp, 4) + " and " + fmt(r.postprocessNsPerOp, 4) +
+        " ns per round-byte from 0 to 4");
     std::string s = line + " -> speed-up";
     for (const WorkerSpeedup& w : r.speedup) s += " " + std::to_string(w.workers) + "w=" + fmt(w.speedup, 2);
     log(s);

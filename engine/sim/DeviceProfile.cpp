@@ -1,5 +1,7 @@
 #include "sim/DeviceProfile.h"
 
+#include "config/ModelWork.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -309,6 +311,10 @@ json profileToJson(const DeviceProfile& p) {
   if (p.prefetchAfterKernelNs != 0) j["prefetchAfterKernelNs"] = p.prefetchAfterKernelNs;
   j["modelGflops"] = p.modelGflops;
   j["deviceMemoryGBps"] = p.deviceMemoryGBps;
+  if (p.modelMemoryGBps != 0) j["modelMemoryGBps"] = p.modelMemoryGBps;
+  if (!p.modelKernelBlocksCurve.empty())
+    j["modelKernelBlocksCurve"] = pointsToJson(p.modelKernelBlocksCurve, "blocks", &KernelBlocksPoint::blocks, "factor",
+                                               &KernelBlocksPoint::factor);
   j["gemmTflops"] = p.gemmTflops;
   if (!p.lightGemmCurve.empty())
     j["lightGemmCurve"] = pointsToJson(p.lightGemmCurve, "rows", &GemmPoint::rows, "ns", &GemmPoint::ns);
@@ -464,6 +470,13 @@ DeviceProfile profileFromJson(const json& j) {
                                 "measures it)");
   r.number("modelGflops", p.modelGflops, false);
   r.number("deviceMemoryGBps", p.deviceMemoryGBps, false);
+  r.number("modelMemoryGBps", p.modelMemoryGBps, true);
+  r.points("modelKernelBlocksCurve", p.modelKernelBlocksCurve, "blocks", &KernelBlocksPoint::blocks, 1,
+           std::int64_t(kModelKernelMaxBlocks), "factor", &KernelBlocksPoint::factor);
+  if (p.modelMemoryGBps > 100e3)
+    throw std::invalid_argument("device profile field 'modelMemoryGBps' = " + std::to_string(p.modelMemoryGBps) +
+                                ": allowed 0 to 100000 GB/s (the model kernel's own loads and stores; calibrate "
+                                "measures it, 0 = they hide behind its compute)");
   r.number("gemmTflops", p.gemmTflops, false);
   r.gemmCurve("lightGemmCurve", p.lightGemmCurve);
   r.gemmCurve("heavyGemmCurve", p.heavyGemmCurve);

@@ -101,6 +101,16 @@ struct ManagedSlotsPoint {
   bool operator==(const ManagedSlotsPoint&) const = default;
 };
 
+/// The custom model kernel's FLOP time on a grid of `blocks` blocks (one element per
+/// thread, fewer than the full grid) over what modelGflops gives: a grid just past a
+/// whole number of the GPU's resident waves runs its last wave nearly as long as a full
+/// one (an H200: 1 174 blocks 1.42x, 2 112 blocks 1.03x).
+struct KernelBlocksPoint {
+  int blocks = 1;
+  double factor = 1;
+  bool operator==(const KernelBlocksPoint&) const = default;
+};
+
 struct DeviceProfile {
   std::string name;         ///< "h200", "pcie4-desktop", "c1060-like", ...
   std::string description;  ///< one line for lists
@@ -222,6 +232,17 @@ struct DeviceProfile {
   // Compute.
   double modelGflops = 45000;      ///< custom model kernel rate, GFLOP/s
   double deviceMemoryGBps = 4000;  ///< normalize kernel (bytes read + written)
+  /// The custom model kernel's own bytes (read + written) move at this rate *on top
+  /// of* its FLOP time: each thread loads an element, runs its FMA chains, stores,
+  /// and at a few hundred flop/B the other warps do not hide the loads (H200: 100
+  /// flop/B on 32 MiB ran 81 us where the larger of FLOP and bandwidth time gives
+  /// 57). 0 = the larger of FLOP time and bytes / deviceMemoryGBps (older profiles).
+  double modelMemoryGBps = 0;
+  /// KernelBlocksPoint by increasing blocks, up to the full grid (config/ModelWork.h:
+  /// modelKernelBlocks); linear between points, flat before the first; 1 for a batch
+  /// that fills the full grid (its threads loop, as in the 32 MiB runs the rates come
+  /// from). Empty = 1 everywhere.
+  std::vector<KernelBlocksPoint> modelKernelBlocksCurve;
   double gemmTflops = 400;         ///< light/heavy presets' GEMMs when there is no curve
   /// One GEMM layer's GPU time by rows, for the light (128 wide) and heavy (1024 wide)
   /// presets (config/ModelWork.h); empty = kernelFixedNs + flops / gemmTflops.

@@ -216,7 +216,25 @@ void GpuModel::makeReady(std::uint64_t id, double t) {
   GpuOpState& s = mut(id);
   s.ready = t;
   if (!singleQueue_) engines_[std::size_t(s.engineSlot)].ready.push_back(id);
+  fillLastWave(s.engineSlot, t);
   dispatch(s.engineSlot, t);
+}
+
+void GpuModel::fillLastWave(int slot, double t) {
+  // A kernel ready behind the running one starts its blocks in the SMs the running
+  // one's last, partial wave leaves idle, so that wave costs nothing extra: unless it
+  // came too late, once the wave had begun.
+  Engine& e = engines_[std::size_t(slot)];
+  if (!e.busy || e.link || singleQueue_) return;
+  GpuOpState& s = mut(e.current);
+  if (s.cmd.kind != OpKind::Kernel || s.cmd.tailNs <= 0 || s.tailFilled) return;
+  const double at = std::max(t, s.lastUpdate);  // it may not have started yet (a gap)
+  const double remaining = std::max(0.0, s.remainingSoloNs - (at - s.lastUpdate) * s.rateFactor);
+  if (remaining <= s.cmd.tailNs) return;
+  s.remainingSoloNs = remaining - s.cmd.tailNs;
+  s.lastUpdate = at;
+  s.tailFilled = true;
+  scheduleDone(slot, at + s.remainingSoloNs / s.rateFactor);
 }
 
 void GpuModel::dispatch(int slot, double t) {
@@ -311,7 +329,8 @@ void GpuModel::startOp(int slot, std::uint64_t id, double t) {
   s.start = start;
   s.lastUpdate = start;
   s.rateFactor = computeRate(device);
-  scheduleDone(slot, start + s.cmd.soloNs / s.rateFactor);
+  scheduleDone(slot, start + s.remainingSoloNs / s.rateFactor);
+  if (!e.ready.empty()) fillLastWave(slot, t);
   if (profile_.collectiveYieldShare > 0) retimeCollectiveOn(device, t);
   if (profile_.linkKernelSmWeight > 0) retimeLinkKernelsBesideCompute(device, t);
 }

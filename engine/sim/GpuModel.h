@@ -62,6 +62,10 @@ struct GpuCommand {
   /// Waited beyond the stream dependency when the op reaches its stream's head as a
   /// kernel before it ends (a prefetch the driver starts once it sees the kernel done).
   double afterKernelNs = 0;
+  /// Kernels: the part of soloNs its grid's last, partial wave of blocks costs when it
+  /// runs alone (DeviceProfile::modelKernelBlocksCurve). A kernel of another stream
+  /// ready before that wave begins fills it with its own blocks: then it is not charged.
+  double tailNs = 0;
 };
 
 /// A command and what happened to it (times in ns, < 0 = not yet).
@@ -74,6 +78,7 @@ struct GpuOpState {
   double remainingSoloNs = 0;
   double rateFactor = 1;
   double lastUpdate = 0;
+  bool tailFilled = false;  ///< a kernel behind it took its last wave's idle SMs (fillLastWave)
   int kernelGroup = -1;
   // The model's own bookkeeping: the order of its submit event among all events, and
   // the next op in its stream's queue and in its engine's single hardware queue
@@ -177,6 +182,9 @@ class GpuModel {
   /// `linkKernel`: a link kernel started or ended on `device` (else a copy did).
   void rescheduleHostTraffic(int device, double t, bool linkKernel);
   void setComputeRate(int device, double t);
+  /// Another op became ready on `slot`'s engine (or was waiting when its kernel
+  /// started): the running kernel's last wave (GpuCommand::tailNs) is no longer charged.
+  void fillLastWave(int slot, double t);
   /// The compute kernel's rate on `device`: slowed beside a collective, and by the SMs
   /// the link kernels running there keep (DeviceProfile::linkKernelSmWeight).
   double computeRate(int device) const;

@@ -501,9 +501,11 @@ void Simulator::planKernels(const KernelWork& w) {
   const GemmShape g = gemmShape(cfg_.model);
   if (g.width == 0) {
     const double piece = w.customFlopsPerByte / w.customPieces;
-    for (int p = 0; p < w.customPieces; ++p)
+    for (int p = 0; p < w.customPieces; ++p) {
       planned_.push_back({names_.model, names_.launch, profile_.kernelLaunchNs,
                           customModelKernelNs(profile_, w.in, w.out, piece), w.in, true});
+      planned_.back().tailNs = customModelKernelTailNs(profile_, w.in, piece);
+    }
   } else {
     const std::uint64_t rows = w.in / 4 / std::uint64_t(g.width);
     const double gemmNs = gemmLayerNs(profile_, cfg_.model, rows);
@@ -602,6 +604,8 @@ std::uint64_t Simulator::issueKernels(std::int32_t batch, int device, int stream
     cmd.link = planned_[k].link;
     cmd.device = device;
     cmd.soloNs = planned_[k].ns;
+    // Zero-copy kernels' time is the link's or a blend with it: no wave of their own.
+    cmd.tailNs = flags == kOpMapped ? 0.0 : planned_[k].tailNs;
     cmd.hostInBytes = planned_[k].hostIn;
     cmd.hostOutBytes = planned_[k].hostOut;
     if (k == 0) cmd.after = after;

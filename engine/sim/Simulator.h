@@ -55,6 +55,7 @@ class Simulator {
     bool model;           // a model kernel (what all-reduce buckets follow)
     LinkKind link = LinkKind::None;  // bound by the host link: overlaps other streams' such kernels
     std::uint64_t hostIn = 0, hostOut = 0;  // bytes it moves over the host link each way
+    double tailNs = 0;  // of ns: its last wave of blocks when no other kernel fills it
   };
 
   static int globalStream(int device, int stream) { return device * kStreamsPerGpu + stream; }

@@ -97,11 +97,21 @@ double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
   return customModelKernelNs(p, c.batchBytes(), c.outputBytes(), c.modelFlopsPerByte);
 }
 
+namespace {
+double modelFlopNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte) {
+  return double(in / 4) * 2.0 * double(modelFmasPerElement(flopsPerByte)) / p.modelGflops;
+}
+}  // namespace
+
+double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte) {
+  return std::max(0.0, modelKernelBlocksFactor(p, in / 4) - 1.0) * modelFlopNs(p, in, flopsPerByte);
+}
+
 double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
-  const double elements = double(in / 4);
-  const double flops = elements * 2.0 * double(modelFmasPerElement(flopsPerByte));
+  const double flopNs = modelFlopNs(p, in, flopsPerByte) * modelKernelBlocksFactor(p, in / 4);
+  if (p.modelMemoryGBps > 0) return p.kernelFixedNs + flopNs + double(in + out) / p.modelMemoryGBps;
   const double memory = double(in + out) / p.deviceMemoryGBps;
-  return p.kernelFixedNs + std::max(flops / p.modelGflops, memory);
+  return p.kernelFixedNs + std::max(flopNs, memory);
 }
 
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows) {
@@ -248,6 +258,13 @@ double linearAt(const std::vector<Point>& c, double x, X Point::*px, double Poin
 }
 
 }  // namespace
+
+double modelKernelBlocksFactor(const DeviceProfile& p, std::uint64_t elements) {
+  const auto& c = p.modelKernelBlocksCurve;
+  if (c.empty() || elements >= kModelKernelThreads * kModelKernelMaxBlocks) return 1.0;
+  return linearAt(c, double(modelKernelBlocks(elements)), &KernelBlocksPoint::blocks, &KernelBlocksPoint::factor,
+                  false);
+}
 
 double oneWorkerCpuStageNsPerByte(const DeviceProfile& p, double opsPerByte, bool preprocess) {
   const double rounds = double(cpuRoundsPerElement(opsPerByte));

@@ -76,6 +76,12 @@ double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
 /// The same kernel on `in` input bytes writing `out` bytes at `flopsPerByte` (one piece
 /// of a split model, or one pipeline stage's share of a micro-batch).
 double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
+/// How much longer the model kernel's FLOP time is on `elements` input floats than the
+/// rate says (DeviceProfile::modelKernelBlocksCurve at its block count; 1 on a full grid).
+double modelKernelBlocksFactor(const DeviceProfile& p, std::uint64_t elements);
+/// The part of customModelKernelNs that factor adds (0 where it is 1 or less): what
+/// the grid's last wave costs when no other kernel fills it (GpuCommand::tailNs).
+double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte);
 /// One GEMM layer of a cuBLAS preset with `rows` rows: the profile's curve for the
 /// preset, else its flops at gemmTflops.
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows);

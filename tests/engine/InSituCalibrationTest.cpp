@@ -156,14 +156,16 @@ TEST(CpuStageFit, RecoversCostAndSpeedupCurve) {
 
 TEST(CpuStageFit, RecoversEachStagesCostByRoundsWhereARoundCostsMoreAbove4) {
   DeviceProfile truth = h200();
-  truth.cpuPreprocessRoundsCurve = {{0, 0.8}, {4, 2.0}, {8, 4.0}};   // 0.3, then 0.5 per round
-  truth.cpuPostprocessRoundsCurve = {{0, 0.5}, {4, 1.2}, {8, 2.5}};  // 0.175, then 0.325
+  // Preprocessing: 0.3 per round, then 0.5 above 4. Postprocessing: its first round
+  // costs 0.05, the next ones 0.175 and 0.325 above 4.
+  truth.cpuPreprocessRoundsCurve = {{0, 0.8}, {1, 1.1}, {2, 1.4}, {4, 2.0}, {8, 4.0}};
+  truth.cpuPostprocessRoundsCurve = {{0, 0.5}, {1, 0.55}, {2, 0.725}, {4, 1.075}, {8, 2.375}};
   truth.cpuWorkerSpeedup = {{1, 1.0}, {2, 1.8}, {4, 3.0}, {8, 4.0}};
   auto measured = makeSimulatorBackend(truth);
   const CpuStageResult r = fitCpuStages(*measured, 1);
-  ASSERT_EQ(r.preprocessRoundsCurve.size(), 3u);
-  ASSERT_EQ(r.postprocessRoundsCurve.size(), 3u);
-  for (std::size_t i = 0; i < 3; ++i) {
+  ASSERT_EQ(r.preprocessRoundsCurve.size(), 5u);
+  ASSERT_EQ(r.postprocessRoundsCurve.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
     EXPECT_EQ(r.preprocessRoundsCurve[i].rounds, truth.cpuPreprocessRoundsCurve[i].rounds);
     EXPECT_NEAR(r.preprocessRoundsCurve[i].nsPerByte, truth.cpuPreprocessRoundsCurve[i].nsPerByte,
                 truth.cpuPreprocessRoundsCurve[i].nsPerByte * 0.02)
@@ -179,6 +181,10 @@ TEST(CpuStageFit, RecoversEachStagesCostByRoundsWhereARoundCostsMoreAbove4) {
   EXPECT_NEAR(cpuStageNs(fitted, 1 << 20, 6, 1, true), cpuStageNs(truth, 1 << 20, 6, 1, true),
               cpuStageNs(truth, 1 << 20, 6, 1, true) * 0.02);
   EXPECT_NEAR(cpuStageNs(truth, 1 << 20, 6, 1, true), 3.0 * (1 << 20), 1.0);
+  // And a 1-round postprocessing stage as the truth does: 0.55 ns/B, where a line
+  // through 0 and 4 rounds gives 0.5 + 0.575 / 4 = 0.64.
+  fitted.cpuPostprocessRoundsCurve = r.postprocessRoundsCurve;
+  EXPECT_NEAR(cpuStageNs(fitted, 1 << 20, 1, 1, false), 0.55 * (1 << 20), 0.55 * (1 << 20) * 0.02);
 }
 
 /// Plays a GPU machine whose host has one slow spell: runs `from`..`to` (counted from
@@ -469,8 +475,9 @@ TEST(InPipelineFits, ThreeRoundsOutvoteAHostThatWasSlowForOneOfThem) {
   EXPECT_NEAR(p.lightGemmCallNs, truth.lightGemmCallNs, truth.lightGemmCallNs * 0.05);
   EXPECT_NEAR(p.heavyGemmCallNs, truth.heavyGemmCallNs, truth.heavyGemmCallNs * 0.05);
   EXPECT_NEAR(p.hostBatchOverheadNs, truth.hostBatchOverheadNs, truth.hostBatchOverheadNs * 0.1);
-  ASSERT_EQ(p.cpuPreprocessRoundsCurve.size(), 3u);
-  EXPECT_NEAR(p.cpuPreprocessRoundsCurve[2].nsPerByte, 3.3, 3.3 * 0.03);
+  ASSERT_EQ(p.cpuPreprocessRoundsCurve.size(), 5u);  // the fit's points: 0, 1, 2, 4 and 8 rounds
+  EXPECT_EQ(p.cpuPreprocessRoundsCurve[4].rounds, 8);
+  EXPECT_NEAR(p.cpuPreprocessRoundsCurve[4].nsPerByte, 3.3, 3.3 * 0.03);
   ASSERT_EQ(p.cpuStageHandoff.size(), 2u);
   EXPECT_NEAR(p.cpuStageHandoff[0].ns, 20000, 20000 * 0.05);
   EXPECT_NEAR(p.cpuStageHandoff[1].ns, 30000, 30000 * 0.05);

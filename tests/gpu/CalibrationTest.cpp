@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "GpuTestEnvironment.h"
+#include "config/ModelWork.h"
 #include "sim/DeviceProfile.h"
 #include "sim/HostOverheadFit.h"
 
@@ -111,6 +113,34 @@ TEST(CalibrationTest, QuickCalibrationGivesASaneProfile) {
   }));
   EXPECT_GT(p.modelGflops, 10.0);
   EXPECT_GT(p.deviceMemoryGBps, 10.0);
+  // The model kernel's own bytes: a rate of its own or none (the loads hid behind the
+  // compute), and the two-rate form within 10 % of each of its four timed intensities
+  // (20 to 3200 flop/B: H200 hosts missed by 0.3-0.8 %; the FLOP rate alone missed the
+  // 100 flop/B kernel by 30 %). Grids of fewer blocks: a point every 132 blocks up to
+  // the full grid, each a time over the rates' of 0.5-3 (H200: 1.0-1.43), the full
+  // grid's near the rates' own. Those are timings of the plain build: under a
+  // compute-sanitizer tool every load is instrumented (memcheck: 82 GB/s, a 24 % miss).
+  EXPECT_GE(p.modelMemoryGBps, 0.0);
+  const auto fit = std::find_if(lines.begin(), lines.end(),
+                                [](const std::string& l) { return l.find("model kernel fit:") != std::string::npos; });
+  ASSERT_NE(fit, lines.end());
+  const auto miss = fit->find("worst miss ");
+  ASSERT_NE(miss, std::string::npos) << *fit;
+  ASSERT_EQ(p.modelKernelBlocksCurve.size(), std::size_t(kModelKernelMaxBlocks / 132));
+  for (std::size_t i = 0; i < p.modelKernelBlocksCurve.size(); ++i)
+    EXPECT_EQ(p.modelKernelBlocksCurve[i].blocks, int(132 * (i + 1)));
+  if (sanitizerTool().empty()) {
+    if (p.modelMemoryGBps > 0) {
+      EXPECT_GT(p.modelMemoryGBps, 10.0);
+      EXPECT_LT(p.modelMemoryGBps, 4.0 * p.deviceMemoryGBps);
+    }
+    EXPECT_LT(std::stod(fit->substr(miss + 11)), 10.0) << *fit;
+    for (std::size_t i = 0; i < p.modelKernelBlocksCurve.size(); ++i) {
+      EXPECT_GT(p.modelKernelBlocksCurve[i].factor, 0.5) << i;
+      EXPECT_LT(p.modelKernelBlocksCurve[i].factor, 3.0) << i;
+    }
+    EXPECT_NEAR(p.modelKernelBlocksCurve.back().factor, 1.0, 0.25);
+  }
   EXPECT_GT(p.gemmTflops, 0.01);
   EXPECT_GT(p.kernelLaunchNs, 0.0);
   EXPECT_LT(p.kernelLaunchNs, 1e6);
