@@ -504,7 +504,7 @@ void Simulator::planKernels(const KernelWork& w) {
     for (int p = 0; p < w.customPieces; ++p) {
       planned_.push_back({names_.model, names_.launch, profile_.kernelLaunchNs,
                           customModelKernelNs(profile_, w.in, w.out, piece), w.in, true});
-      planned_.back().tailNs = customModelKernelTailNs(profile_, w.in, piece);
+      planned_.back().tailNs = customModelKernelTailNs(profile_, w.in, w.out, piece);
     }
   } else {
     const std::uint64_t rows = w.in / 4 / std::uint64_t(g.width);

@@ -98,20 +98,24 @@ double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
 }
 
 namespace {
-double modelFlopNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte) {
-  return double(in / 4) * 2.0 * double(modelFmasPerElement(flopsPerByte)) / p.modelGflops;
-}
-}  // namespace
-
-double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte) {
-  return std::max(0.0, modelKernelBlocksFactor(p, in / 4) - 1.0) * modelFlopNs(p, in, flopsPerByte);
-}
-
-double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
-  const double flopNs = modelFlopNs(p, in, flopsPerByte) * modelKernelBlocksFactor(p, in / 4);
+/// The kernel's time with its FLOP time multiplied by `flopFactor`.
+double modelKernelNsAt(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte,
+                       double flopFactor) {
+  const double flopNs = double(in / 4) * 2.0 * double(modelFmasPerElement(flopsPerByte)) / p.modelGflops * flopFactor;
   if (p.modelMemoryGBps > 0) return p.kernelFixedNs + flopNs + double(in + out) / p.modelMemoryGBps;
   const double memory = double(in + out) / p.deviceMemoryGBps;
   return p.kernelFixedNs + std::max(flopNs, memory);
+}
+}  // namespace
+
+double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
+  const double factor = modelKernelBlocksFactor(p, in / 4);
+  if (factor <= 1.0) return 0.0;
+  return modelKernelNsAt(p, in, out, flopsPerByte, factor) - modelKernelNsAt(p, in, out, flopsPerByte, 1.0);
+}
+
+double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
+  return modelKernelNsAt(p, in, out, flopsPerByte, modelKernelBlocksFactor(p, in / 4));
 }
 
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows) {

@@ -81,7 +81,7 @@ double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64
 double modelKernelBlocksFactor(const DeviceProfile& p, std::uint64_t elements);
 /// The part of customModelKernelNs that factor adds (0 where it is 1 or less): what
 /// the grid's last wave costs when no other kernel fills it (GpuCommand::tailNs).
-double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, double flopsPerByte);
+double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
 /// One GEMM layer of a cuBLAS preset with `rows` rows: the profile's curve for the
 /// preset, else its flops at gemmTflops.
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows);

@@ -22,7 +22,7 @@ namespace {
 DeviceProfile kernelProfile() {
   DeviceProfile p = simtest::roundProfile();
   p.kernelFixedNs = 1000;
-  p.modelGflops = 50000;  // 50 flop per ns
+  p.modelGflops = 50000;  // 50 000 flop a ns
   p.deviceMemoryGBps = 4000;
   return p;
 }
@@ -99,8 +99,13 @@ TEST(ModelKernel, TheSimulatorGivesItsKernelsTheirTail) {
   p.modelMemoryGBps = 2000;
   p.modelKernelBlocksCurve = {{1056, 1.0}, {1188, 1.4}};
   // The kernel of AGridOfFewerBlocks... above: its FLOP time 2297.856 ns, x 0.2 more.
-  EXPECT_NEAR(customModelKernelTailNs(p, 1122ull * 256 * 4, 100), 0.2 * 2297.856, 1e-6);
-  EXPECT_DOUBLE_EQ(customModelKernelTailNs(p, 1000ull * 256 * 4, 100), 0.0);  // factor 1
+  const std::uint64_t in = 1122ull * 256 * 4;
+  EXPECT_NEAR(customModelKernelTailNs(p, in, in, 100), 0.2 * 2297.856, 1e-6);
+  EXPECT_DOUBLE_EQ(customModelKernelTailNs(p, 1000ull * 256 * 4, 1000ull * 256 * 4, 100), 0.0);  // factor 1
+  // Without the memory rate, a kernel whose bytes outlast its FLOPs has no tail to
+  // lose: at 2 flop/B, 1.2 x 45.96 ns of FLOPs under 2297856 B / 4000 GB/s = 574.464 ns.
+  p.modelMemoryGBps = 0;
+  EXPECT_DOUBLE_EQ(customModelKernelTailNs(p, in, in, 2), 0.0);
   // One stream: each batch's model kernel runs alone, its wave charged.
   PipelineConfig c = simtest::roundConfig(1122ull * 256 * 4, 2);
   c.modelFlopsPerByte = 100;
