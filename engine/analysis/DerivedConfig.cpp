@@ -117,9 +117,8 @@ void setKernelWork(PipelineConfig& c, const DeviceProfile& p, double kernelNs) {
   // customModelKernelNs inverted: what is left of the kernel's time after its fixed
   // cost and (where the profile has that rate) its own bytes is FLOP time, at the
   // batch's grid's efficiency.
-  const double memoryNs =
-      p.modelMemoryGBps > 0 ? double(c.batchBytes() + c.outputBytes()) / p.modelMemoryGBps : 0.0;
-  const double ns = std::max(0.0, kernelNs - p.kernelFixedNs - memoryNs);
+  const ModelKernelParts parts = modelKernelParts(p, c.batchBytes(), c.outputBytes(), 0.0);
+  const double ns = modelKernelFlopShareNs(parts, kernelNs - p.kernelFixedNs);
   const double bytes = double(std::max<std::uint64_t>(c.batchBytes(), 1));
   const double flopNs = ns / modelKernelBlocksFactor(p, c.batchBytes() / 4);
   c.modelFlopsPerByte = std::clamp(flopNs * p.modelGflops / bytes, 0.0, limits::kMaxModelFlopsPerByte);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "config/ModelKernelGrid.h"  // the custom model kernel's blocks
 #include "config/PipelineConfig.h"
 
 namespace pipescope {
@@ -41,16 +42,6 @@ inline std::uint64_t gemmRows(const PipelineConfig& c) {
 inline std::uint32_t modelFmasPerElement(double flopsPerByte) {
   const double fmas = std::max(0.0, flopsPerByte) * 4.0 / 2.0;
   return std::uint32_t(std::llround(fmas / 4.0)) * 4u;
-}
-
-/// The custom model kernel's launch (engine/cuda/Kernels.cu, gridFor): 256 threads a
-/// block, a block per 256 input floats up to 132 x 32 blocks; beyond that the threads
-/// loop over the input (a grid-stride loop). Kept the same on both sides.
-inline constexpr std::uint64_t kModelKernelThreads = 256;
-inline constexpr std::uint64_t kModelKernelMaxBlocks = 132 * 32;
-inline std::uint64_t modelKernelBlocks(std::uint64_t elements) {
-  return std::clamp<std::uint64_t>((elements + kModelKernelThreads - 1) / kModelKernelThreads, 1,
-                                   kModelKernelMaxBlocks);
 }
 
 /// Rounds of the CPU stages per float (each round: four dependent multiply-adds in

@@ -276,16 +276,18 @@ class Calibrator {
   /// 2 112 blocks 1.03x). Every 132 blocks up to the full grid, at 3200 flop/B where
   /// the FLOP time is nearly all of it: the time over what the two rates give.
   void modelKernelByBlocks(const float* in, float* out) {
-    const std::uint32_t fmas = modelFmasPerElement(3200.0);
+    constexpr double kFlopsPerByte = 3200.0;
+    const std::uint32_t fmas = modelFmasPerElement(kFlopsPerByte);
     std::string line = "model kernel at 3200 flop/B by blocks (one float a thread), its time over its rates':";
     p_.modelKernelBlocksCurve.clear();
     for (std::uint64_t blocks = 132; blocks <= kModelKernelMaxBlocks; blocks += 132) {
       const std::size_t m = std::size_t(blocks * kModelKernelThreads);
       const double period = gpuPeriodNs(10, [&] { PIPESCOPE_CUDA_CHECK(launchModel(in, m, out, m, fmas, st())); });
       const double solo = std::max(1.0, period - tinyPeriodNs_);
-      const double flopNs = double(m) * 2.0 * fmas / p_.modelGflops;
-      const double memoryNs = p_.modelMemoryGBps > 0 ? 2.0 * sizeof(float) * double(m) / p_.modelMemoryGBps : 0.0;
-      const double factor = std::max(0.05, (solo - memoryNs) / flopNs);
+      // The simulator's form for this kernel (sim/StageCosts.h), solved for its factor.
+      const std::uint64_t bytes = m * sizeof(float);
+      const ModelKernelParts parts = modelKernelParts(p_, bytes, bytes, kFlopsPerByte);
+      const double factor = std::max(0.05, modelKernelFlopShareNs(parts, solo) / parts.flopNs);
       p_.modelKernelBlocksCurve.push_back({int(blocks), factor});
       line += " " + std::to_string(blocks) + "=" + fmt(factor, 2);
     }

@@ -1,20 +1,18 @@
 #include "cuda/Kernels.h"
 
-#include <algorithm>
 #include <cmath>
+
+#include "config/ModelKernelGrid.h"
 
 namespace pipescope::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr unsigned kThreads = unsigned(kModelKernelThreads);
 
-unsigned gridFor(std::size_t n) {
-  // Grid-stride loops: enough blocks to fill any current GPU, no more. The simulator
-  // counts the same blocks (config/ModelWork.h: modelKernelBlocks); change both.
-  const std::size_t blocks = (n + kThreads - 1) / kThreads;
-  return unsigned(std::clamp<std::size_t>(blocks, 1, 132 * 32));
-}
+// Grid-stride loops: enough blocks to fill any current GPU, no more. The simulator
+// counts the same blocks (config/ModelKernelGrid.h).
+unsigned gridFor(std::size_t n) { return unsigned(modelKernelBlocks(n)); }
 
 __global__ void normalizeKernel(const float* __restrict__ in, float* out, std::size_t n, float mean, float scale) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;

@@ -258,6 +258,8 @@ void Simulator::apiCall(std::uint16_t name, double cost, std::uint32_t correlati
   hostT_ += cost;
 }
 
+void Simulator::continueApiCall(std::uint16_t name, double cost) { apiCall(name, cost, 0, lastCallKind_); }
+
 void Simulator::hostWait(std::uint64_t opId, std::uint16_t name, bool sleeps) {
   gpu_.runUntilDone(opId);
   const double signal = gpu_.op(opId).signal;
@@ -291,7 +293,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
     apiCall(apiName, apiCost, std::uint32_t(id + 1),
             (std::uint32_t(apiName) << 2) | (cmd.kind == OpKind::CopyD2H ? 1u : 0u));
   gpu_.submit(cmd, hostT_);
-  if (callRestNs > 0) apiCall(apiName, callRestNs, 0, lastCallKind_);  // the same call, continued
+  if (callRestNs > 0) continueApiCall(apiName, callRestNs);
   meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
   streamLastOp_[stream] = id;
   if (stageOutNs > 0) copyOutOfStaging(id, stageOutNs);
@@ -306,7 +308,7 @@ void Simulator::copyOutOfStaging(std::uint64_t opId, double stagingNs) {
   // (a 14-21 KiB copy spent 17-20 us after its DMA with blocking sync, 5 us with
   // yield, on an H200 host), then copies the bytes out.
   hostWait(opId, names_.memcpyWait);
-  apiCall(names_.memcpyAsync, stagingNs, 0, lastCallKind_);  // the same call, continued
+  continueApiCall(names_.memcpyAsync, stagingNs);
 }
 
 std::uint64_t Simulator::issueCopy(OpKind kind, std::int32_t batch, int device, int stream, std::uint64_t bytes,
@@ -502,9 +504,9 @@ void Simulator::planKernels(const KernelWork& w) {
   if (g.width == 0) {
     const double piece = w.customFlopsPerByte / w.customPieces;
     for (int p = 0; p < w.customPieces; ++p) {
-      planned_.push_back({names_.model, names_.launch, profile_.kernelLaunchNs,
-                          customModelKernelNs(profile_, w.in, w.out, piece), w.in, true});
-      planned_.back().tailNs = customModelKernelTailNs(profile_, w.in, w.out, piece);
+      const ModelKernelTime kernel = customModelKernelTime(profile_, w.in, w.out, piece);
+      planned_.push_back({names_.model, names_.launch, profile_.kernelLaunchNs, kernel.ns, w.in, true});
+      planned_.back().tailNs = kernel.tailNs;
     }
   } else {
     const std::uint64_t rows = w.in / 4 / std::uint64_t(g.width);

@@ -107,6 +107,9 @@ class Simulator {
   /// kindKey tells calls of one kind apart for multiGpuCopySwitchNs (a copy's direction
   /// counts); 0 = the name alone.
   void apiCall(std::uint16_t name, double cost, std::uint32_t correlation, std::uint32_t kindKey = 0);
+  /// More of the call just made, after something inside it (its op submitted, a wait
+  /// for its DMA): the same kind, so no switch cost, and no correlation of its own.
+  void continueApiCall(std::uint16_t name, double cost);
   double callSwitchNs(std::uint16_t name, std::uint32_t kindKey);
   /// The host waits for op `opId`; `sleeps`: a blocking cudaMemcpy on a host whose
   /// driver sleeps in it (DeviceProfile::memcpySyncSleeps).

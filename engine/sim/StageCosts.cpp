@@ -97,25 +97,32 @@ double modelKernelNs(const DeviceProfile& p, const PipelineConfig& c) {
   return customModelKernelNs(p, c.batchBytes(), c.outputBytes(), c.modelFlopsPerByte);
 }
 
-namespace {
-/// The kernel's time with its FLOP time multiplied by `flopFactor`.
-double modelKernelNsAt(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte,
-                       double flopFactor) {
-  const double flopNs = double(in / 4) * 2.0 * double(modelFmasPerElement(flopsPerByte)) / p.modelGflops * flopFactor;
-  if (p.modelMemoryGBps > 0) return p.kernelFixedNs + flopNs + double(in + out) / p.modelMemoryGBps;
-  const double memory = double(in + out) / p.deviceMemoryGBps;
-  return p.kernelFixedNs + std::max(flopNs, memory);
+ModelKernelParts modelKernelParts(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
+  ModelKernelParts parts;
+  parts.flopNs = double(in / 4) * 2.0 * double(modelFmasPerElement(flopsPerByte)) / p.modelGflops;
+  parts.memoryAdds = p.modelMemoryGBps > 0;
+  parts.memoryNs = double(in + out) / (parts.memoryAdds ? p.modelMemoryGBps : p.deviceMemoryGBps);
+  return parts;
 }
-}  // namespace
 
-double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
+double modelKernelFlopShareNs(const ModelKernelParts& parts, double ns) {
+  return std::max(0.0, parts.memoryAdds ? ns - parts.memoryNs : ns);
+}
+
+ModelKernelTime customModelKernelTime(const DeviceProfile& p, std::uint64_t in, std::uint64_t out,
+                                      double flopsPerByte) {
+  const ModelKernelParts parts = modelKernelParts(p, in, out, flopsPerByte);
+  const auto at = [&](double flopFactor) {
+    const double flopNs = parts.flopNs * flopFactor;
+    return parts.memoryAdds ? flopNs + parts.memoryNs : std::max(flopNs, parts.memoryNs);
+  };
   const double factor = modelKernelBlocksFactor(p, in / 4);
-  if (factor <= 1.0) return 0.0;
-  return modelKernelNsAt(p, in, out, flopsPerByte, factor) - modelKernelNsAt(p, in, out, flopsPerByte, 1.0);
+  const double ns = at(factor);
+  return {p.kernelFixedNs + ns, factor > 1.0 ? ns - at(1.0) : 0.0};
 }
 
 double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte) {
-  return modelKernelNsAt(p, in, out, flopsPerByte, modelKernelBlocksFactor(p, in / 4));
+  return customModelKernelTime(p, in, out, flopsPerByte).ns;
 }
 
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows) {

@@ -69,19 +69,43 @@ bool copiesRotateHostBuffers(const PipelineConfig& config);
 
 /// Normalisation kernel: reads and writes the batch once from device memory.
 double normalizeKernelNs(const DeviceProfile& p, std::uint64_t bytes);
-/// The custom model kernel (config/ModelWork.h): its FMA rounds on every input float
-/// at the model rate, or reading the input and writing the output at the device's
-/// memory bandwidth, whichever takes longer.
+/// The custom model kernel (config/ModelWork.h) on a configuration's batch: see
+/// customModelKernelTime.
 double modelKernelNs(const DeviceProfile& p, const PipelineConfig& config);
-/// The same kernel on `in` input bytes writing `out` bytes at `flopsPerByte` (one piece
-/// of a split model, or one pipeline stage's share of a micro-batch).
+
+/// The custom model kernel's rate times on `in` input bytes writing `out` bytes at
+/// `flopsPerByte`, before its fixed cost and its grid's blocks factor: its FMA rounds at
+/// modelGflops, and its own bytes (read + written). With modelMemoryGBps the two add
+/// up; without it (older profiles) the kernel takes the longer of the FLOP time and
+/// the bytes at deviceMemoryGBps.
+struct ModelKernelParts {
+  double flopNs = 0;
+  double memoryNs = 0;
+  bool memoryAdds = false;  ///< the two-rate form (modelMemoryGBps > 0)
+};
+ModelKernelParts modelKernelParts(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
+/// The part of a kernel's time `ns` (beyond its fixed cost) that the form above gives
+/// its FLOPs: what is left after its bytes in the two-rate form, all of it in the max
+/// form (where the kernels this is used on are FLOP-bound). Inverts the form for
+/// calibrate's blocks curve and for configurations derived from an import.
+double modelKernelFlopShareNs(const ModelKernelParts& parts, double ns);
+
+/// The custom model kernel's time on `in` input bytes writing `out` bytes at
+/// `flopsPerByte` (the whole batch, one piece of a split model, or one pipeline
+/// stage's share of a micro-batch): kernelFixedNs plus the parts above, the FLOP part
+/// times the blocks factor of its grid; and `tailNs`, the part that factor adds (0
+/// where it is 1 or less): what the grid's last wave costs when no other kernel fills
+/// it (GpuCommand::tailNs).
+struct ModelKernelTime {
+  double ns = 0;
+  double tailNs = 0;
+};
+ModelKernelTime customModelKernelTime(const DeviceProfile& p, std::uint64_t in, std::uint64_t out,
+                                      double flopsPerByte);
 double customModelKernelNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
 /// How much longer the model kernel's FLOP time is on `elements` input floats than the
 /// rate says (DeviceProfile::modelKernelBlocksCurve at its block count; 1 on a full grid).
 double modelKernelBlocksFactor(const DeviceProfile& p, std::uint64_t elements);
-/// The part of customModelKernelNs that factor adds (0 where it is 1 or less): what
-/// the grid's last wave costs when no other kernel fills it (GpuCommand::tailNs).
-double customModelKernelTailNs(const DeviceProfile& p, std::uint64_t in, std::uint64_t out, double flopsPerByte);
 /// One GEMM layer of a cuBLAS preset with `rows` rows: the profile's curve for the
 /// preset, else its flops at gemmTflops.
 double gemmLayerNs(const DeviceProfile& p, ModelPreset preset, std::uint64_t rows);

@@ -65,6 +65,26 @@ TEST(ModelKernel, AGridOfFewerBlocksRunsItsFlopsAtItsCurvesFactor) {
   EXPECT_DOUBLE_EQ(modelKernelBlocksFactor(p, 256 * 1000), 1.1);  // flat after the last point
 }
 
+TEST(ModelKernel, TheFormSolvedForItsFlopShareGivesBackTheBlocksFactor) {
+  // calibrate reads the blocks curve off a kernel's time this way, and a configuration
+  // derived from an import its FLOPs: both must invert the simulator's own form.
+  DeviceProfile p = kernelProfile();
+  p.modelMemoryGBps = 2000;
+  p.modelKernelBlocksCurve = {{1056, 1.0}, {1188, 1.4}};
+  const std::uint64_t in = 1122ull * 256 * 4;
+  const ModelKernelParts parts = modelKernelParts(p, in, in, 100);
+  EXPECT_NEAR(parts.flopNs, 2297.856, 1e-6);
+  EXPECT_NEAR(parts.memoryNs, 1148.928, 1e-6);
+  const double ns = customModelKernelNs(p, in, in, 100) - p.kernelFixedNs;
+  EXPECT_NEAR(modelKernelFlopShareNs(parts, ns) / parts.flopNs, 1.2, 1e-12);
+  // The max form (no memory rate) gives the FLOPs all of a FLOP-bound kernel's time.
+  p.modelMemoryGBps = 0;
+  const ModelKernelParts maxForm = modelKernelParts(p, in, in, 100);
+  EXPECT_FALSE(maxForm.memoryAdds);
+  EXPECT_DOUBLE_EQ(modelKernelFlopShareNs(maxForm, 2757.4272), 2757.4272);
+  EXPECT_DOUBLE_EQ(modelKernelFlopShareNs(parts, 100.0), 0.0);  // never below 0
+}
+
 TEST(ModelKernel, ItsLastWaveIsChargedOnlyWhenNoOtherKernelIsReadyToFillIt) {
   DeviceProfile p = simtest::roundProfile();
   p.kernelGapNs = 0;
@@ -100,12 +120,12 @@ TEST(ModelKernel, TheSimulatorGivesItsKernelsTheirTail) {
   p.modelKernelBlocksCurve = {{1056, 1.0}, {1188, 1.4}};
   // The kernel of AGridOfFewerBlocks... above: its FLOP time 2297.856 ns, x 0.2 more.
   const std::uint64_t in = 1122ull * 256 * 4;
-  EXPECT_NEAR(customModelKernelTailNs(p, in, in, 100), 0.2 * 2297.856, 1e-6);
-  EXPECT_DOUBLE_EQ(customModelKernelTailNs(p, 1000ull * 256 * 4, 1000ull * 256 * 4, 100), 0.0);  // factor 1
+  EXPECT_NEAR(customModelKernelTime(p, in, in, 100).tailNs, 0.2 * 2297.856, 1e-6);
+  EXPECT_DOUBLE_EQ(customModelKernelTime(p, 1000ull * 256 * 4, 1000ull * 256 * 4, 100).tailNs, 0.0);  // factor 1
   // Without the memory rate, a kernel whose bytes outlast its FLOPs has no tail to
   // lose: at 2 flop/B, 1.2 x 45.96 ns of FLOPs under 2297856 B / 4000 GB/s = 574.464 ns.
   p.modelMemoryGBps = 0;
-  EXPECT_DOUBLE_EQ(customModelKernelTailNs(p, in, in, 2), 0.0);
+  EXPECT_DOUBLE_EQ(customModelKernelTime(p, in, in, 2).tailNs, 0.0);
   // One stream: each batch's model kernel runs alone, its wave charged.
   PipelineConfig c = simtest::roundConfig(1122ull * 256 * 4, 2);
   c.modelFlopsPerByte = 100;
