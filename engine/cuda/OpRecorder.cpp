@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "config/PipelineConfig.h"
+#include "config/RecorderFlush.h"
 #include "cuda/OpRecorderOrder.h"
 
 namespace pipescope::cuda {
@@ -12,11 +13,11 @@ namespace pipescope::cuda {
 namespace {
 // How often the CUPTI-to-host clock map is refreshed while running.
 constexpr std::int64_t kCalibrateIntervalNs = 20'000'000;
-// How often CUPTI's buffers are flushed while running. Its own periodic flush
-// delivers only full buffers, and the external-correlation records of a run sat in
-// a partly filled one until the run ended: the live view showed no GPU op, and every
-// op stayed pending, for a whole run (hours, for an unbounded one).
-constexpr std::int64_t kFlushIntervalNs = 100'000'000;
+// How often CUPTI's buffers are flushed while running (config/RecorderFlush.h). Its
+// own periodic flush delivers only full buffers, and the external-correlation records
+// of a run sat in a partly filled one until the run ended: the live view showed no GPU
+// op, and every op stayed pending, for a whole run (hours, for an unbounded one).
+constexpr std::int64_t kFlushIntervalNs = kRecorderFlushIntervalNs;
 }  // namespace
 
 OpRecorder::OpRecorder(Trace& trace, std::int64_t t0) : trace_(trace), t0_(t0) {

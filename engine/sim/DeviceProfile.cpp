@@ -339,6 +339,7 @@ json profileToJson(const DeviceProfile& p) {
   j["hostOpOverheadNs"] = p.hostOpOverheadNs;
   j["hostBatchOverheadNs"] = p.hostBatchOverheadNs;
   j["hostPendingOpNs"] = p.hostPendingOpNs;
+  if (p.recorderFlushNsPerOp > 0) j["recorderFlushNsPerOp"] = p.recorderFlushNsPerOp;
   j["syncReturnNs"] = p.syncReturnNs;
   j["cpuNsPerOp"] = p.cpuNsPerOp;
   j["cpuPreprocessNsPerByte"] = p.cpuPreprocessNsPerByte;
@@ -499,6 +500,12 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
   r.number("hostBatchOverheadNs", p.hostBatchOverheadNs, true);
   r.number("hostPendingOpNs", p.hostPendingOpNs, true);
+  r.number("recorderFlushNsPerOp", p.recorderFlushNsPerOp, true);
+  if (p.recorderFlushNsPerOp > 1e5)
+    throw std::invalid_argument("device profile field 'recorderFlushNsPerOp' = " +
+                                std::to_string(p.recorderFlushNsPerOp) +
+                                ": allowed 0 to 100000 ns (what the recorder's periodic CUPTI flush costs per op "
+                                "recorded; calibrate measures it, 0 = an uninstrumented program)");
   r.number("syncReturnNs", p.syncReturnNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
   r.number("cpuPreprocessNsPerByte", p.cpuPreprocessNsPerByte, true);

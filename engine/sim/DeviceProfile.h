@@ -294,6 +294,12 @@ struct DeviceProfile {
   /// a batch retires: its finalising scans them all (16 streams x 4 ops cost an H200
   /// host about 4 us a batch, one stream under 2). 0 for an uninstrumented program.
   double hostPendingOpNs = 0;
+  /// The backend's periodic CUPTI flush (every kRecorderFlushIntervalNs from the run's
+  /// first GPU op, at the next retired batch): it delivers and resolves the records of
+  /// every GPU op issued since the last one on the submit thread, this much per op
+  /// (10-14 ms at 100 ms into H200 runs of 12 000-20 000 ops: ~0.8 us an op). Runs
+  /// shorter than the interval never pay it. 0 for an uninstrumented program.
+  double recorderFlushNsPerOp = 0;
   /// What a cudaEventSynchronize / cudaDeviceSynchronize costs when the work it waits
   /// for is already done (about 2 us on the GPU hosts); a wait that does wait costs
   /// its wake-up instead when that is longer.

@@ -7,6 +7,7 @@
 #include "metrics/Spread.h"
 #include "sim/FitRuns.h"
 #include "sim/PipelineCallTimes.h"
+#include "sim/RecorderFlushFit.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
 
@@ -136,9 +137,29 @@ HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profi
     p.hostBatchOverheadNs = r.perBatchNs = solveProfileField(p, &DeviceProfile::hostBatchOverheadNs, configs[0],
                                                              r.measuredNs[0], 0, kMaxOverheadNs, kWhat);
   }
+  // The recorder's flush: one run long enough to pass the first; the stall is what
+  // retiring that batch took beyond a retire without a flush, per op issued before it.
+  const RecorderFlushReading flush = fitRecorderFlush(measured, kWhat, &r.flushRunMeasuredNs);
+  if (flush.found) {
+    p.recorderFlushNsPerOp = r.recorderFlushNsPerOp = flush.nsPerOp;
+    r.flushStallNs = flush.stallNs;
+    r.flushAtNs = flush.atNs;
+    r.flushOps = flush.ops;
+  }
   for (const PipelineConfig& c : configs) r.predictedNs.push_back(simulatedMakespanNs(p, c, kWhat));
+  r.flushRunPredictedNs = simulatedMakespanNs(p, recorderFlushConfig(), kWhat);
   if (log) {
     logFitRuns(log, "host overhead", configs, r.measuredNs, r.predictedNs);
+    if (flush.found)
+      log("the recorder's CUPTI flush (a run of " + std::to_string(recorderFlushConfig().batchCount) +
+          " op-heavy batches): " + fitMicros(flush.stallNs) + " us at " + fitMicros(flush.atNs) + " us, after " +
+          std::to_string(flush.ops) + " GPU ops, beyond a retire's " + fitMicros(flush.baselineNs) + " us: " +
+          fmt(r.recorderFlushNsPerOp) + " ns per op; the run measured " + fitMicros(r.flushRunMeasuredNs) +
+          " us, simulated with the fit " + fitMicros(r.flushRunPredictedNs) + " us");
+    else
+      log("the recorder's CUPTI flush: the run of " + std::to_string(recorderFlushConfig().batchCount) +
+          " op-heavy batches (" + fitMicros(r.flushRunMeasuredNs) + " us) retired no batch after its first flush "
+          "was due; none charged");
     log("host API calls inside the pipeline (its trace, median of " + std::to_string(kTraceRuns) +
         " runs): kernel launch " + fitMicros(r.kernelLaunchNs) + " us (bare " + fitMicros(profile.kernelLaunchNs) +
         "), cudaMemcpyAsync " + fitMicros(r.memcpyAsyncCallNs) + " us (bare " + fitMicros(profile.memcpyAsyncCallNs) +
@@ -162,6 +183,7 @@ void applyHostOverhead(DeviceProfile& profile, const HostOverheadResult& fit) {
   profile.hostBatchOverheadNs = fit.perBatchNs;
   profile.hostPendingOpNs = fit.perHeldOpNs;
   profile.syncReturnNs = fit.syncReturnNs;
+  profile.recorderFlushNsPerOp = fit.recorderFlushNsPerOp;
 }
 
 }  // namespace pipescope

@@ -5,6 +5,7 @@
 // time. The calibration runs the backend itself on tiny batches and reads the calls'
 // costs, hostOpOverheadNs and what retiring a batch costs from their traces, so the
 // simulator reproduces those runs (docs/fidelity.md).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,6 +36,13 @@ struct HostOverheadResult {
   std::vector<double> retireGapsNs, heldOps;
   std::vector<double> measuredNs;   ///< makespan of each fitting run (the plain one's median of reps, the op-heavy one's of 3)
   std::vector<double> predictedNs;  ///< the simulator's, with the fitted parameters
+  /// The backend's periodic CUPTI flush (sim/RecorderFlushFit.h), from one longer run
+  /// of the op-heavy configuration: per GPU op issued before it (0 when the run never
+  /// reached a flush), and that run measured and simulated with the fit.
+  double recorderFlushNsPerOp = 0;
+  double flushStallNs = 0, flushAtNs = 0;
+  std::uint64_t flushOps = 0;
+  double flushRunMeasuredNs = 0, flushRunPredictedNs = 0;
 };
 
 /// Runs the plain one of hostOverheadConfigs() `reps` times on `measured` (its
@@ -48,12 +56,14 @@ struct HostOverheadResult {
 /// backend still holds (a line through the two runs' gaps, the simulator counting the
 /// held ops); both >= 0. Where the traces hold no syncs, the per-batch overhead is
 /// solved instead by bisection on the simulator with `profile` (other fields as they
-/// are) until it reproduces the plain run; >= 0. Throws std::runtime_error when a
-/// measured run fails or its trace holds no such calls.
+/// are) until it reproduces the plain run; >= 0. Last, one longer run of the op-heavy
+/// configuration (recorderFlushConfig) for the recorder's periodic flush, read from
+/// its trace (readRecorderFlush). Throws std::runtime_error when a measured run fails
+/// or its trace holds no such calls.
 HostOverheadResult fitHostOverhead(Backend& measured, const DeviceProfile& profile, int reps,
                                    const std::function<void(const std::string&)>& log = {});
 
-/// Writes a fit's results into a profile (the overheads and the call costs).
+/// Writes a fit's results into a profile (the overheads, the flush and the call costs).
 void applyHostOverhead(DeviceProfile& profile, const HostOverheadResult& fit);
 
 }  // namespace pipescope

@@ -102,7 +102,8 @@ DeviceProfile fitInPipelineRepeated(Backend& measured, const DeviceProfile& prof
         range(fits, &DeviceProfile::kernelLaunchNs, 1e-3, 2) + " us, host overhead per op " +
         range(fits, &DeviceProfile::hostOpOverheadNs, 1e-3, 2) + " us and per batch " +
         range(fits, &DeviceProfile::hostBatchOverheadNs, 1e-3, 2) + " us and per held op " +
-        range(fits, &DeviceProfile::hostPendingOpNs, 1, 0) + " ns, sync return " +
+        range(fits, &DeviceProfile::hostPendingOpNs, 1, 0) + " ns, recorder flush " +
+        range(fits, &DeviceProfile::recorderFlushNsPerOp, 1, 0) + " ns per op, sync return " +
         range(fits, &DeviceProfile::syncReturnNs, 1e-3, 2) + " us, light GEMM call " +
         range(fits, &DeviceProfile::lightGemmCallNs, 1e-3, 1) + " us, CPU stage " +
         range(fits, &DeviceProfile::cpuPreprocessNsPerByte, 1, 3) + " ns/B at 0 rounds");
@@ -122,7 +123,7 @@ DeviceProfile medianOfFits(const std::vector<DeviceProfile>& fits) {
        {&DeviceProfile::cpuNsPerOp, &DeviceProfile::cpuPreprocessNsPerOp, &DeviceProfile::cpuPostprocessNsPerOp,
         &DeviceProfile::cpuPreprocessNsPerByte, &DeviceProfile::cpuPostprocessNsPerByte,
         &DeviceProfile::hostOpOverheadNs, &DeviceProfile::hostBatchOverheadNs, &DeviceProfile::hostPendingOpNs,
-        &DeviceProfile::syncReturnNs, &DeviceProfile::kernelLaunchNs,
+        &DeviceProfile::syncReturnNs, &DeviceProfile::recorderFlushNsPerOp, &DeviceProfile::kernelLaunchNs,
         &DeviceProfile::memcpyAsyncCallNs, &DeviceProfile::eventRecordNs, &DeviceProfile::lightGemmCallNs,
         &DeviceProfile::heavyGemmCallNs})
     p.*f = medianOf(fits, f);

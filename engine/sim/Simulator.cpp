@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "config/ModelWork.h"
+#include "config/RecorderFlush.h"
 #include "sim/InterconnectCosts.h"
 #include "sim/StageCosts.h"
 
@@ -297,7 +298,7 @@ std::uint64_t Simulator::issueGpu(const GpuCommand& cmd, std::int32_t batch, std
   meta_.push_back(OpMeta{batch, bytes, name, flags, 0});
   streamLastOp_[stream] = id;
   if (stageOutNs > 0) copyOutOfStaging(id, stageOutNs);
-  ++gpuOpsIssued_;
+  if (gpuOpsIssued_++ == 0) lastRecorderFlushT_ = hostT_;  // the flushes count from the run's first op
   hostT_ += profile_.hostOpOverheadNs;  // the tool's own bookkeeping after the call
   hostT_ += multiGpuOpOverheadNs_;
   return id;
@@ -809,6 +810,14 @@ void Simulator::retireBookkeeping(std::uint64_t opsThrough) {
   // with the ops in flight, streams x ops a batch, not with the batch's own ops.
   hostT_ += profile_.hostBatchOverheadNs + profile_.hostPendingOpNs * double(gpuOpsIssued_ - gpuOpsRetired_);
   gpuOpsRetired_ = std::max(gpuOpsRetired_, opsThrough);
+  // A retired batch is where the backend checks whether a CUPTI flush is due; the flush
+  // resolves every op issued since the last one, on this thread.
+  if (profile_.recorderFlushNsPerOp > 0 && lastRecorderFlushT_ >= 0 &&
+      hostT_ - lastRecorderFlushT_ >= double(kRecorderFlushIntervalNs)) {
+    lastRecorderFlushT_ = hostT_;
+    hostT_ += profile_.recorderFlushNsPerOp * double(gpuOpsIssued_ - opsAtRecorderFlush_);
+    opsAtRecorderFlush_ = gpuOpsIssued_;
+  }
 }
 
 void Simulator::drain() {
@@ -898,6 +907,8 @@ void Simulator::startConfig(const PipelineConfig& config) {
   afterStageCache_[0] = afterStageCache_[1] = AfterStageCost{};
   callAfterStageNs_ = 0;
   gpuOpsIssued_ = gpuOpsRetired_ = 0;
+  lastRecorderFlushT_ = -1;
+  opsAtRecorderFlush_ = 0;
   const auto streams = std::size_t(gpus_ * kStreamsPerGpu);
   streamHasData_.assign(streams, false);
   // Every managed buffer starts on the host: the backend touches it once at allocation.

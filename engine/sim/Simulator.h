@@ -169,6 +169,10 @@ class Simulator {
   // GPU ops issued, and how many of them belong to retired batches: the ops in
   // between are the ones the backend's bookkeeping still holds when a batch retires.
   std::uint64_t gpuOpsIssued_ = 0, gpuOpsRetired_ = 0;
+  // The backend's periodic CUPTI flush (DeviceProfile::recorderFlushNsPerOp): when the
+  // last one was (from the first GPU op on; < 0 before it) and the ops issued by then.
+  double lastRecorderFlushT_ = -1;
+  std::uint64_t opsAtRecorderFlush_ = 0;
   /// The host's bookkeeping when a batch retires: hostBatchOverheadNs plus
   /// hostPendingOpNs for each GPU op still held; the batch's ops through `opsThrough`
   /// are retired after.
