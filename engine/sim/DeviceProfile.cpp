@@ -50,6 +50,14 @@ class FieldReader {
                                   ": allowed " + std::to_string(lo) + ".." + std::to_string(hi));
     out = int(x);
   }
+  /// An optional number from 0 to `max`; beyond it refused with "allowed <allowed>"
+  /// (the range in the field's unit, what it is and who measures it).
+  void numberUpTo(const char* key, double& out, double max, const std::string& allowed) {
+    number(key, out, true);
+    if (out > max)
+      throw std::invalid_argument("device profile field '" + std::string(key) + "' = " + std::to_string(out) +
+                                  ": allowed " + allowed);
+  }
   void bytes(const char* key, std::uint64_t& out) {
     const json* v = find(key, false);
     if (!v) return;
@@ -463,21 +471,15 @@ DeviceProfile profileFromJson(const json& j) {
   r.curve("managedCpuWriteFaultCurve", p.managedCpuWriteFaultCurve);
   r.curve("prefetchToDeviceCurve", p.prefetchToDeviceCurve);
   r.curve("prefetchToHostCurve", p.prefetchToHostCurve);
-  r.number("prefetchAfterKernelNs", p.prefetchAfterKernelNs, true);
-  if (p.prefetchAfterKernelNs > 10e6)
-    throw std::invalid_argument("device profile field 'prefetchAfterKernelNs' = " +
-                                std::to_string(p.prefetchAfterKernelNs) +
-                                ": allowed 0 to 10000000 ns (the wait of a prefetch queued behind a kernel; calibrate "
-                                "measures it)");
+  r.numberUpTo("prefetchAfterKernelNs", p.prefetchAfterKernelNs, 10e6,
+               "0 to 10000000 ns (the wait of a prefetch queued behind a kernel; calibrate measures it)");
   r.number("modelGflops", p.modelGflops, false);
   r.number("deviceMemoryGBps", p.deviceMemoryGBps, false);
-  r.number("modelMemoryGBps", p.modelMemoryGBps, true);
+  r.numberUpTo("modelMemoryGBps", p.modelMemoryGBps, 100e3,
+               "0 to 100000 GB/s (the model kernel's own loads and stores; calibrate measures it, 0 = they hide "
+               "behind its compute)");
   r.points("modelKernelBlocksCurve", p.modelKernelBlocksCurve, "blocks", &KernelBlocksPoint::blocks, 1,
            std::int64_t(kModelKernelMaxBlocks), "factor", &KernelBlocksPoint::factor);
-  if (p.modelMemoryGBps > 100e3)
-    throw std::invalid_argument("device profile field 'modelMemoryGBps' = " + std::to_string(p.modelMemoryGBps) +
-                                ": allowed 0 to 100000 GB/s (the model kernel's own loads and stores; calibrate "
-                                "measures it, 0 = they hide behind its compute)");
   r.number("gemmTflops", p.gemmTflops, false);
   r.gemmCurve("lightGemmCurve", p.lightGemmCurve);
   r.gemmCurve("heavyGemmCurve", p.heavyGemmCurve);
@@ -500,12 +502,9 @@ DeviceProfile profileFromJson(const json& j) {
   r.number("hostOpOverheadNs", p.hostOpOverheadNs, true);
   r.number("hostBatchOverheadNs", p.hostBatchOverheadNs, true);
   r.number("hostPendingOpNs", p.hostPendingOpNs, true);
-  r.number("recorderFlushNsPerOp", p.recorderFlushNsPerOp, true);
-  if (p.recorderFlushNsPerOp > 1e5)
-    throw std::invalid_argument("device profile field 'recorderFlushNsPerOp' = " +
-                                std::to_string(p.recorderFlushNsPerOp) +
-                                ": allowed 0 to 100000 ns (what the recorder's periodic CUPTI flush costs per op "
-                                "recorded; calibrate measures it, 0 = an uninstrumented program)");
+  r.numberUpTo("recorderFlushNsPerOp", p.recorderFlushNsPerOp, 1e5,
+               "0 to 100000 ns (what the recorder's periodic CUPTI flush costs per op recorded; calibrate "
+               "measures it, 0 = an uninstrumented program)");
   r.number("syncReturnNs", p.syncReturnNs, true);
   r.number("cpuNsPerOp", p.cpuNsPerOp, true);
   r.number("cpuPreprocessNsPerByte", p.cpuPreprocessNsPerByte, true);
