@@ -3,6 +3,7 @@
 // op, the trace reader finds it again, and the host overhead fit measures it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "sim/RecorderFlushFit.h"
 #include "sim/SimulatorBackend.h"
 #include "sim/Validation.h"
+#include "trace/Trace.h"
 
 namespace pipescope {
 namespace {
@@ -82,6 +84,49 @@ TEST(RecorderFlush, TheHostOverheadFitMeasuresIt) {
   bool logged = false;
   for (const std::string& l : lines) logged = logged || l.find("the recorder's CUPTI flush (a run of 3500") == 0;
   EXPECT_TRUE(logged);
+}
+
+TEST(RecorderFlush, TheReaderTakesTheFirstFlushCountedFromTheFirstCall) {
+  Trace trace;
+  const std::uint16_t submit = trace.lane(LaneKind::HostSubmit, 0, "submit");
+  const std::uint16_t stream = trace.lane(LaneKind::Stream, 0, "stream 0");
+  auto add = [&](OpKind kind, std::uint16_t lane, const char* name, std::int64_t start, std::int64_t end,
+                 std::uint32_t correlation) {
+    Op op;
+    op.kind = kind;
+    op.lane = lane;
+    op.name = trace.internName(name);
+    op.correlation = correlation;
+    op.submit = op.ready = op.start = start;
+    op.end = end;
+    trace.ops().append(op);
+  };
+  // A GPU op left from before the run (50 ms ahead of its first call) must not move
+  // the interval's start.
+  add(OpKind::Kernel, stream, "model", 0, 1000, 0);
+  // Batches every 100 us from 50 ms: a launch (its kernel), then the sync retiring it,
+  // the next launch 70 us after the sync; 2 ms after the first sync past 150 ms (the
+  // flush) and 3 ms after one at 250 ms (a later, longer flush: not the first).
+  std::uint32_t id = 0;
+  std::int64_t t = 50'000'000;
+  while (t < 300'000'000) {
+    add(OpKind::ApiCall, submit, "cudaLaunchKernel", t, t + 10'000, ++id);
+    add(OpKind::Kernel, stream, "model", t, t + 20'000, id);
+    add(OpKind::HostSync, submit, "cudaEventSynchronize", t + 10'000, t + 30'000, 0);
+    const std::int64_t syncEnd = t + 30'000;
+    std::int64_t next = syncEnd + 1'000;
+    if (syncEnd >= 150'000'000 && syncEnd < 150'100'000) next = syncEnd + 2'000'000;
+    if (syncEnd >= 250'000'000 && syncEnd < 250'100'000) next = syncEnd + 3'000'000;
+    t = std::max(t + 100'000, next);
+  }
+  trace.ops().publish();
+  const RecorderFlushReading r = readRecorderFlush(trace);
+  ASSERT_TRUE(r.found);
+  EXPECT_DOUBLE_EQ(r.stallNs, 2'000'000);
+  EXPECT_DOUBLE_EQ(r.baselineNs, 70'000);  // the median gap after a sync: the rest of its 100 us batch
+  EXPECT_EQ(r.ops, 1001u);                 // the kernels issued from 50 ms to 150 ms, not the stray one
+  EXPECT_DOUBLE_EQ(r.atNs, 100'030'000);
+  EXPECT_DOUBLE_EQ(r.nsPerOp, (2'000'000.0 - 70'000.0) / 1001.0);
 }
 
 TEST(RecorderFlush, TheProfileFieldIsOptionalAndBounded) {
