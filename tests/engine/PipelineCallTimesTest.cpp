@@ -2,6 +2,7 @@
 // by kind and the gaps between consecutive calls of one batch, on a hand-built trace.
 #include <gtest/gtest.h>
 
+#include "HandBuiltTraceTestSupport.h"
 #include "sim/PipelineCallTimes.h"
 #include "trace/Trace.h"
 
@@ -14,14 +15,7 @@ struct TraceBuilder {
   std::uint16_t worker = trace.lane(LaneKind::HostWorker, 0, "worker 0");
   void add(OpKind kind, std::uint16_t lane, const char* name, std::int32_t batch, std::int64_t start,
            std::int64_t end) {
-    Op op;
-    op.kind = kind;
-    op.lane = lane;
-    op.name = trace.internName(name);
-    op.batch = batch;
-    op.submit = op.ready = op.start = start;
-    op.end = end;
-    trace.ops().append(op);
+    simtest::appendOp(trace, kind, lane, name, batch, start, end);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "HandBuiltTraceTestSupport.h"
 #include "ProfileFieldTestSupport.h"
 #include "config/RecorderFlush.h"
 #include "sim/DeviceProfile.h"
@@ -92,14 +93,7 @@ TEST(RecorderFlush, TheReaderTakesTheFirstFlushCountedFromTheFirstCall) {
   const std::uint16_t stream = trace.lane(LaneKind::Stream, 0, "stream 0");
   auto add = [&](OpKind kind, std::uint16_t lane, const char* name, std::int64_t start, std::int64_t end,
                  std::uint32_t correlation) {
-    Op op;
-    op.kind = kind;
-    op.lane = lane;
-    op.name = trace.internName(name);
-    op.correlation = correlation;
-    op.submit = op.ready = op.start = start;
-    op.end = end;
-    trace.ops().append(op);
+    simtest::appendOp(trace, kind, lane, name, kNoBatch, start, end, correlation);
   };
   // A GPU op left from before the run (50 ms ahead of its first call) must not move
   // the interval's start.
